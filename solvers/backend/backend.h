@@ -1,0 +1,54 @@
+/* Backends: a static const table of operations per kind of hardware, chosen at run time
+ * (SUNDIALS' ops-table pattern). `cpu` (OpenMP) is always built; `cuda` is built when nvcc is
+ * found (COHORT_HAVE_CUDA) and is usable when a device is present. Every operation returns a
+ * cohort status. Memory handed out by a backend lives where its batched operations run. */
+#ifndef COHORT_BACKEND_H
+#define COHORT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct banded_view;
+
+typedef enum { COHORT_BACKEND_CPU = 0, COHORT_BACKEND_CUDA = 1 } cohort_backend_kind;
+
+typedef struct cohort_backend {
+    const char *name;
+    cohort_backend_kind kind;
+    /* A one-line description of the hardware ("NVIDIA H100 80GB HBM3, 132 SMs, 79.1 GiB"). */
+    int (*describe)(char *buf, size_t len);
+    int (*mem_info)(size_t *free_bytes, size_t *total_bytes);
+    int (*alloc)(void **ptr, size_t bytes);
+    int (*release)(void *ptr); /* NULL is allowed */
+    int (*copy_to_device)(void *dst, const void *src, size_t bytes);
+    int (*copy_to_host)(void *dst, const void *src, size_t bytes);
+    int (*copy_within)(void *dst, const void *src, size_t bytes);
+    int (*fill)(double *dst, double value, size_t count);
+    int (*synchronize)(void);
+    /* Batched operations. Arguments are validated by the caller (banded_solver_solve). */
+    int (*banded_solve)(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
+                        int64_t count);
+} cohort_backend;
+
+extern const cohort_backend cohort_backend_cpu;
+
+/* name: "auto" (cuda when a device is present, else cpu), "cpu" or "cuda". Errors:
+ * COHORT_ERR_UNKNOWN_BACKEND, COHORT_ERR_NO_DEVICE (cuda asked for but not built in, or no
+ * device, with the reason in the error detail). */
+int cohort_backend_get(const char *name, const cohort_backend **out);
+
+/* 1 when this build has the cuda backend and a device is usable; `why` (may be NULL) receives
+ * the reason when not. */
+int cohort_cuda_usable(char *why, size_t len);
+
+/* "CUDA runtime 13.0, driver 13.0", or why there is none: for --version and file metadata. */
+void cohort_cuda_versions(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

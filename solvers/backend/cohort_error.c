@@ -1,0 +1,65 @@
+#include "cohort_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { DETAIL_CAPACITY = 2048 };
+
+static _Thread_local char detail[DETAIL_CAPACITY];
+
+const char *cohort_strerror(int code)
+{
+    switch (code) {
+#define COHORT_ERROR_MESSAGE_(name, value, message)                                                \
+    case value:                                                                                    \
+        return message;
+        COHORT_ERROR_LIST(COHORT_ERROR_MESSAGE_)
+#undef COHORT_ERROR_MESSAGE_
+    }
+    return "unknown error code";
+}
+
+const char *cohort_error_name(int code)
+{
+    switch (code) {
+#define COHORT_ERROR_NAME_(name, value, message)                                                   \
+    case value:                                                                                    \
+        return #name;
+        COHORT_ERROR_LIST(COHORT_ERROR_NAME_)
+#undef COHORT_ERROR_NAME_
+    }
+    return "COHORT_ERR_UNKNOWN";
+}
+
+int cohort_error_raise(int code, const char *file, int line, const char *fmt, ...)
+{
+    int used = snprintf(detail, sizeof detail, "%s:%d: %s: ", file, line, cohort_strerror(code));
+    if (used < 0 || (size_t)used >= sizeof detail) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail + used, sizeof detail - (size_t)used, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int cohort_error_trace(int code, const char *file, int line, const char *expr)
+{
+    size_t used = strlen(detail);
+    if (used == 0) /* a status that came without detail (e.g. a callback): say what it was */
+        cohort_error_raise(code, file, line, "%s", expr);
+    else if (used < sizeof detail - 1)
+        snprintf(detail + used, sizeof detail - used, "\n  called from %s:%d (%s)", file, line,
+                 expr);
+    return code;
+}
+
+const char *cohort_error_detail(void)
+{
+    return detail;
+}
+
+void cohort_error_clear(void)
+{
+    detail[0] = '\0';
+}

@@ -1,0 +1,81 @@
+/* Batched solvers for many systems that share ONE banded left-hand side: tridiagonal (h = 1) and
+ * pentadiagonal (h = 2), plain or periodic (cyclic). Factor once on the host (banded_factor_*),
+ * upload the O(N) factor to a backend (banded_solver_alloc), then solve any number of
+ * right-hand sides in place (banded_solver_solve), whole batches or sub-batches.
+ *
+ * Coefficients are arrays of length n and may vary along the diagonal. diagonal[o][i] holds
+ * A(i, i + o - h) for o = 0..2h: for the tridiagonal case sub[i] = A(i, i-1), diag[i] = A(i, i),
+ * super[i] = A(i, i+1). A periodic system wraps around: sub[0] = A(0, n-1) and super[n-1] =
+ * A(n-1, 0) are its corners (pentadiagonal: sub2[0] = A(0, n-2), sub2[1] = A(1, n-1), super1[n-1]
+ * = A(n-1, 0), super2[n-2] = A(n-2, 0), super2[n-1] = A(n-1, 1)). A plain system ignores those
+ * entries (they are neither read for finiteness nor used).
+ *
+ * Sizes: n >= 3 (tridiagonal) and n >= 5 (pentadiagonal), plain and periodic alike (periodic needs
+ * n >= 2h + 1 so that the corner entries do not fall on the band). No pivoting is done: the
+ * factorisation is for the diagonally dominant (or otherwise pivot-safe) matrices of implicit
+ * time stepping, and rejects a pivot below BANDED_PIVOT_RTOL times its row's largest entry.
+ *
+ * Right-hand sides are interleaved, member fastest: row i of member m is u[i * ld + m], with ld
+ * = M, the number of members in the array. A solve works on members [m0, m0 + count) and leaves
+ * every other member untouched. */
+#ifndef COHORT_BANDED_H
+#define COHORT_BANDED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "banded/banded_numerics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A pivot p of row i is accepted when |p| > BANDED_PIVOT_RTOL * max_j |A(i, j)|. */
+#define BANDED_PIVOT_RTOL 1e-12
+
+typedef struct banded_factor banded_factor;
+typedef struct banded_solver banded_solver;
+
+/* General form: h = 1 or 2, diagonals[0..2h] as described above. Errors:
+ * COHORT_ERR_NULL_POINTER, COHORT_ERR_BANDWIDTH, COHORT_ERR_SIZE_TOO_SMALL,
+ * COHORT_ERR_NONFINITE_COEFF, COHORT_ERR_SINGULAR_PIVOT, COHORT_ERR_NO_MEMORY. */
+int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int periodic,
+                        banded_factor **out);
+int banded_tri_factor_alloc(int64_t n, const double *sub, const double *diag, const double *super,
+                            int periodic, banded_factor **out);
+int banded_penta_factor_alloc(int64_t n, const double *sub2, const double *sub1, const double *diag,
+                              const double *super1, const double *super2, int periodic,
+                              banded_factor **out);
+void banded_factor_free(banded_factor *f);
+
+int64_t banded_factor_size(const banded_factor *f);
+int banded_factor_half_bandwidth(const banded_factor *f);
+int banded_factor_is_periodic(const banded_factor *f);
+/* Bytes of factor data a solver uploads (O(N); never per system). */
+size_t banded_factor_bytes(const banded_factor *f);
+/* The host-memory view (for host-side solves of single vectors, e.g. in set-up code). */
+const banded_view *banded_factor_view(const banded_factor *f);
+
+/* y = A x for member m of an interleaved host array x (ld = M); y has n entries. Uses the
+ * original coefficients, not the factor: for residual checks. */
+void banded_factor_apply_member(const banded_factor *f, const double *x, int64_t ld, int64_t m,
+                                double *y);
+
+/* Uploads the factor to `backend`. */
+int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, banded_solver **out);
+void banded_solver_free(banded_solver *s);
+const cohort_backend *banded_solver_backend(const banded_solver *s);
+/* The view whose pointers are in the backend's memory (for a backend's specialised paths). */
+const banded_view *banded_solver_view(const banded_solver *s);
+
+/* Solves members [m0, m0 + count) of u (in the backend's memory, ld = M members) in place.
+ * Errors: COHORT_ERR_NULL_POINTER, COHORT_ERR_EMPTY_BATCH (ld or count < 1),
+ * COHORT_ERR_SUBBATCH_RANGE (m0 < 0 or m0 + count > ld), COHORT_ERR_CUDA. Asynchronous on the
+ * cuda backend (stream order); call backend->synchronize before reading u on the host. */
+int banded_solver_solve(const banded_solver *s, double *u, int64_t ld, int64_t m0, int64_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

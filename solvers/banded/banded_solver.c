@@ -1,0 +1,63 @@
+/* A factor uploaded to a backend, and the argument checks of a batched solve. */
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "banded/banded.h"
+
+struct banded_solver {
+    const cohort_backend *backend;
+    banded_view view; /* pointers into device_storage */
+    void *device_storage;
+};
+
+int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, banded_solver **out)
+{
+    if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (!backend || !f) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend and factor needed");
+    banded_solver *s = calloc(1, sizeof *s);
+    if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "banded_solver");
+    s->backend = backend;
+    s->view = *banded_factor_view(f);
+    const size_t bytes = banded_factor_bytes(f);
+    int rc;
+    COHORT_CALL_GOTO(rc, fail, backend->alloc(&s->device_storage, bytes));
+    COHORT_CALL_GOTO(rc, fail, backend->copy_to_device(s->device_storage, s->view.coef, bytes));
+    s->view.coef = (const double *)s->device_storage;
+    s->view.spike = s->view.border ? s->view.coef + s->view.n_band * (2 * s->view.h + 1) : NULL;
+    *out = s;
+    return COHORT_OK;
+fail:
+    banded_solver_free(s);
+    return rc;
+}
+
+void banded_solver_free(banded_solver *s)
+{
+    if (!s) return;
+    s->backend->release(s->device_storage);
+    free(s);
+}
+
+const cohort_backend *banded_solver_backend(const banded_solver *s)
+{
+    return s->backend;
+}
+
+const banded_view *banded_solver_view(const banded_solver *s)
+{
+    return &s->view;
+}
+
+int banded_solver_solve(const banded_solver *s, double *u, int64_t ld, int64_t m0, int64_t count)
+{
+    if (!s || !u) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "solver and u are required");
+    if (ld < 1 || count < 1)
+        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld (both must be >= 1)",
+                           (long long)ld, (long long)count);
+    if (m0 < 0 || m0 > ld - count)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
+                           (long long)m0, (long long)count, (long long)ld);
+    COHORT_CALL(s->backend->banded_solve(&s->view, u, ld, m0, count));
+    return COHORT_OK;
+}

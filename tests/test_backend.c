@@ -1,0 +1,57 @@
+/* Backend selection and the memory operations of each usable backend. */
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/cohort_error.h"
+#include "test_common.h"
+
+static void exercise(const cohort_backend *be)
+{
+    char text[256] = "";
+    EXPECT(be->describe(text, sizeof text) == COHORT_OK && text[0], "%s describe", be->name);
+    size_t free_bytes = 0, total = 0;
+    EXPECT(be->mem_info(&free_bytes, &total) == COHORT_OK && total > 0 && free_bytes <= total,
+           "%s mem_info", be->name);
+    double host[100], back[100];
+    for (int i = 0; i < 100; ++i) host[i] = i * 0.5 - 7.0;
+    void *a = NULL, *b = NULL;
+    EXPECT(be->alloc(&a, sizeof host) == COHORT_OK && be->alloc(&b, sizeof host) == COHORT_OK,
+           "%s alloc", be->name);
+    EXPECT(be->copy_to_device(a, host, sizeof host) == COHORT_OK, "copy in");
+    EXPECT(be->copy_within(b, a, sizeof host) == COHORT_OK, "copy within");
+    EXPECT(be->copy_to_host(back, b, sizeof host) == COHORT_OK, "copy out");
+    EXPECT(memcmp(host, back, sizeof host) == 0, "%s round trip", be->name);
+    EXPECT(be->fill((double *)a, 3.25, 100) == COHORT_OK, "fill");
+    EXPECT(be->copy_to_host(back, a, sizeof host) == COHORT_OK, "copy out");
+    int filled = 1;
+    for (int i = 0; i < 100; ++i) filled &= back[i] == 3.25;
+    EXPECT(filled, "%s fill", be->name);
+    EXPECT(be->release(a) == COHORT_OK && be->release(b) == COHORT_OK && be->release(NULL) == 0,
+           "%s release", be->name);
+    EXPECT(be->synchronize() == COHORT_OK, "synchronize");
+}
+
+int main(void)
+{
+    const cohort_backend *be = NULL;
+    EXPECT(cohort_backend_get("cpu", &be) == COHORT_OK && be == &cohort_backend_cpu, "cpu");
+    exercise(be);
+    EXPECT(cohort_backend_get("gpu", &be) == COHORT_ERR_UNKNOWN_BACKEND, "unknown name");
+    EXPECT(strstr(cohort_error_detail(), "auto, cpu, cuda") != NULL, "lists the allowed names");
+    EXPECT(cohort_backend_get(NULL, &be) == COHORT_ERR_NULL_POINTER, "NULL name");
+
+    char why[256] = "";
+    const int usable = cohort_cuda_usable(why, sizeof why);
+    const int rc = cohort_backend_get("cuda", &be);
+    EXPECT(cohort_backend_get("auto", &be) == COHORT_OK, "auto");
+    if (usable) {
+        EXPECT(rc == COHORT_OK, "cuda is usable");
+        EXPECT(be->kind == COHORT_BACKEND_CUDA, "auto picks cuda when a device is present");
+        exercise(be);
+    } else {
+        printf("no usable CUDA device: %s\n", why);
+        EXPECT(rc == COHORT_ERR_NO_DEVICE, "asking for cuda without a device is a clear error");
+        EXPECT(be == &cohort_backend_cpu, "auto falls back to cpu");
+    }
+    return test_summary();
+}

@@ -1,0 +1,362 @@
+/* Batched banded solves on one backend against GSL's dense LU of the full matrix, on fresh random
+ * systems: every kind (tri/penta x plain/periodic), every N and M of the foundation issue where
+ * N*M <= 2^25, whole batches and poisoned sub-batches. With --backend cuda it also checks that the
+ * CUDA paths (portable, tiled at several tile sizes) agree with each other and with the cpu
+ * backend. Usage: test_banded --backend cpu|cuda (exit 77 = skipped: no device). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+#include "banded/banded.h"
+#include "banded_reference.h"
+#include "test_common.h"
+#ifdef COHORT_HAVE_CUDA
+#    include "backend/backend_cuda.h"
+#endif
+
+static const int64_t sizes[] = {3, 4, 5, 6, 7, 31, 32, 33, 97, 256, 1000, 4096};
+static const int64_t batches[] = {1, 2, 7, 1000, 65537};
+enum { N_SIZES = sizeof sizes / sizeof sizes[0], N_BATCHES = sizeof batches / sizeof batches[0] };
+#define MAX_VALUES ((int64_t)1 << 25)   /* host memory and time on a 2-core CI machine */
+#define FULL_REFERENCE_WORK 2e9          /* n^2 M above which 64 sampled members meet GSL */
+#define REFERENCE_RTOL 1e-12             /* the issue's bound against the dense LU */
+#define BACKWARD_RTOL 1e-13              /* every member: ||Ax-d|| / (||A|| ||x|| + ||d||) */
+#define BACKEND_AGREEMENT_RTOL 1e-13     /* cpu vs cuda */
+#define PATH_AGREEMENT_RTOL 1e-14        /* cuda portable vs tiled: the same arithmetic */
+
+static double poison_value(void)
+{
+    const uint64_t bits = 0x7ff8dead0000beefULL; /* a quiet NaN with a recognisable payload */
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+typedef struct kind_fixture {
+    int h, periodic;
+    int64_t n;
+    double *diagonals[5];
+    double norm_a;
+    reference_dense ref;
+    banded_factor *f;
+    int ref_status;
+} kind_fixture;
+
+/* Relative error of member m of x against GSL, inf-norms. */
+static double reference_error(kind_fixture *k, const double *d, const double *x, int64_t ld,
+                              int64_t m, double *work)
+{
+    reference_dense_solve(&k->ref, d, ld, m, work);
+    double diff = 0.0, scale = 0.0;
+    for (int64_t i = 0; i < k->n; ++i) {
+        const double xi = x[i * ld + m];
+        diff = isnan(xi) ? INFINITY : fmax(diff, fabs(xi - work[i]));
+        scale = fmax(scale, fabs(work[i]));
+    }
+    return diff / scale;
+}
+
+static double backward_error(kind_fixture *k, const double *d, const double *x, int64_t ld,
+                             int64_t m, double *work)
+{
+    banded_factor_apply_member(k->f, x, ld, m, work);
+    double r = 0.0, xn = 0.0, dn = 0.0;
+    for (int64_t i = 0; i < k->n; ++i) {
+        r = isnan(work[i]) ? INFINITY : fmax(r, fabs(work[i] - d[i * ld + m]));
+        xn = fmax(xn, fabs(x[i * ld + m]));
+        dn = fmax(dn, fabs(d[i * ld + m]));
+    }
+    return r / (k->norm_a * xn + dn);
+}
+
+/* Checks members [m0, m0 + count) of the solution x of d: all against GSL where affordable
+ * (else 64 samples including both ends), and every member's backward error. */
+static void verify_members(kind_fixture *k, const double *d, const double *x, int64_t ld,
+                           int64_t m0, int64_t count, gsl_rng *rng, const char *what)
+{
+    double *work = malloc((size_t)k->n * sizeof *work);
+    const int all = (double)k->n * (double)k->n * (double)count <= FULL_REFERENCE_WORK;
+    const int64_t samples = all ? count : 64;
+    double worst_ref = 0.0, worst_bwd = 0.0;
+    for (int64_t s = 0; s < samples; ++s) {
+        int64_t m = all ? m0 + s
+                        : (s == 0 ? m0
+                                  : s == 1 ? m0 + count - 1
+                                           : m0 + (int64_t)gsl_rng_uniform_int(rng, (unsigned long)count));
+        worst_ref = fmax(worst_ref, reference_error(k, d, x, ld, m, work));
+    }
+    for (int64_t m = m0; m < m0 + count; ++m)
+        worst_bwd = fmax(worst_bwd, backward_error(k, d, x, ld, m, work));
+    EXPECT(worst_ref <= REFERENCE_RTOL, "%s %s h=%d periodic=%d n=%lld M=%lld [%lld,+%lld): error "
+           "%.3e against GSL (%s members)", what, "solve", k->h, k->periodic, (long long)k->n,
+           (long long)ld, (long long)m0, (long long)count, worst_ref, all ? "all" : "64 sampled");
+    EXPECT(worst_bwd <= BACKWARD_RTOL, "%s h=%d periodic=%d n=%lld M=%lld: backward error %.3e",
+           what, k->h, k->periodic, (long long)k->n, (long long)ld, worst_bwd);
+    free(work);
+}
+
+static double max_relative_difference(const double *a, const double *b, int64_t n, int64_t ld,
+                                      int64_t *identical)
+{
+    double worst = 0.0;
+    *identical = 0;
+    for (int64_t m = 0; m < ld; ++m) {
+        double diff = 0.0, scale = 0.0;
+        int same = 1;
+        for (int64_t i = 0; i < n; ++i) {
+            const double x = a[i * ld + m], y = b[i * ld + m];
+            same &= memcmp(&x, &y, sizeof x) == 0;
+            diff = isnan(x) || isnan(y) ? INFINITY : fmax(diff, fabs(x - y));
+            scale = fmax(scale, fabs(y));
+        }
+        *identical += same;
+        worst = fmax(worst, diff / scale);
+    }
+    return worst;
+}
+
+static void solve_on(const cohort_backend *be, banded_solver *s, void *u, const double *d,
+                     double *x, int64_t n, int64_t ld, int path, size_t tile_bytes)
+{
+    const size_t bytes = (size_t)n * (size_t)ld * sizeof(double);
+    int rc = be->fill((double *)u, poison_value(), (size_t)n * (size_t)ld);
+    if (rc == COHORT_OK) rc = be->copy_to_device(u, d, bytes);
+#ifdef COHORT_HAVE_CUDA
+    if (rc == COHORT_OK && path >= 0)
+        rc = cohort_cuda_banded_solve_path(banded_solver_view(s), (double *)u, ld, 0, ld,
+                                           (cohort_cuda_banded_path)path, tile_bytes);
+    else
+#endif
+        if (rc == COHORT_OK) rc = banded_solver_solve(s, (double *)u, ld, 0, ld);
+    (void)path;
+    (void)tile_bytes;
+    if (rc == COHORT_OK) rc = be->synchronize();
+    if (rc == COHORT_OK) rc = be->copy_to_host(x, u, bytes);
+    EXPECT(rc == COHORT_OK, "solve: %s", cohort_error_detail());
+}
+
+static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *s,
+                      banded_solver *s_cpu, int64_t ld, gsl_rng *rng)
+{
+    const int64_t n = k->n;
+    const size_t count = (size_t)n * (size_t)ld, bytes = count * sizeof(double);
+    double *d = malloc(bytes), *x = malloc(bytes), *y = malloc(bytes);
+    void *u = NULL;
+    if (!d || !x || !y || be->alloc(&u, bytes) != COHORT_OK) {
+        EXPECT(0, "cannot allocate %zu bytes", bytes);
+        goto done;
+    }
+    for (size_t i = 0; i < count; ++i) d[i] = 2.0 * gsl_rng_uniform(rng) - 1.0;
+
+    /* the whole batch */
+    solve_on(be, s, u, d, x, n, ld, -1, 0);
+    verify_members(k, d, x, ld, 0, ld, rng, "whole-batch");
+
+    /* a sub-batch inside a poisoned array: the other members must come back bit for bit */
+    if (ld >= 2) {
+        const int64_t m0 = ld / 3, cnt = ld - m0 - ld / 4 > 0 ? ld - m0 - ld / 4 : 1;
+        const double poison = poison_value();
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t m = 0; m < ld; ++m)
+                y[i * ld + m] = (m >= m0 && m < m0 + cnt) ? d[i * ld + m] : poison;
+        int rc = be->copy_to_device(u, y, bytes);
+        if (rc == COHORT_OK) rc = banded_solver_solve(s, (double *)u, ld, m0, cnt);
+        if (rc == COHORT_OK) rc = be->synchronize();
+        if (rc == COHORT_OK) rc = be->copy_to_host(x, u, bytes);
+        EXPECT(rc == COHORT_OK, "sub-batch solve: %s", cohort_error_detail());
+        verify_members(k, d, x, ld, m0, cnt, rng, "sub-batch");
+        int64_t touched = 0;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t m = 0; m < ld; ++m)
+                if ((m < m0 || m >= m0 + cnt) && memcmp(&x[i * ld + m], &poison, sizeof poison))
+                    ++touched;
+        EXPECT(touched == 0, "sub-batch [%lld,+%lld) of M=%lld n=%lld changed %lld values outside "
+               "it", (long long)m0, (long long)cnt, (long long)ld, (long long)n, (long long)touched);
+    }
+
+    if (s_cpu) { /* cuda: agreement with the cpu backend and between the CUDA paths */
+        solve_on(be, s, u, d, x, n, ld, -1, 0);
+        memcpy(y, d, bytes);
+        EXPECT(banded_solver_solve(s_cpu, y, ld, 0, ld) == COHORT_OK, "cpu solve");
+        int64_t same = 0;
+        const double diff = max_relative_difference(x, y, n, ld, &same);
+        EXPECT(diff <= BACKEND_AGREEMENT_RTOL, "cuda vs cpu h=%d periodic=%d n=%lld M=%lld: %.3e",
+               k->h, k->periodic, (long long)n, (long long)ld, diff);
+#ifdef COHORT_HAVE_CUDA
+        const size_t budgets[] = {0, 16 * 1024, 200 * 1024};
+        for (int p = 0; p < 4; ++p) {
+            const int path = p == 0 ? COHORT_CUDA_BANDED_PORTABLE : COHORT_CUDA_BANDED_TILED;
+            const size_t budget = p == 0 ? 0 : budgets[p - 1];
+            if (path == COHORT_CUDA_BANDED_TILED && cohort_cuda_banded_tile_width(n, budget) == 0)
+                continue;
+            solve_on(be, s, u, d, y, n, ld, path, budget);
+            const double pd = max_relative_difference(y, x, n, ld, &same);
+            EXPECT(pd <= PATH_AGREEMENT_RTOL, "cuda path %d (tile budget %zu, width %d) vs auto "
+                   "h=%d periodic=%d n=%lld M=%lld: %.3e", path, budget,
+                   cohort_cuda_banded_tile_width(n, budget), k->h, k->periodic, (long long)n,
+                   (long long)ld, pd);
+            if (same != ld)
+                printf("note: path %d budget %zu n=%lld M=%lld: %lld of %lld members bitwise "
+                       "identical to auto\n", path, budget, (long long)n, (long long)ld,
+                       (long long)same, (long long)ld);
+        }
+#endif
+    }
+done:
+    if (u) be->release(u);
+    free(d);
+    free(x);
+    free(y);
+}
+
+static void bad_inputs(const cohort_backend *be)
+{
+    double sub[8], diag[8], super[8], *diags5[5];
+    double store5[5][8];
+    banded_factor *f = NULL;
+    for (int i = 0; i < 8; ++i) sub[i] = -1.0, diag[i] = 4.0, super[i] = -1.5;
+    for (int o = 0; o < 5; ++o) {
+        diags5[o] = store5[o];
+        for (int i = 0; i < 8; ++i) store5[o][i] = o == 2 ? 6.0 : 1.0;
+    }
+    EXPECT(banded_tri_factor_alloc(2, sub, diag, super, 0, &f) == COHORT_ERR_SIZE_TOO_SMALL, "n=2");
+    EXPECT(banded_tri_factor_alloc(2, sub, diag, super, 1, &f) == COHORT_ERR_SIZE_TOO_SMALL, "n=2");
+    EXPECT(banded_factor_alloc(4, 2, (const double *const *)diags5, 0, &f) ==
+               COHORT_ERR_SIZE_TOO_SMALL, "penta n=4");
+    EXPECT(banded_factor_alloc(4, 2, (const double *const *)diags5, 1, &f) ==
+               COHORT_ERR_SIZE_TOO_SMALL, "periodic penta n=4");
+    EXPECT(banded_factor_alloc(8, 3, (const double *const *)diags5, 0, &f) == COHORT_ERR_BANDWIDTH,
+           "h=3");
+    EXPECT(banded_tri_factor_alloc(8, sub, NULL, super, 0, &f) == COHORT_ERR_NULL_POINTER, "NULL");
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 0, NULL) == COHORT_ERR_NULL_POINTER,
+           "NULL out");
+    EXPECT(f == NULL, "no factor after failures");
+    diag[0] = 0.0;
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 0, &f) == COHORT_ERR_SINGULAR_PIVOT,
+           "zero pivot");
+    diag[0] = 1e-14;
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 0, &f) == COHORT_ERR_SINGULAR_PIVOT,
+           "tiny pivot: %s", cohort_error_detail());
+    diag[0] = 4.0;
+    {
+        /* a pivot that becomes tiny only through elimination: rows 0..1 of [[1, 1], [1, 1 + eps]] */
+        double s2[3] = {0.0, 1.0, 1.0}, d2[3] = {1.0, 1.0 + 1e-15, 5.0}, u2[3] = {1.0, 1.0, 0.0};
+        EXPECT(banded_tri_factor_alloc(3, s2, d2, u2, 0, &f) == COHORT_ERR_SINGULAR_PIVOT,
+               "eliminated tiny pivot");
+    }
+    sub[3] = NAN;
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 0, &f) == COHORT_ERR_NONFINITE_COEFF,
+           "NaN: %s", cohort_error_detail());
+    sub[3] = INFINITY;
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 1, &f) == COHORT_ERR_NONFINITE_COEFF, "Inf");
+    sub[3] = -1.0;
+    /* a plain system ignores its corner entries, even non-finite ones */
+    sub[0] = NAN;
+    super[7] = NAN;
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 0, &f) == COHORT_OK, "corners ignored");
+    banded_factor_free(f);
+    f = NULL;
+    sub[0] = -1.0;
+    super[7] = -1.5;
+    /* the periodic Laplacian is singular (constants are in its null space): the closure says so */
+    for (int i = 0; i < 8; ++i) sub[i] = -1.0, diag[i] = 2.0, super[i] = -1.0;
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 1, &f) == COHORT_ERR_SINGULAR_PIVOT,
+           "singular periodic closure: %s", cohort_error_detail());
+    for (int i = 0; i < 8; ++i) diag[i] = 4.0;
+
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 1, &f) == COHORT_OK, "valid factor");
+    banded_solver *s = NULL;
+    EXPECT(banded_solver_alloc(be, f, &s) == COHORT_OK, "solver: %s", cohort_error_detail());
+    void *u = NULL;
+    EXPECT(be->alloc(&u, 8 * 4 * sizeof(double)) == COHORT_OK, "alloc");
+    EXPECT(banded_solver_solve(s, (double *)u, 0, 0, 0) == COHORT_ERR_EMPTY_BATCH, "M=0");
+    EXPECT(banded_solver_solve(s, (double *)u, 4, 0, 0) == COHORT_ERR_EMPTY_BATCH, "count=0");
+    EXPECT(banded_solver_solve(s, (double *)u, 4, 2, 3) == COHORT_ERR_SUBBATCH_RANGE, "past end");
+    EXPECT(banded_solver_solve(s, (double *)u, 4, -1, 2) == COHORT_ERR_SUBBATCH_RANGE, "m0 < 0");
+    EXPECT(banded_solver_solve(s, NULL, 4, 0, 4) == COHORT_ERR_NULL_POINTER, "u NULL");
+    EXPECT(banded_solver_solve(NULL, (double *)u, 4, 0, 4) == COHORT_ERR_NULL_POINTER,
+           "solver NULL");
+    EXPECT(banded_solver_alloc(be, NULL, &s) == COHORT_ERR_NULL_POINTER, "factor NULL");
+    be->release(u);
+    banded_solver_free(s);
+    banded_factor_free(f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = argc == 3 && strcmp(argv[1], "--backend") == 0 ? argv[2] : NULL;
+    if (!name) {
+        fprintf(stderr, "usage: test_banded --backend cpu|cuda\n");
+        return 2;
+    }
+    const cohort_backend *be = NULL;
+    int rc = cohort_backend_get(name, &be);
+    if (rc == COHORT_ERR_NO_DEVICE && strcmp(name, "cuda") == 0) {
+        printf("skipped: %s\n", cohort_error_detail());
+        return 77;
+    }
+    if (rc != COHORT_OK) {
+        fprintf(stderr, "%s\n", cohort_error_detail());
+        return 1;
+    }
+    char device[256] = "";
+    be->describe(device, sizeof device);
+    printf("test_banded on backend %s: %s\n", be->name, device);
+    gsl_rng *rng = reference_rng_alloc("test_banded");
+
+    bad_inputs(be);
+
+    /* every (kind, n): random diagonals and the dense GSL LU, factored in parallel */
+    enum { N_KINDS = 4 * N_SIZES };
+    kind_fixture *kinds = calloc(N_KINDS, sizeof *kinds);
+    for (int c = 0; c < N_KINDS; ++c) {
+        kind_fixture *k = &kinds[c];
+        k->h = 1 + c / (2 * N_SIZES);
+        k->periodic = (c / N_SIZES) % 2;
+        k->n = sizes[c % N_SIZES];
+        if (k->n < 2 * k->h + 1) continue;
+        for (int o = 0; o <= 2 * k->h; ++o) k->diagonals[o] = malloc((size_t)k->n * sizeof(double));
+        reference_random_diagonals(rng, k->n, k->h, k->diagonals);
+        for (int64_t i = 0; i < k->n; ++i) {
+            double row = 0.0;
+            for (int o = 0; o <= 2 * k->h; ++o) row += fabs(k->diagonals[o][i]);
+            k->norm_a = fmax(k->norm_a, row);
+        }
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int c = N_KINDS - 1; c >= 0; --c) /* largest first */
+        if (kinds[c].diagonals[0])
+            kinds[c].ref_status = reference_dense_alloc(kinds[c].n, kinds[c].h, kinds[c].diagonals,
+                                                        kinds[c].periodic, &kinds[c].ref);
+
+    for (int c = 0; c < N_KINDS; ++c) {
+        kind_fixture *k = &kinds[c];
+        if (!k->diagonals[0]) continue;
+        EXPECT(k->ref_status == 0, "GSL LU of n=%lld", (long long)k->n);
+        rc = banded_factor_alloc(k->n, k->h, (const double *const *)k->diagonals, k->periodic,
+                                 &k->f);
+        EXPECT(rc == COHORT_OK, "factor h=%d periodic=%d n=%lld: %s", k->h, k->periodic,
+               (long long)k->n, cohort_error_detail());
+        if (rc != COHORT_OK) continue;
+        banded_solver *s = NULL, *s_cpu = NULL;
+        rc = banded_solver_alloc(be, k->f, &s);
+        if (rc == COHORT_OK && be->kind == COHORT_BACKEND_CUDA)
+            rc = banded_solver_alloc(&cohort_backend_cpu, k->f, &s_cpu);
+        EXPECT(rc == COHORT_OK, "solver: %s", cohort_error_detail());
+        for (int b = 0; b < N_BATCHES && rc == COHORT_OK; ++b)
+            if (k->n * batches[b] <= MAX_VALUES) run_batch(be, k, s, s_cpu, batches[b], rng);
+        banded_solver_free(s);
+        banded_solver_free(s_cpu);
+        banded_factor_free(k->f);
+        reference_dense_free(&k->ref);
+        for (int o = 0; o < 5; ++o) free(k->diagonals[o]);
+        printf("h=%d periodic=%d n=%lld: done (%ld checks so far)\n", k->h, k->periodic,
+               (long long)k->n, test_passed + test_failed);
+        fflush(stdout);
+    }
+    free(kinds);
+    gsl_rng_free(rng);
+    return test_summary();
+}
