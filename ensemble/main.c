@@ -66,8 +66,8 @@ static int parse_integer(const char *option, const char *text, long long lo, lon
     errno = 0;
     long long v = text ? strtoll(text, &end, 10) : 0;
     if (!text || end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-        fprintf(stderr, "cohort selfcheck: %s '%s': expected an integer in [%lld, %lld]\n",
-                option, text ? text : "", lo, hi);
+        fprintf(stderr, "cohort selfcheck: %s '%s': expected an integer in [%lld, %lld]\n", option,
+                text ? text : "", lo, hi);
         return 0;
     }
     *value = v;

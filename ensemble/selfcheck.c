@@ -53,8 +53,10 @@ static double max_backward_error(const banded_factor *f, const double *x, const 
                 dn = fmax(dn, fabs(d[i * members + m]));
             }
             const double e = r / (norm_a * xn + dn);
-            if (isnan(e)) worst = INFINITY;
-            else if (e > worst) worst = e;
+            if (isnan(e))
+                worst = INFINITY;
+            else if (e > worst)
+                worst = e;
         }
         if (!y) worst = INFINITY;
         free(y);
@@ -74,8 +76,8 @@ static int check_kind(const cohort_backend *be, const selfcheck_options *opt, gs
     int rc = COHORT_OK;
     for (int o = 0; o <= 2 * h; ++o) diagonals[o] = malloc((size_t)n * sizeof(double));
     for (int o = 0; o <= 2 * h; ++o)
-        if (!diagonals[o]) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld",
-                                            (long long)n);
+        if (!diagonals[o])
+            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld", (long long)n);
     if (!d || !x) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%zu right-hand-side values", count);
     if (rc) goto done;
     random_diagonals(rng, n, h, diagonals);
@@ -133,7 +135,7 @@ int selfcheck_run(const selfcheck_options *opt, FILE *out, int *passed)
     gsl_rng_free(rng);
     if (rc == COHORT_OK)
         fprintf(out, "%s: every member's backward error %s %.0e\n",
-                *passed ? "selfcheck passed" : "selfcheck FAILED", *passed ? "<=" : "must be <=",
-                SELFCHECK_TOLERANCE);
+                *passed ? "selfcheck passed" : "selfcheck FAILED",
+                *passed ? "<=" : "must be <=", SELFCHECK_TOLERANCE);
     return rc;
 }

@@ -8,7 +8,8 @@
 gsl_rng *reference_rng_alloc(const char *test_name)
 {
     const char *env = getenv("COHORT_TEST_SEED");
-    unsigned long seed = env ? strtoul(env, NULL, 10) : (unsigned long)time(NULL) ^ (unsigned long)clock();
+    unsigned long seed =
+        env ? strtoul(env, NULL, 10) : (unsigned long)time(NULL) ^ (unsigned long)clock();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (rng) gsl_rng_set(rng, seed);
     printf("%s: COHORT_TEST_SEED=%lu\n", test_name, seed);

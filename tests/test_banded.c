@@ -19,12 +19,12 @@
 static const int64_t sizes[] = {3, 4, 5, 6, 7, 31, 32, 33, 97, 256, 1000, 4096};
 static const int64_t batches[] = {1, 2, 7, 1000, 65537};
 enum { N_SIZES = sizeof sizes / sizeof sizes[0], N_BATCHES = sizeof batches / sizeof batches[0] };
-#define MAX_VALUES ((int64_t)1 << 25)   /* host memory and time on a 2-core CI machine */
-#define FULL_REFERENCE_WORK 2e9          /* n^2 M above which 64 sampled members meet GSL */
-#define REFERENCE_RTOL 1e-12             /* the bound against the dense LU */
-#define BACKWARD_RTOL 1e-13              /* every member: ||Ax-d|| / (||A|| ||x|| + ||d||) */
-#define BACKEND_AGREEMENT_RTOL 1e-13     /* cpu vs cuda */
-#define PATH_AGREEMENT_RTOL 1e-14        /* cuda portable vs tiled: the same arithmetic */
+#define MAX_VALUES ((int64_t)1 << 25) /* host memory and time on a 2-core CI machine */
+#define FULL_REFERENCE_WORK 2e9       /* n^2 M above which 64 sampled members meet GSL */
+#define REFERENCE_RTOL 1e-12          /* the bound against the dense LU */
+#define BACKWARD_RTOL 1e-13           /* every member: ||Ax-d|| / (||A|| ||x|| + ||d||) */
+#define BACKEND_AGREEMENT_RTOL 1e-13  /* cpu vs cuda */
+#define PATH_AGREEMENT_RTOL 1e-14     /* cuda portable vs tiled: the same arithmetic */
 
 static double poison_value(void)
 {
@@ -82,16 +82,18 @@ static void verify_members(kind_fixture *k, const double *d, const double *x, in
     double worst_ref = 0.0, worst_bwd = 0.0;
     for (int64_t s = 0; s < samples; ++s) {
         int64_t m = all ? m0 + s
-                        : (s == 0 ? m0
-                                  : s == 1 ? m0 + count - 1
-                                           : m0 + (int64_t)gsl_rng_uniform_int(rng, (unsigned long)count));
+                        : (s == 0   ? m0
+                           : s == 1 ? m0 + count - 1
+                                    : m0 + (int64_t)gsl_rng_uniform_int(rng, (unsigned long)count));
         worst_ref = fmax(worst_ref, reference_error(k, d, x, ld, m, work));
     }
     for (int64_t m = m0; m < m0 + count; ++m)
         worst_bwd = fmax(worst_bwd, backward_error(k, d, x, ld, m, work));
-    EXPECT(worst_ref <= REFERENCE_RTOL, "%s %s h=%d periodic=%d n=%lld M=%lld [%lld,+%lld): error "
-           "%.3e against GSL (%s members)", what, "solve", k->h, k->periodic, (long long)k->n,
-           (long long)ld, (long long)m0, (long long)count, worst_ref, all ? "all" : "64 sampled");
+    EXPECT(worst_ref <= REFERENCE_RTOL,
+           "%s %s h=%d periodic=%d n=%lld M=%lld [%lld,+%lld): error "
+           "%.3e against GSL (%s members)",
+           what, "solve", k->h, k->periodic, (long long)k->n, (long long)ld, (long long)m0,
+           (long long)count, worst_ref, all ? "all" : "64 sampled");
     EXPECT(worst_bwd <= BACKWARD_RTOL, "%s h=%d periodic=%d n=%lld M=%lld: backward error %.3e",
            what, k->h, k->periodic, (long long)k->n, (long long)ld, worst_bwd);
     free(work);
@@ -129,7 +131,8 @@ static void solve_on(const cohort_backend *be, banded_solver *s, void *u, const 
                                            (cohort_cuda_banded_path)path, tile_bytes);
     else
 #endif
-        if (rc == COHORT_OK) rc = banded_solver_solve(s, (double *)u, ld, 0, ld);
+        if (rc == COHORT_OK)
+        rc = banded_solver_solve(s, (double *)u, ld, 0, ld);
     (void)path;
     (void)tile_bytes;
     if (rc == COHORT_OK) rc = be->synchronize();
@@ -172,8 +175,10 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
             for (int64_t m = 0; m < ld; ++m)
                 if ((m < m0 || m >= m0 + cnt) && memcmp(&x[i * ld + m], &poison, sizeof poison))
                     ++touched;
-        EXPECT(touched == 0, "sub-batch [%lld,+%lld) of M=%lld n=%lld changed %lld values outside "
-               "it", (long long)m0, (long long)cnt, (long long)ld, (long long)n, (long long)touched);
+        EXPECT(touched == 0,
+               "sub-batch [%lld,+%lld) of M=%lld n=%lld changed %lld values outside "
+               "it",
+               (long long)m0, (long long)cnt, (long long)ld, (long long)n, (long long)touched);
     }
 
     if (s_cpu) { /* cuda: agreement with the cpu backend and between the CUDA paths */
@@ -193,14 +198,15 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
                 continue;
             solve_on(be, s, u, d, y, n, ld, path, budget);
             const double pd = max_relative_difference(y, x, n, ld, &same);
-            EXPECT(pd <= PATH_AGREEMENT_RTOL, "cuda path %d (tile budget %zu, width %d) vs auto "
-                   "h=%d periodic=%d n=%lld M=%lld: %.3e", path, budget,
-                   cohort_cuda_banded_tile_width(n, budget), k->h, k->periodic, (long long)n,
-                   (long long)ld, pd);
+            EXPECT(pd <= PATH_AGREEMENT_RTOL,
+                   "cuda path %d (tile budget %zu, width %d) vs auto "
+                   "h=%d periodic=%d n=%lld M=%lld: %.3e",
+                   path, budget, cohort_cuda_banded_tile_width(n, budget), k->h, k->periodic,
+                   (long long)n, (long long)ld, pd);
             if (same != ld)
                 printf("note: path %d budget %zu n=%lld M=%lld: %lld of %lld members bitwise "
-                       "identical to auto\n", path, budget, (long long)n, (long long)ld,
-                       (long long)same, (long long)ld);
+                       "identical to auto\n",
+                       path, budget, (long long)n, (long long)ld, (long long)same, (long long)ld);
         }
 #endif
     }
@@ -224,9 +230,11 @@ static void bad_inputs(const cohort_backend *be)
     EXPECT(banded_tri_factor_alloc(2, sub, diag, super, 0, &f) == COHORT_ERR_SIZE_TOO_SMALL, "n=2");
     EXPECT(banded_tri_factor_alloc(2, sub, diag, super, 1, &f) == COHORT_ERR_SIZE_TOO_SMALL, "n=2");
     EXPECT(banded_factor_alloc(4, 2, (const double *const *)diags5, 0, &f) ==
-               COHORT_ERR_SIZE_TOO_SMALL, "penta n=4");
+               COHORT_ERR_SIZE_TOO_SMALL,
+           "penta n=4");
     EXPECT(banded_factor_alloc(4, 2, (const double *const *)diags5, 1, &f) ==
-               COHORT_ERR_SIZE_TOO_SMALL, "periodic penta n=4");
+               COHORT_ERR_SIZE_TOO_SMALL,
+           "periodic penta n=4");
     EXPECT(banded_factor_alloc(8, 3, (const double *const *)diags5, 0, &f) == COHORT_ERR_BANDWIDTH,
            "h=3");
     EXPECT(banded_tri_factor_alloc(8, sub, NULL, super, 0, &f) == COHORT_ERR_NULL_POINTER, "NULL");
@@ -241,7 +249,8 @@ static void bad_inputs(const cohort_backend *be)
            "tiny pivot: %s", cohort_error_detail());
     diag[0] = 4.0;
     {
-        /* a pivot that becomes tiny only through elimination: rows 0..1 of [[1, 1], [1, 1 + eps]] */
+        /* a pivot that becomes tiny only through elimination: rows 0..1 of [[1, 1], [1, 1 + eps]]
+         */
         double s2[3] = {0.0, 1.0, 1.0}, d2[3] = {1.0, 1.0 + 1e-15, 5.0}, u2[3] = {1.0, 1.0, 0.0};
         EXPECT(banded_tri_factor_alloc(3, s2, d2, u2, 0, &f) == COHORT_ERR_SINGULAR_PIVOT,
                "eliminated tiny pivot");
@@ -250,7 +259,8 @@ static void bad_inputs(const cohort_backend *be)
     EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 0, &f) == COHORT_ERR_NONFINITE_COEFF,
            "NaN: %s", cohort_error_detail());
     sub[3] = INFINITY;
-    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 1, &f) == COHORT_ERR_NONFINITE_COEFF, "Inf");
+    EXPECT(banded_tri_factor_alloc(8, sub, diag, super, 1, &f) == COHORT_ERR_NONFINITE_COEFF,
+           "Inf");
     sub[3] = -1.0;
     /* a plain system ignores its corner entries, even non-finite ones */
     sub[0] = NAN;

@@ -90,8 +90,7 @@ static inline void cpu_banded_block(const banded_view *v, int h, int border, dou
         const double *y1 = i >= 1 ? x + (i - 1) * ld : zeros;
         const double *y2 = i >= 2 ? x + (i - 2) * ld : zeros;
         double *d = x + i * ld;
-        for (int64_t j = 0; j < width; ++j)
-            d[j] = banded_forward_value(row, h, d[j], y1[j], y2[j]);
+        for (int64_t j = 0; j < width; ++j) d[j] = banded_forward_value(row, h, d[j], y1[j], y2[j]);
     }
     for (int64_t i = nb - 1; i >= 0; --i) {
         const double *row = v->coef + i * stride;
@@ -118,12 +117,16 @@ static int cpu_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t
 #pragma omp parallel for schedule(static)
     for (int64_t b = 0; b < blocks; ++b) {
         const int64_t mb = m0 + b * CPU_MEMBER_BLOCK;
-        const int64_t width = m0 + count - mb < CPU_MEMBER_BLOCK ? m0 + count - mb
-                                                                 : CPU_MEMBER_BLOCK;
-        if (h == 1 && border == 0) cpu_banded_block(v, 1, 0, u, ld, mb, width);
-        else if (h == 1) cpu_banded_block(v, 1, 1, u, ld, mb, width);
-        else if (border == 0) cpu_banded_block(v, 2, 0, u, ld, mb, width);
-        else cpu_banded_block(v, 2, 2, u, ld, mb, width);
+        const int64_t width =
+            m0 + count - mb < CPU_MEMBER_BLOCK ? m0 + count - mb : CPU_MEMBER_BLOCK;
+        if (h == 1 && border == 0)
+            cpu_banded_block(v, 1, 0, u, ld, mb, width);
+        else if (h == 1)
+            cpu_banded_block(v, 1, 1, u, ld, mb, width);
+        else if (border == 0)
+            cpu_banded_block(v, 2, 0, u, ld, mb, width);
+        else
+            cpu_banded_block(v, 2, 2, u, ld, mb, width);
     }
     return COHORT_OK;
 }

@@ -34,10 +34,14 @@ static int launch_status(const char *kernel, const char *file, int line)
 enum {
     PORTABLE_THREADS = 256,
     FILL_THREADS = 256,
-    TILE_THREADS = 128,   /* threads that load and store a tile; the first `width` also sweep */
-    TILE_MAX_WIDTH = 32,  /* members per tile: one warp of sweeping threads */
-    TILE_MIN_WIDTH = 4,   /* below 4 members (32-byte rows) loads stop being coalesced */
-    TILE_CHUNK = 8,       /* rows whose shared-memory loads are issued together in a sweep */
+    TILE_THREADS = 128,  /* threads that load and store a tile; the first `width` also sweep */
+    TILE_MAX_WIDTH = 32, /* members per tile: one warp of sweeping threads */
+    TILE_MIN_WIDTH = 4,  /* below 4 members (32-byte rows) loads stop being coalesced */
+    /* AUTO takes the tiled path only with full 32-member tiles: measured on an H100, narrower
+     * tiles hold too few systems per SM for their sequential sweeps to keep up with memory, and
+     * the portable kernel is faster there (bench-banded, 2026-11-22). */
+    TILE_AUTO_MIN_WIDTH = 32,
+    TILE_CHUNK = 8, /* rows whose shared-memory loads are issued together in a sweep */
     TILE_MAX_BYTES = 227 * 1024
 };
 static const size_t TILE_DEFAULT_BYTES = 48 * 1024;
@@ -64,8 +68,8 @@ extern "C" void cohort_cuda_runtime_versions(char *buf, size_t len)
     if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
         snprintf(buf, len, "CUDA runtime %d.%d, driver none", runtime / 1000, runtime % 1000 / 10);
     else
-        snprintf(buf, len, "CUDA runtime %d.%d, driver %d.%d", runtime / 1000,
-                 runtime % 1000 / 10, driver / 1000, driver % 1000 / 10);
+        snprintf(buf, len, "CUDA runtime %d.%d, driver %d.%d", runtime / 1000, runtime % 1000 / 10,
+                 driver / 1000, driver % 1000 / 10);
 }
 
 static int cuda_describe(char *buf, size_t len)
@@ -156,31 +160,39 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
     const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (m >= count) return;
     double *x = u + m0 + m;
-    if (v.h == 1 && v.border == 0) banded_system_solve(&v, 1, 0, x, ld);
-    else if (v.h == 1) banded_system_solve(&v, 1, 1, x, ld);
-    else if (v.border == 0) banded_system_solve(&v, 2, 0, x, ld);
-    else banded_system_solve(&v, 2, 2, x, ld);
+    if (v.h == 1 && v.border == 0)
+        banded_system_solve(&v, 1, 0, x, ld);
+    else if (v.h == 1)
+        banded_system_solve(&v, 1, 1, x, ld);
+    else if (v.border == 0)
+        banded_system_solve(&v, 2, 0, x, ld);
+    else
+        banded_system_solve(&v, 2, 2, x, ld);
 }
 
 /* ---- batched banded solve: the tiled path ---- */
 
-/* banded_band_solve's arithmetic on a tile column in shared memory, with the loads of
- * TILE_CHUNK rows issued before their chain of multiply-adds: a store to the tile may alias the
- * next row's load as far as the compiler knows, so without the chunks every row would wait for a
- * full shared-memory round trip. */
+/* banded_band_solve's arithmetic on a tile column in shared memory. The sweep is a chain of one
+ * multiply-add per row; to keep that chain from waiting on memory, the right-hand sides and the
+ * factor rows of TILE_CHUNK rows are loaded into registers before their multiply-adds (a store to
+ * the tile may alias the next row's load as far as the compiler knows, so it would not hoist
+ * them itself; the factor goes through the read-only path). */
 __device__ __forceinline__ void tile_band_solve(const banded_view &v, int h, double *x, int s)
 {
     const int nb = (int)v.n_band, stride = 2 * h + 1;
-    const double *coef = v.coef;
+    const double *__restrict__ coef = v.coef;
     double y1 = 0.0, y2 = 0.0;
     int i = 0;
     for (; i + TILE_CHUNK <= nb; i += TILE_CHUNK) {
-        double d[TILE_CHUNK];
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) d[q] = x[(i + q) * s];
+        double d[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_HALF_BANDWIDTH + 1];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            const double y = banded_forward_value(coef + (i + q) * stride, h, d[q], y1, y2);
+            d[q] = x[(i + q) * s];
+            for (int k = 0; k < h; ++k) row[q][k] = __ldg(coef + (i + q) * stride + k);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const double y = banded_forward_value(row[q], h, d[q], y1, y2);
             x[(i + q) * s] = y;
             y2 = y1;
             y1 = y;
@@ -195,12 +207,15 @@ __device__ __forceinline__ void tile_band_solve(const banded_view &v, int h, dou
     double x1 = 0.0, x2 = 0.0;
     i = nb - 1;
     for (; i >= TILE_CHUNK - 1; i -= TILE_CHUNK) {
-        double y[TILE_CHUNK];
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) y[q] = x[(i - q) * s];
+        double y[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_HALF_BANDWIDTH + 1];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            const double xi = banded_backward_value(coef + (i - q) * stride, h, y[q], x1, x2);
+            y[q] = x[(i - q) * s];
+            for (int k = h; k <= 2 * h; ++k) row[q][k] = __ldg(coef + (i - q) * stride + k);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const double xi = banded_backward_value(row[q], h, y[q], x1, x2);
             x[(i - q) * s] = xi;
             x2 = x1;
             x1 = xi;
@@ -263,10 +278,14 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
 __global__ void __launch_bounds__(TILE_THREADS)
     banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count, int shift)
 {
-    if (v.h == 1 && v.border == 0) tiled_body(v, 1, 0, u, ld, m0, count, shift);
-    else if (v.h == 1) tiled_body(v, 1, 1, u, ld, m0, count, shift);
-    else if (v.border == 0) tiled_body(v, 2, 0, u, ld, m0, count, shift);
-    else tiled_body(v, 2, 2, u, ld, m0, count, shift);
+    if (v.h == 1 && v.border == 0)
+        tiled_body(v, 1, 0, u, ld, m0, count, shift);
+    else if (v.h == 1)
+        tiled_body(v, 1, 1, u, ld, m0, count, shift);
+    else if (v.border == 0)
+        tiled_body(v, 2, 0, u, ld, m0, count, shift);
+    else
+        tiled_body(v, 2, 2, u, ld, m0, count, shift);
 }
 
 static size_t tile_bytes_for(int64_t n, int width)
@@ -293,7 +312,9 @@ extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, in
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "no tile of >= %d members of n = %lld rows fits in %zu bytes",
                            TILE_MIN_WIDTH, (long long)v->n, tile_bytes);
-    if (path == COHORT_CUDA_BANDED_PORTABLE || width == 0) {
+    const int portable = path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
+                         (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH);
+    if (portable) {
         const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
         banded_portable_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*v, u, ld, m0, count);
         COHORT_CUDA_CHECK_LAUNCH("banded_portable_kernel");
@@ -314,23 +335,13 @@ extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, in
     return COHORT_OK;
 }
 
-static int cuda_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t m0,
-                             int64_t count)
+static int cuda_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count)
 {
     return cohort_cuda_banded_solve_path(v, u, ld, m0, count, COHORT_CUDA_BANDED_AUTO, 0);
 }
 
 extern "C" const cohort_backend cohort_backend_cuda = {
-    "cuda",
-    COHORT_BACKEND_CUDA,
-    cuda_describe,
-    cuda_mem_info,
-    cuda_alloc,
-    cuda_release,
-    cuda_copy_to_device,
-    cuda_copy_to_host,
-    cuda_copy_within,
-    cuda_fill,
-    cuda_synchronize,
-    cuda_banded_solve,
+    "cuda",           COHORT_BACKEND_CUDA, cuda_describe,       cuda_mem_info,
+    cuda_alloc,       cuda_release,        cuda_copy_to_device, cuda_copy_to_host,
+    cuda_copy_within, cuda_fill,           cuda_synchronize,    cuda_banded_solve,
 };

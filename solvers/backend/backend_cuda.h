@@ -28,7 +28,8 @@ void cohort_cuda_runtime_versions(char *buf, size_t len);
  *  TILED     a block stages a tile of systems (all n rows x a power of two of members) through
  *            shared memory with coalesced loads, sweeps it on chip and writes it once, the
  *            periodic correction folded into that store: one read and one write per element;
- *  AUTO      TILED where the tile fits, PORTABLE otherwise. */
+ *  AUTO      TILED where a full 32-member tile fits the default budget (small n), PORTABLE
+ *            otherwise (see bench-banded's table for where each wins). */
 typedef enum {
     COHORT_CUDA_BANDED_AUTO = 0,
     COHORT_CUDA_BANDED_PORTABLE = 1,

@@ -16,8 +16,8 @@ struct banded_factor {
     int periodic;
 };
 
-static const char *const diagonal_names[2][5] = {
-    {"sub", "diag", "super", "", ""}, {"sub2", "sub1", "diag", "super1", "super2"}};
+static const char *const diagonal_names[2][5] = {{"sub", "diag", "super", "", ""},
+                                                 {"sub2", "sub1", "diag", "super1", "super2"}};
 
 /* A(i, j) of the full matrix, corners included for a periodic system. */
 static double matrix_entry(const banded_factor *f, int64_t i, int64_t j)

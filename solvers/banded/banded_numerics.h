@@ -13,10 +13,10 @@
  * A periodic (cyclic) system is bordered: the last h unknowns x_b close the cycle,
  *     [ T  B ] [x_t]   [d_t]
  *     [ C  D ] [x_b] = [d_b],
- * with the spikes Q = T^{-1} B and S^{-1} = (D - C Q)^{-1} precomputed once (O(N h) in total, shared
- * by all systems). Per system: p = T^{-1} d_t, x_b = S^{-1} (d_b - C p), x_t = p - Q x_b. This is
- * the Sherman-Morrison (h = 1) and rank-2 Woodbury (h = 2) correction written so that it needs
- * only p at the first and last h rows of T, which the backward sweep has just produced: the
+ * with the spikes Q = T^{-1} B and S^{-1} = (D - C Q)^{-1} precomputed once (O(N h) in total,
+ * shared by all systems). Per system: p = T^{-1} d_t, x_b = S^{-1} (d_b - C p), x_t = p - Q x_b.
+ * This is the Sherman-Morrison (h = 1) and rank-2 Woodbury (h = 2) correction written so that it
+ * needs only p at the first and last h rows of T, which the backward sweep has just produced: the
  * correction folds into the pass that writes x, with no second sweep over the system. */
 #ifndef COHORT_BANDED_NUMERICS_H
 #define COHORT_BANDED_NUMERICS_H
@@ -29,10 +29,7 @@
 extern "C" {
 #endif
 
-enum {
-    BANDED_MAX_HALF_BANDWIDTH = 2,
-    BANDED_MAX_BORDER_COLS = 2 * BANDED_MAX_HALF_BANDWIDTH
-};
+enum { BANDED_MAX_HALF_BANDWIDTH = 2, BANDED_MAX_BORDER_COLS = 2 * BANDED_MAX_HALF_BANDWIDTH };
 
 /* What a solve needs, by value (it is a kernel parameter): sizes, the small border blocks, and
  * pointers to the O(N) factor arrays in the memory of the backend that solves. */
@@ -43,8 +40,8 @@ typedef struct banded_view {
     int border;     /* 0 plain, h periodic */
     int n_border_cols;
     int64_t border_col[BANDED_MAX_BORDER_COLS]; /* columns < n_band where C has entries */
-    double border_coef[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_BORDER_COLS]; /* C at those cols */
-    double schur_inv[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH];  /* (D - C Q)^{-1} */
+    double border_coef[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_BORDER_COLS];  /* C at those cols */
+    double schur_inv[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH]; /* (D - C Q)^{-1} */
     const double *coef;  /* n_band rows of 2h+1: lower_1..h, upper_1..h, 1/pivot */
     const double *spike; /* n_band rows of `border`: Q = T^{-1} B */
 } banded_view;
@@ -62,7 +59,8 @@ COHORT_HD double banded_forward_value(const double *coef_row, int h, double d, d
 
 /* Back substitution of one row: x_i = y_i / U(i,i) - upper_2 x_{i+2} - upper_1 x_{i+1}, with
  * upper_k = 0 where i + k >= n_band. */
-COHORT_HD double banded_backward_value(const double *coef_row, int h, double y, double x1, double x2)
+COHORT_HD double banded_backward_value(const double *coef_row, int h, double y, double x1,
+                                       double x2)
 {
     double acc = y * coef_row[2 * h];
     if (h == 2) acc -= coef_row[h + 1] * x2;
