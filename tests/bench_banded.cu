@@ -56,8 +56,9 @@
         }                                                                                          \
     } while (0)
 
-static const int64_t bench_n[] = {64, 256, 512, 1024};
-static const int64_t bench_m[] = {1 << 16, 1 << 18, 1 << 20};
+static int64_t bench_n[16] = {64, 256, 512, 1024};
+static int64_t bench_m[16] = {1 << 16, 1 << 18, 1 << 20};
+static int n_bench_n = 4, n_bench_m = 3;
 static const int64_t MAX_VALUES = (int64_t)1 << 28;
 static const int SAMPLED_SYSTEMS = 4;
 
@@ -166,8 +167,8 @@ static void random_diagonals(context *c, int64_t n, int h, double **diag)
     free(r);
 }
 
-/* Largest backward error over sampled members; x and d in device memory, member j of the
- * interleaved layout at x[i*ld + j] (ld = m) or, strided (ld = 1), at x[j*n + i]. */
+/* Largest backward error over sampled members; x and d in device or host memory (unified
+ * addressing), member j at x[i*m + j] (interleaved) or at x[j*n + i] (strided). */
 static double sampled_backward_error(const bench_case *b, const banded_factor *f, const double *x,
                                      const double *d, int interleaved)
 {
@@ -186,14 +187,12 @@ static double sampled_backward_error(const bench_case *b, const banded_factor *f
         const int64_t j = s == 0 ? 0 : s == 1 ? b->m - 1 : (b->m / 3) * (s - 1) + 17 % b->m;
         if (interleaved) {
             CHECK_CUDA(cudaMemcpy2D(hx, sizeof(double), x + j, (size_t)b->m * sizeof(double),
-                                    sizeof(double), (size_t)n, cudaMemcpyDeviceToHost));
+                                    sizeof(double), (size_t)n, cudaMemcpyDefault));
             CHECK_CUDA(cudaMemcpy2D(hd, sizeof(double), d + j, (size_t)b->m * sizeof(double),
-                                    sizeof(double), (size_t)n, cudaMemcpyDeviceToHost));
+                                    sizeof(double), (size_t)n, cudaMemcpyDefault));
         } else {
-            CHECK_CUDA(
-                cudaMemcpy(hx, x + j * n, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
-            CHECK_CUDA(
-                cudaMemcpy(hd, d + j * n, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
+            CHECK_CUDA(cudaMemcpy(hx, x + j * n, (size_t)n * sizeof(double), cudaMemcpyDefault));
+            CHECK_CUDA(cudaMemcpy(hd, d + j * n, (size_t)n * sizeof(double), cudaMemcpyDefault));
         }
         banded_factor_apply_member(f, hx, 1, 0, y);
         double r = 0.0, xn = 0.0, dn = 0.0;
@@ -471,7 +470,7 @@ static void bench_one(context *c, int64_t n, int64_t m)
                  residual[k]);
     }
     /* the straightforward kernel (one thread per system in device memory), and tile sizes */
-    for (int k = 0; k < 4; k += 2) {
+    for (int k = 0; k < 4; ++k) {
         b.view = banded_solver_view(s[k]);
         b.path = COHORT_CUDA_BANDED_PORTABLE;
         const double ms = time_median(c, restore_u, run_ours, &b);
@@ -485,7 +484,7 @@ static void bench_one(context *c, int64_t n, int64_t m)
             b.view = banded_solver_view(s[k]);
             b.path = COHORT_CUDA_BANDED_TILED;
             b.tile_bytes = c->opt.tile_bytes[t];
-            const int width = cohort_cuda_banded_tile_width(n, b.tile_bytes);
+            const int width = cohort_cuda_banded_tile_width(b.view, b.tile_bytes);
             if (width == 0) continue;
             const double ms = time_median(c, restore_u, run_ours, &b);
             char name[64];
@@ -502,7 +501,8 @@ static void bench_one(context *c, int64_t n, int64_t m)
             const double ms = cpu_median_ms(s_cpu[k], host_u, host_rhs, b.bytes, m);
             char name[64];
             snprintf(name, sizeof name, "cpu %s", names[k] + 5);
-            emit(c, n, m, name, ms, copy_ms, "cuda", ours_ms[k], NULL, 0, 0.0);
+            emit(c, n, m, name, ms, copy_ms, "cuda", ours_ms[k], NULL, 0,
+                 sampled_backward_error(&b, f[k], host_u, host_rhs, 1));
         }
         free(host_rhs);
         free(host_u);
@@ -521,7 +521,7 @@ static void bench_one(context *c, int64_t n, int64_t m)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: bench-banded [--csv FILE] [--reps R>=10] [--tile-bytes B1,B2,...] "
-                 "[--cpu-max VALUES] [--quick]\n");
+                 "[--cpu-max VALUES] [--n N1,N2,..] [--m M1,M2,..] [--quick]\n");
 }
 
 int main(int argc, char **argv)
@@ -541,7 +541,13 @@ int main(int argc, char **argv)
             c.opt.cpu_max_values = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             c.opt.quick = 1;
-        else if (!strcmp(argv[i], "--tile-bytes") && i + 1 < argc) {
+        else if ((!strcmp(argv[i], "--n") || !strcmp(argv[i], "--m")) && i + 1 < argc) {
+            int64_t *list = argv[i][2] == 'n' ? bench_n : bench_m;
+            int *count = list == bench_n ? &n_bench_n : &n_bench_m;
+            *count = 0;
+            for (char *tok = strtok(argv[++i], ","); tok && *count < 16; tok = strtok(NULL, ","))
+                list[(*count)++] = atoll(tok);
+        } else if (!strcmp(argv[i], "--tile-bytes") && i + 1 < argc) {
             for (char *tok = strtok(argv[++i], ","); tok && c.opt.n_tile_bytes < 16;
                  tok = strtok(NULL, ","))
                 c.opt.tile_bytes[c.opt.n_tile_bytes++] = (size_t)atoll(tok);
@@ -586,8 +592,8 @@ int main(int argc, char **argv)
            "residual", "speed-up");
     fprintf(c.csv, "n,m,method,median_ms,effective_gbs,fraction_of_copy,residual,peer,speedup_over_"
                    "peer,peer2,speedup_over_peer2\n");
-    for (size_t ni = 0; ni < sizeof bench_n / sizeof bench_n[0]; ++ni)
-        for (size_t mi = 0; mi < sizeof bench_m / sizeof bench_m[0]; ++mi) {
+    for (int ni = 0; ni < n_bench_n; ++ni)
+        for (int mi = 0; mi < n_bench_m; ++mi) {
             if (bench_n[ni] * bench_m[mi] > MAX_VALUES) continue;
             if (c.opt.quick && (bench_m[mi] != 1 << 20 || bench_n[ni] != 256)) continue;
             bench_one(&c, bench_n[ni], bench_m[mi]);

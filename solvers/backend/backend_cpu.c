@@ -90,22 +90,28 @@ static inline void cpu_banded_block(const banded_view *v, int h, int border, dou
         const double *y1 = i >= 1 ? x + (i - 1) * ld : zeros;
         const double *y2 = i >= 2 ? x + (i - 2) * ld : zeros;
         double *d = x + i * ld;
-        for (int64_t j = 0; j < width; ++j) d[j] = banded_forward_value(row, h, d[j], y1[j], y2[j]);
+        for (int64_t j = 0; j < width; ++j) {
+            const double prev[2] = {y1[j], y2[j]};
+            d[j] = banded_forward_value(row, h, d[j], prev);
+        }
     }
     for (int64_t i = nb - 1; i >= 0; --i) {
         const double *row = v->coef + i * stride;
         const double *x1 = i + 1 < nb ? x + (i + 1) * ld : zeros;
         const double *x2 = i + 2 < nb ? x + (i + 2) * ld : zeros;
         double *y = x + i * ld;
-        for (int64_t j = 0; j < width; ++j)
-            y[j] = banded_backward_value(row, h, y[j], x1[j], x2[j]);
+        for (int64_t j = 0; j < width; ++j) {
+            const double next[2] = {x1[j], x2[j]};
+            y[j] = banded_backward_value(row, h, y[j], next);
+        }
     }
     if (border == 0) return;
     double xb[CPU_MEMBER_BLOCK][BANDED_MAX_HALF_BANDWIDTH];
-    for (int64_t j = 0; j < width; ++j) banded_border_values(v, border, x + j, ld, xb[j]);
+    for (int64_t j = 0; j < width; ++j) banded_border_solve(v, border, x + j, ld, xb[j]);
     for (int64_t i = 0; i < nb; ++i)
         for (int64_t j = 0; j < width; ++j)
-            x[i * ld + j] = banded_border_correct(v, border, i, x[i * ld + j], xb[j]);
+            x[i * ld + j] =
+                banded_border_correct(v->spike + i * border, border, x[i * ld + j], xb[j]);
     for (int b = 0; b < border; ++b)
         for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[j][b];
 }

@@ -1,7 +1,9 @@
 /* The cuda backend: device memory, launches and CUDA error translation. Kernels are written in
  * C style around the COHORT_HD arithmetic of banded_numerics.h; this file exports only the
  * extern "C" functions and table of backend_cuda.h. */
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "backend/backend_cuda.h"
@@ -34,17 +36,17 @@ static int launch_status(const char *kernel, const char *file, int line)
 enum {
     PORTABLE_THREADS = 256,
     FILL_THREADS = 256,
-    TILE_THREADS = 128,  /* threads that load and store a tile; the first `width` also sweep */
-    TILE_MAX_WIDTH = 32, /* members per tile: one warp of sweeping threads */
-    TILE_MIN_WIDTH = 4,  /* below 4 members (32-byte rows) loads stop being coalesced */
-    /* AUTO takes the tiled path only with full 32-member tiles: measured on an H100, narrower
-     * tiles hold too few systems per SM for their sequential sweeps to keep up with memory, and
-     * the portable kernel is faster there (bench-banded, 2026-11-22). */
-    TILE_AUTO_MIN_WIDTH = 32,
-    TILE_CHUNK = 8, /* rows whose shared-memory loads are issued together in a sweep */
-    TILE_MAX_BYTES = 227 * 1024
+    TILE_THREADS = 256, /* at most (members per tile) x (segments per member) threads */
+    TILE_MIN_WIDTH = 4, /* below 4 members (32-byte rows) loads stop being coalesced */
+    TILE_CHUNK = 8,     /* rows whose loads are issued together in a sweep */
+    TILE_MAX_BYTES = 227 * 1024,
+    /* AUTO takes the tiled path when a tile holds at least this many members per unit of
+     * half-bandwidth (16 tridiagonal, 32 pentadiagonal): narrower tiles keep too few systems on
+     * an SM to hide the latency of their sweeps, and the portable kernel is as fast or faster
+     * there (bench-banded on an H100, 2026-11-22: tri up to N = 512, penta up to N = 256). */
+    TILE_AUTO_MIN_WIDTH_PER_H = 16
 };
-static const size_t TILE_DEFAULT_BYTES = 48 * 1024;
+static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
 
 extern "C" int cohort_cuda_device_present(char *why, size_t len)
 {
@@ -172,134 +174,215 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
 
 /* ---- batched banded solve: the tiled path ---- */
 
-/* banded_band_solve's arithmetic on a tile column in shared memory. The sweep is a chain of one
- * multiply-add per row; to keep that chain from waiting on memory, the right-hand sides and the
- * factor rows of TILE_CHUNK rows are loaded into registers before their multiply-adds (a store to
- * the tile may alias the next row's load as far as the compiler knows, so it would not hoist
- * them itself; the factor goes through the read-only path). */
-__device__ __forceinline__ void tile_band_solve(const banded_view &v, int h, double *x, int s)
+/* banded_band_solve on a column in shared memory. The sweep is a chain of one multiply-add per
+ * row; to keep that chain from waiting on memory, the right-hand sides and the factor rows of
+ * TILE_CHUNK rows are loaded into registers before their multiply-adds (a store to the tile may
+ * alias the next row's load as far as the compiler knows, so it would not hoist them itself;
+ * the factor goes through the read-only path). */
+__device__ __forceinline__ void tile_band_solve(const double *__restrict__ coef, int rows, int hb,
+                                                double *x, int s)
 {
-    const int nb = (int)v.n_band, stride = 2 * h + 1;
-    const double *__restrict__ coef = v.coef;
-    double y1 = 0.0, y2 = 0.0;
+    const int stride = 2 * hb + 1;
+    double carry[BANDED_MAX_CARRY] = {0.0};
     int i = 0;
-    for (; i + TILE_CHUNK <= nb; i += TILE_CHUNK) {
-        double d[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_HALF_BANDWIDTH + 1];
+    for (; i + TILE_CHUNK <= rows; i += TILE_CHUNK) {
+        double d[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_CARRY + 1];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             d[q] = x[(i + q) * s];
-            for (int k = 0; k < h; ++k) row[q][k] = __ldg(coef + (i + q) * stride + k);
+            for (int k = 0; k < hb; ++k) row[q][k] = __ldg(coef + (i + q) * stride + k);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            const double y = banded_forward_value(row[q], h, d[q], y1, y2);
+            const double y = banded_forward_value(row[q], hb, d[q], carry);
             x[(i + q) * s] = y;
-            y2 = y1;
-            y1 = y;
+            banded_carry_push(carry, hb, y);
         }
     }
-    for (; i < nb; ++i) {
-        const double y = banded_forward_value(coef + i * stride, h, x[i * s], y1, y2);
+    for (; i < rows; ++i) {
+        const double y = banded_forward_value(coef + i * stride, hb, x[i * s], carry);
         x[i * s] = y;
-        y2 = y1;
-        y1 = y;
+        banded_carry_push(carry, hb, y);
     }
-    double x1 = 0.0, x2 = 0.0;
-    i = nb - 1;
+    for (int k = 0; k < BANDED_MAX_CARRY; ++k) carry[k] = 0.0;
+    i = rows - 1;
     for (; i >= TILE_CHUNK - 1; i -= TILE_CHUNK) {
-        double y[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_HALF_BANDWIDTH + 1];
+        double y[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_CARRY + 1];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             y[q] = x[(i - q) * s];
-            for (int k = h; k <= 2 * h; ++k) row[q][k] = __ldg(coef + (i - q) * stride + k);
+            for (int k = hb; k <= 2 * hb; ++k) row[q][k] = __ldg(coef + (i - q) * stride + k);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            const double xi = banded_backward_value(row[q], h, y[q], x1, x2);
+            const double xi = banded_backward_value(row[q], hb, y[q], carry);
             x[(i - q) * s] = xi;
-            x2 = x1;
-            x1 = xi;
+            banded_carry_push(carry, hb, xi);
         }
     }
     for (; i >= 0; --i) {
-        const double xi = banded_backward_value(coef + i * stride, h, x[i * s], x1, x2);
+        const double xi = banded_backward_value(coef + i * stride, hb, x[i * s], carry);
         x[i * s] = xi;
-        x2 = x1;
-        x1 = xi;
+        banded_carry_push(carry, hb, xi);
     }
 }
 
-/* One tile: members [first, first + width) x all n rows. Every element of u is read once
- * (coalesced, streaming) and written once; the periodic correction x_t = p - Q x_b is applied as
- * the tile is written back. */
-__device__ __forceinline__ void tiled_body(const banded_view &v, int h, int border, double *u,
-                                           int64_t ld, int64_t m0, int64_t count, int shift)
+/* banded_segment_correct on rows [start, end) of a segment column in shared memory, with the
+ * spike rows (read-only path) and values of TILE_CHUNK rows loaded before their stores, as in
+ * tile_band_solve. */
+__device__ __forceinline__ void tile_segment_correct(const double *__restrict__ seg_spike, int h,
+                                                     int start, int end, double *x, int s,
+                                                     const double *next_top,
+                                                     const double *prev_bottom)
 {
-    extern __shared__ double tile[];
-    const int tw = 1 << shift, nb = (int)v.n_band;
-    const int total = (int)v.n << shift;
-    const int64_t first = m0 + ((int64_t)blockIdx.x << shift);
-    const int width = (int)(m0 + count - first < tw ? m0 + count - first : tw);
-    double *xbs = tile + total; /* border x tw values of x_b */
-    double *base = u + first;
-#pragma unroll 4
-    for (int idx = threadIdx.x; idx < total; idx += TILE_THREADS) {
-        const int i = idx >> shift, j = idx & (tw - 1);
-        if (j < width) tile[idx] = __ldcs(base + (int64_t)i * ld + j);
+    int i = start;
+    for (; i + TILE_CHUNK <= end; i += TILE_CHUNK) {
+        double g[TILE_CHUNK], spike[TILE_CHUNK][2 * BANDED_MAX_HALF_BANDWIDTH];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            g[q] = x[(i - start + q) * s];
+            for (int k = 0; k < 2 * h; ++k) spike[q][k] = __ldg(seg_spike + (i + q) * 2 * h + k);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q)
+            x[(i - start + q) * s] =
+                banded_segment_correct(spike[q], h, g[q], next_top, prev_bottom);
     }
+    for (; i < end; ++i)
+        x[(i - start) * s] = banded_segment_correct(seg_spike + i * 2 * h, h, x[(i - start) * s],
+                                                    next_top, prev_bottom);
+}
+
+/* Where row i of member g lives in the tile: member fastest, plus one empty row after every
+ * segment, so that threads sweeping different segments at the same offset (a warp spans several
+ * segments when the tile is narrower than 32 members) hit different banks. */
+__device__ __forceinline__ int tile_index(const banded_view &v, int i, int g, int w)
+{
+    const int seg = i >> (__ffs(v.seg_len) - 1); /* seg_len is a power of two */
+    return (i + (seg < v.n_seg - 1 ? seg : v.n_seg - 1)) * w + g;
+}
+
+/* One tile: members [first, first + width) x all n rows, with one thread per (member, segment).
+ * Every element of u is read once (cp.async, coalesced across members) and written once. On
+ * chip: each thread solves its segment's block, one thread per member solves the reduced system
+ * of the segment tips, each thread corrects its segment with the spikes, and the periodic
+ * correction x_t = p - Q x_b is applied as the tile is written back. */
+__device__ __forceinline__ void tiled_body(const banded_view &v, int h, int border, double *u,
+                                           int64_t ld, int64_t m0, int64_t count, int w_shift)
+{
+    extern __shared__ __align__(16) double smem[];
+    const int w = 1 << w_shift, P = v.n_seg, nb = (int)v.n_band, n = (int)v.n;
+    const int total = n << w_shift, red_n = (int)v.red_n;
+    double *tile = smem;
+    double *tips = smem + total + P * w; /* red_n x w */
+    double *xbs = tips + w * red_n;      /* border x w */
+    const int64_t first = m0 + ((int64_t)blockIdx.x << w_shift);
+    const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
+    double *base = u + first;
+    /* Pairs of members in 16-byte copies that bypass L1 (cp.async.cg), so that the streaming tile
+     * does not evict the factor rows the sweeps read through L1; 8-byte copies (cp.async.ca) where
+     * a pair is not 16-byte aligned (odd ld or odd first member) or is cut by the end. */
+    const int aligned = ((ld | first) & 1) == 0;
+    const int half = w >> 1;
+    for (int idx = threadIdx.x; idx < (total >> 1); idx += blockDim.x) {
+        const int i = idx >> (w_shift - 1), g = (idx & (half - 1)) * 2;
+        double *dst = tile + tile_index(v, i, g, w);
+        const double *src = base + (int64_t)i * ld + g;
+        if (aligned && g + 1 < width) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                             (unsigned)__cvta_generic_to_shared(dst)),
+                         "l"(src));
+        } else {
+            if (g < width) __pipeline_memcpy_async(dst, src, sizeof(double));
+            if (g + 1 < width) __pipeline_memcpy_async(dst + 1, src + 1, sizeof(double));
+        }
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
     __syncthreads();
-    if ((int)threadIdx.x < width) {
-        double *x = tile + threadIdx.x;
-        tile_band_solve(v, h, x, tw);
-        if (border) {
+
+    const int p = threadIdx.x >> w_shift, g = threadIdx.x & (w - 1), stride = 2 * h + 1;
+    const int active = g < width;
+    const int start = (int)banded_segment_start(&v, p), end = (int)banded_segment_end(&v, p);
+    double *x = tile + tile_index(v, start, g, w);
+    double *my_tips = tips + g; /* member fastest: lanes of a warp hit consecutive banks */
+    if (active) {
+        tile_band_solve(v.seg_coef + start * stride, end - start, h, x, w);
+        if (P > 1) banded_segment_tips(&v, h, p, x, w, my_tips, w);
+    }
+    if (P > 1) {
+        __syncthreads();
+        if (active && p == 0) tile_band_solve(v.red_coef, red_n, 3 * h - 1, my_tips, w);
+        __syncthreads();
+        if (active) {
+            double next_top[BANDED_MAX_HALF_BANDWIDTH], prev_bottom[BANDED_MAX_HALF_BANDWIDTH];
+            banded_segment_neighbours(&v, h, p, my_tips, w, next_top, prev_bottom);
+            tile_segment_correct(v.seg_spike, h, start, end, x, w, next_top, prev_bottom);
+        }
+    }
+    if (border) {
+        __syncthreads();
+        if (active && p == 0) {
+            double p_cols[BANDED_MAX_BORDER_COLS], d_b[BANDED_MAX_HALF_BANDWIDTH];
             double xb[BANDED_MAX_HALF_BANDWIDTH];
-            banded_border_values(&v, border, x, tw, xb);
-            for (int b = 0; b < border; ++b) {
-                xbs[b * tw + threadIdx.x] = xb[b];
-                x[(nb + b) * tw] = xb[b];
+            for (int c = 0; c < v.n_border_cols; ++c)
+                p_cols[c] = tile[tile_index(v, (int)v.border_col[c], g, w)];
+            for (int j = 0; j < border; ++j) d_b[j] = tile[tile_index(v, nb + j, g, w)];
+            banded_border_values(&v, border, p_cols, d_b, xb);
+            for (int j = 0; j < border; ++j) {
+                xbs[j * w + g] = xb[j];
+                tile[tile_index(v, nb + j, g, w)] = xb[j];
             }
         }
     }
     __syncthreads();
 #pragma unroll 4
-    for (int idx = threadIdx.x; idx < total; idx += TILE_THREADS) {
-        const int i = idx >> shift, j = idx & (tw - 1);
-        if (j >= width) continue;
-        double val = tile[idx];
+    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+        const int i = idx >> w_shift, gi = idx & (w - 1);
+        if (gi >= width) continue;
+        double val = tile[tile_index(v, i, gi, w)];
         if (border && i < nb) {
-            double xb[BANDED_MAX_HALF_BANDWIDTH];
-            for (int b = 0; b < border; ++b) xb[b] = xbs[b * tw + j];
-            val = banded_border_correct(&v, border, i, val, xb);
+            double xb[BANDED_MAX_HALF_BANDWIDTH], q_row[BANDED_MAX_HALF_BANDWIDTH];
+            for (int j = 0; j < border; ++j) {
+                xb[j] = xbs[j * w + gi];
+                q_row[j] = __ldg(v.spike + i * border + j);
+            }
+            val = banded_border_correct(q_row, border, val, xb);
         }
-        __stcs(base + (int64_t)i * ld + j, val);
+        __stcs(base + (int64_t)i * ld + gi, val);
     }
 }
 
 __global__ void __launch_bounds__(TILE_THREADS)
-    banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count, int shift)
+    banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                        int w_shift)
 {
     if (v.h == 1 && v.border == 0)
-        tiled_body(v, 1, 0, u, ld, m0, count, shift);
+        tiled_body(v, 1, 0, u, ld, m0, count, w_shift);
     else if (v.h == 1)
-        tiled_body(v, 1, 1, u, ld, m0, count, shift);
+        tiled_body(v, 1, 1, u, ld, m0, count, w_shift);
     else if (v.border == 0)
-        tiled_body(v, 2, 0, u, ld, m0, count, shift);
+        tiled_body(v, 2, 0, u, ld, m0, count, w_shift);
     else
-        tiled_body(v, 2, 2, u, ld, m0, count, shift);
+        tiled_body(v, 2, 2, u, ld, m0, count, w_shift);
 }
 
-static size_t tile_bytes_for(int64_t n, int width)
+static size_t tile_bytes_for(const banded_view *v, int width)
 {
-    /* the tile plus x_b of each member (border <= BANDED_MAX_HALF_BANDWIDTH) */
-    return (size_t)(n + BANDED_MAX_HALF_BANDWIDTH) * (size_t)width * sizeof(double);
+    return ((size_t)(v->n + v->n_seg) * width + (size_t)width * (size_t)v->red_n +
+            (size_t)width * (size_t)v->border) *
+           sizeof(double);
 }
 
-extern "C" int cohort_cuda_banded_tile_width(int64_t n, size_t tile_bytes)
+extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_bytes)
 {
     if (tile_bytes == 0) tile_bytes = TILE_DEFAULT_BYTES;
     if (tile_bytes > TILE_MAX_BYTES) tile_bytes = TILE_MAX_BYTES;
-    for (int width = TILE_MAX_WIDTH; width >= TILE_MIN_WIDTH; width /= 2)
-        if (tile_bytes_for(n, width) <= tile_bytes) return width;
+    if (v->n_seg < 1 || v->n > INT32_MAX / TILE_THREADS) return 0;
+    int width = 1;
+    while (2 * width * v->n_seg <= TILE_THREADS) width *= 2;
+    for (; width >= TILE_MIN_WIDTH; width /= 2)
+        if (tile_bytes_for(v, width) <= tile_bytes) return width;
     return 0;
 }
 
@@ -307,13 +390,15 @@ extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, in
                                              int64_t m0, int64_t count,
                                              cohort_cuda_banded_path path, size_t tile_bytes)
 {
-    const int width = cohort_cuda_banded_tile_width(v->n, tile_bytes);
+    const int width = cohort_cuda_banded_tile_width(v, tile_bytes);
     if (path == COHORT_CUDA_BANDED_TILED && width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "no tile of >= %d members of n = %lld rows fits in %zu bytes",
-                           TILE_MIN_WIDTH, (long long)v->n, tile_bytes);
-    const int portable = path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
-                         (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH);
+                           "no tile of >= %d members of n = %lld rows (%d segments) fits in %zu "
+                           "bytes",
+                           TILE_MIN_WIDTH, (long long)v->n, v->n_seg, tile_bytes);
+    const int portable =
+        path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
+        (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH_PER_H * v->h);
     if (portable) {
         const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
         banded_portable_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*v, u, ld, m0, count);
@@ -329,8 +414,8 @@ extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, in
     int shift = 0;
     while ((1 << shift) < width) ++shift;
     const int64_t blocks = (count + width - 1) / width;
-    banded_tiled_kernel<<<(unsigned)blocks, TILE_THREADS, tile_bytes_for(v->n, width)>>>(
-        *v, u, ld, m0, count, shift);
+    banded_tiled_kernel<<<(unsigned)blocks, (unsigned)(width * v->n_seg),
+                          tile_bytes_for(v, width)>>>(*v, u, ld, m0, count, shift);
     COHORT_CUDA_CHECK_LAUNCH("banded_tiled_kernel");
     return COHORT_OK;
 }

@@ -24,12 +24,15 @@ void cohort_cuda_runtime_versions(char *buf, size_t len);
 /* The paths of the batched banded solve, for tests and benchmarks (the backend's banded_solve is
  * COHORT_CUDA_BANDED_AUTO):
  *  PORTABLE  one thread per system sweeping device memory in place (banded_system_solve): the
- *            forward sweep writes every row and the backward sweep reads it again;
- *  TILED     a block stages a tile of systems (all n rows x a power of two of members) through
- *            shared memory with coalesced loads, sweeps it on chip and writes it once, the
- *            periodic correction folded into that store: one read and one write per element;
- *  AUTO      TILED where a full 32-member tile fits the default budget (small n), PORTABLE
- *            otherwise (see bench-banded's table for where each wins). */
+ *            forward sweep writes every row and the backward sweep reads it again, so each
+ *            value crosses device memory four times;
+ *  TILED     a block stages a tile (all n rows x a power of two of members) in shared memory with
+ *            cp.async, solves it there through the partitioned form of the factor (one thread
+ *            per segment; banded_partitioned_band_solve is its sequential reference) and writes
+ *            it once, the periodic correction folded into that store: each value crosses device
+ *            memory twice, the least possible;
+ *  AUTO      TILED where a tile of >= 16 h members fits the default budget (measured to be where
+ *            it wins), PORTABLE otherwise. */
 typedef enum {
     COHORT_CUDA_BANDED_AUTO = 0,
     COHORT_CUDA_BANDED_PORTABLE = 1,
@@ -41,9 +44,9 @@ typedef enum {
 int cohort_cuda_banded_solve_path(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
                                   int64_t count, cohort_cuda_banded_path path, size_t tile_bytes);
 
-/* The number of members per tile that the TILED path uses for systems of n unknowns (0 when the
- * path falls back to PORTABLE). */
-int cohort_cuda_banded_tile_width(int64_t n, size_t tile_bytes);
+/* The number of members per tile that the TILED path uses for v at tile_bytes (0 when the path
+ * falls back to PORTABLE). */
+int cohort_cuda_banded_tile_width(const struct banded_view *v, size_t tile_bytes);
 
 #ifdef __cplusplus
 }

@@ -64,40 +64,60 @@ static double row_scale(const banded_factor *f, int64_t i)
     return s;
 }
 
-/* Gaussian elimination of T (rows [0, n_band)) in a (2h+1)-wide band, then the scaled rows. */
-static int factor_band(banded_factor *f, double *band)
+/* Gaussian elimination without pivoting of a band of `rows` rows and half-bandwidth hb, stored
+ * as band[i * (2hb+1) + hb + o] = M(i, i + o), then its coefficient rows for banded_band_solve
+ * (lower_1..hb, upper_1..hb scaled by 1/pivot, 1/pivot). A pivot must exceed BANDED_PIVOT_RTOL
+ * times scale[i] (the largest entry of row i of the matrix the band belongs to); `what` and
+ * row_offset name the rows in the message. */
+static int eliminate_band(double *band, int64_t rows, int hb, const double *scale,
+                          int64_t row_offset, const char *what, double *coef)
 {
-    const int h = f->view.h;
-    const int w = 2 * h + 1;
-    const int64_t nb = f->view.n_band;
-    for (int64_t i = 0; i < nb; ++i)
-        for (int o = -h; o <= h; ++o)
-            band[i * w + o + h] = (i + o >= 0 && i + o < nb) ? matrix_entry(f, i, i + o) : 0.0;
-    for (int64_t i = 0; i < nb; ++i) {
-        const double pivot = band[i * w + h], scale = row_scale(f, i);
-        if (!(fabs(pivot) > BANDED_PIVOT_RTOL * scale) || !isfinite(pivot))
+    const int w = 2 * hb + 1;
+    for (int64_t i = 0; i < rows; ++i) {
+        const double pivot = band[i * w + hb];
+        if (!(fabs(pivot) > BANDED_PIVOT_RTOL * scale[i]) || !isfinite(pivot))
             return COHORT_FAIL(COHORT_ERR_SINGULAR_PIVOT,
-                               "pivot %g at row %lld, whose largest entry is %g (threshold %g "
-                               "relative); the matrix needs pivoting or is singular",
-                               pivot, (long long)i, scale, BANDED_PIVOT_RTOL);
-        for (int r = 1; r <= h && i + r < nb; ++r) {
+                               "pivot %g at row %lld of %s, whose largest entry is %g (threshold "
+                               "%g relative); the matrix needs pivoting or is singular",
+                               pivot, (long long)(i + row_offset), what, scale[i],
+                               BANDED_PIVOT_RTOL);
+        for (int r = 1; r <= hb && i + r < rows; ++r) {
             double *target = band + (i + r) * w;
-            const double l = target[h - r] / pivot;
-            target[h - r] = l; /* the multiplier L(i + r, i) */
-            for (int k = 1; k <= h; ++k)
-                if (i + k < nb) target[h + k - r] -= l * band[i * w + h + k];
+            const double l = target[hb - r] / pivot;
+            target[hb - r] = l; /* the multiplier L(i + r, i) */
+            for (int k = 1; k <= hb; ++k)
+                if (i + k < rows) target[hb + k - r] -= l * band[i * w + hb + k];
         }
     }
-    double *coef = f->storage;
-    for (int64_t i = 0; i < nb; ++i) {
-        const double rpiv = 1.0 / band[i * w + h];
-        for (int k = 1; k <= h; ++k) {
-            coef[i * w + k - 1] = i - k >= 0 ? band[i * w + h - k] : 0.0;
-            coef[i * w + h + k - 1] = i + k < nb ? band[i * w + h + k] * rpiv : 0.0;
+    for (int64_t i = 0; i < rows; ++i) {
+        const double rpiv = 1.0 / band[i * w + hb];
+        for (int k = 1; k <= hb; ++k) {
+            coef[i * w + k - 1] = i - k >= 0 ? band[i * w + hb - k] : 0.0;
+            coef[i * w + hb + k - 1] = i + k < rows ? band[i * w + hb + k] * rpiv : 0.0;
         }
-        coef[i * w + 2 * h] = rpiv;
+        coef[i * w + 2 * hb] = rpiv;
     }
     return COHORT_OK;
+}
+
+/* The band of T restricted to rows and columns [first, last), and its rows' scales. */
+static void gather_band(const banded_factor *f, int64_t first, int64_t last, double *band,
+                        double *scale)
+{
+    const int h = f->view.h, w = 2 * h + 1;
+    for (int64_t i = first; i < last; ++i) {
+        for (int o = -h; o <= h; ++o)
+            band[(i - first) * w + o + h] =
+                (i + o >= first && i + o < last) ? matrix_entry(f, i, i + o) : 0.0;
+        scale[i - first] = row_scale(f, i);
+    }
+}
+
+/* The LU of T, rows [0, n_band). */
+static int factor_band(banded_factor *f, double *band, double *scale)
+{
+    gather_band(f, 0, f->view.n_band, band, scale);
+    return eliminate_band(band, f->view.n_band, f->view.h, scale, 0, "the band", f->storage);
 }
 
 /* Spikes Q = T^{-1} B, the border rows C, and (D - C Q)^{-1}. */
@@ -110,7 +130,7 @@ static int factor_border(banded_factor *f, double *work)
     v->coef = f->storage;
     for (int j = 0; j < bw; ++j) {
         for (int64_t i = 0; i < nb; ++i) work[i] = matrix_entry(f, i, nb + j);
-        banded_band_solve(v, v->h, work, 1);
+        banded_band_solve(v->coef, nb, v->h, work, 1);
         for (int64_t i = 0; i < nb; ++i) spike[i * bw + j] = work[i];
     }
     /* columns of T that the border rows touch: the band's end and the wrapped corners */
@@ -158,6 +178,73 @@ static int factor_border(banded_factor *f, double *work)
     return COHORT_OK;
 }
 
+/* Segments of a power-of-two length near sqrt(2 h n_band), so that a segment's sweeps and the
+ * reduced system's sweeps are about equally long; at least 8 rows (>= 2h, so a segment's top and
+ * bottom tips never overlap); a single segment when n_band < 2 seg_len. */
+static void partition_layout(int64_t nb, int h, int *seg_len, int *n_seg)
+{
+    const double target = sqrt(2.0 * h * (double)nb);
+    int len = 8;
+    while (len < target) len *= 2;
+    *seg_len = len;
+    *n_seg = nb >= 2 * (int64_t)len ? (int)(nb / len) : 1;
+}
+
+/* The partitioned form (banded_numerics.h): each segment's LU, its spikes, and the LU of the
+ * reduced system. Storage for it follows coef and Q. */
+static int factor_partition(banded_factor *f, double *band, double *scale, double *vec)
+{
+    banded_view *v = &f->view;
+    const int h = v->h, w = 2 * h + 1, hr = 3 * h - 1, wr = 2 * hr + 1, P = v->n_seg;
+    const int64_t nb = v->n_band, nr = 2 * (int64_t)h * P;
+    if (P < 2) {
+        v->seg_coef = v->coef;
+        return COHORT_OK;
+    }
+    double *seg_coef = f->storage + (size_t)nb * (size_t)(w + v->border);
+    double *seg_spike = seg_coef + (size_t)nb * (size_t)w;
+    double *red_coef = seg_spike + (size_t)nb * (size_t)(2 * h);
+    v->seg_coef = seg_coef;
+    v->seg_spike = seg_spike;
+    for (int p = 0; p < P; ++p) {
+        const int64_t start = banded_segment_start(v, p), end = banded_segment_end(v, p);
+        gather_band(f, start, end, band, scale);
+        COHORT_CALL(eliminate_band(band, end - start, h, scale, start, "a segment block",
+                                   seg_coef + start * w));
+        for (int k = 0; k < 2 * h; ++k) { /* V columns (k < h), then W columns */
+            for (int64_t i = start; i < end; ++i) {
+                const int64_t col = k < h ? end + k : start - h + (k - h);
+                const int coupled = k < h ? p + 1 < P : p > 0;
+                vec[i - start] = coupled ? matrix_entry(f, i, col) : 0.0;
+            }
+            banded_band_solve(seg_coef + start * w, end - start, h, vec, 1);
+            for (int64_t i = start; i < end; ++i) seg_spike[i * 2 * h + k] = vec[i - start];
+        }
+    }
+    /* R z = tips: row of tip t of segment p at 2hp + t (t < h top, else bottom) */
+    for (int64_t i = 0; i < nr * wr; ++i) band[i] = 0.0;
+    for (int p = 0; p < P; ++p) {
+        const int64_t start = banded_segment_start(v, p), end = banded_segment_end(v, p);
+        for (int t = 0; t < 2 * h; ++t) {
+            const int64_t row = t < h ? start + t : end - h + (t - h), idx = 2 * h * p + t;
+            band[idx * wr + hr] = 1.0;
+            for (int k = 0; k < h; ++k) {
+                const int64_t next = 2 * h * (int64_t)(p + 1) + k;
+                const int64_t prev = 2 * h * (int64_t)(p - 1) + h + k;
+                if (p + 1 < P) band[idx * wr + hr + (next - idx)] += seg_spike[row * 2 * h + k];
+                if (p > 0) band[idx * wr + hr + (prev - idx)] += seg_spike[row * 2 * h + h + k];
+            }
+            scale[idx] = 0.0;
+            for (int o = 0; o < wr; ++o) scale[idx] = fmax(scale[idx], fabs(band[idx * wr + o]));
+        }
+    }
+    COHORT_CALL(eliminate_band(band, nr, hr, scale, 0, "the reduced system", red_coef));
+    v->red_coef = red_coef;
+    v->red_n = nr;
+    v->red_h = hr;
+    return COHORT_OK;
+}
+
 int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int periodic,
                         banded_factor **out)
 {
@@ -173,36 +260,54 @@ int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int pe
 
     banded_factor *f = calloc(1, sizeof *f);
     if (!f) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "banded_factor");
+    banded_view *v = &f->view;
     f->periodic = periodic != 0;
-    f->view.n = n;
-    f->view.h = h;
-    f->view.border = f->periodic ? h : 0;
-    f->view.n_band = n - f->view.border;
-    const int64_t nb = f->view.n_band;
-    f->storage_len = (size_t)nb * (size_t)(2 * h + 1 + f->view.border);
+    v->n = n;
+    v->h = h;
+    v->border = f->periodic ? h : 0;
+    v->n_band = n - v->border;
+    const int64_t nb = v->n_band;
+    const int w = 2 * h + 1, wr = 2 * (3 * h - 1) + 1;
+    partition_layout(nb, h, &v->seg_len, &v->n_seg);
+    const int64_t nr = v->n_seg > 1 ? 2 * (int64_t)h * v->n_seg : 0;
+    f->storage_len = (size_t)nb * (size_t)(w + v->border) +
+                     (v->n_seg > 1 ? (size_t)nb * (size_t)(w + 2 * h) + (size_t)(nr * wr) : 0);
     f->storage = calloc(f->storage_len, sizeof(double));
-    f->original = malloc((size_t)(2 * h + 1) * (size_t)n * sizeof(double));
-    double *work = malloc((size_t)n * (size_t)(2 * h + 1) * sizeof(double));
+    f->original = malloc((size_t)w * (size_t)n * sizeof(double));
+    const int64_t rows = nb > nr ? nb : nr;
+    double *band = malloc((size_t)rows * (size_t)wr * sizeof(double));
+    double *scale = malloc((size_t)rows * sizeof(double));
+    double *vec = malloc((size_t)n * sizeof(double));
     int rc = COHORT_OK;
-    if (!f->storage || !f->original || !work) {
+    if (!f->storage || !f->original || !band || !scale || !vec) {
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "banded factor of n = %lld", (long long)n);
-        goto fail;
+        goto done;
     }
-    for (int o = 0; o <= 2 * h; ++o) {
+    for (int o = 0; o < w; ++o) {
         for (int64_t i = 0; i < n; ++i)
             f->original[(size_t)o * (size_t)n + (size_t)i] =
                 entry_is_used(n, f->periodic, i, o - h) ? diagonals[o][i] : 0.0;
     }
-    COHORT_CALL_GOTO(rc, fail, factor_band(f, work));
-    f->view.coef = f->storage;
-    if (f->periodic) COHORT_CALL_GOTO(rc, fail, factor_border(f, work));
-    free(work);
+    COHORT_CALL_GOTO(rc, done, factor_band(f, band, scale));
+    v->coef = f->storage;
+    if (f->periodic) COHORT_CALL_GOTO(rc, done, factor_border(f, vec));
+    if (factor_partition(f, band, scale, vec) != COHORT_OK) {
+        /* not an error: the matrix is solved, only without the partitioned fast path */
+        v->n_seg = 0;
+        v->seg_coef = v->seg_spike = v->red_coef = NULL;
+        v->red_n = 0;
+        cohort_error_clear();
+    }
+done:
+    free(band);
+    free(scale);
+    free(vec);
+    if (rc != COHORT_OK) {
+        banded_factor_free(f);
+        return rc;
+    }
     *out = f;
     return COHORT_OK;
-fail:
-    free(work);
-    banded_factor_free(f);
-    return rc;
 }
 
 int banded_tri_factor_alloc(int64_t n, const double *sub, const double *diag, const double *super,

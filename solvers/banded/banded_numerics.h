@@ -29,7 +29,12 @@
 extern "C" {
 #endif
 
-enum { BANDED_MAX_HALF_BANDWIDTH = 2, BANDED_MAX_BORDER_COLS = 2 * BANDED_MAX_HALF_BANDWIDTH };
+enum {
+    BANDED_MAX_HALF_BANDWIDTH = 2,
+    BANDED_MAX_BORDER_COLS = 2 * BANDED_MAX_HALF_BANDWIDTH,
+    /* the reduced system of the partitioned solve couples segment tips with half-bandwidth 3h-1 */
+    BANDED_MAX_CARRY = 3 * BANDED_MAX_HALF_BANDWIDTH - 1
+};
 
 /* What a solve needs, by value (it is a kernel parameter): sizes, the small border blocks, and
  * pointers to the O(N) factor arrays in the memory of the backend that solves. */
@@ -44,61 +49,79 @@ typedef struct banded_view {
     double schur_inv[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH]; /* (D - C Q)^{-1} */
     const double *coef;  /* n_band rows of 2h+1: lower_1..h, upper_1..h, 1/pivot */
     const double *spike; /* n_band rows of `border`: Q = T^{-1} B */
+    /* The partitioned form of T (SPIKE), for solvers that sweep segments in parallel: T is cut
+     * into n_seg segments of seg_len rows (the last has seg_len..2 seg_len - 1); each diagonal
+     * block D_p has its own LU; with the spikes V_p (D_p^{-1} times T's coupling to the next
+     * segment's first h unknowns) and W_p (to the previous segment's last h unknowns),
+     *     x_p = D_p^{-1} d_p - V_p top(x_{p+1}) - W_p bottom(x_{p-1}),
+     * and those relations at the tips (the first and last h rows of every segment) form the
+     * reduced system R z = tips(D^{-1} d), banded with half-bandwidth 3h - 1, unit diagonal.
+     * n_seg = 0 where the partition does not exist (a block or R would need pivoting). */
+    int seg_len, n_seg, red_h;
+    int64_t red_n;           /* 2 h n_seg tips */
+    const double *seg_coef;  /* n_band rows of 2h+1: the LU of each D_p, laid out as coef */
+    const double *seg_spike; /* n_band rows of 2h: V (h columns) then W (h columns) */
+    const double *red_coef;  /* red_n rows of 2 red_h + 1: the LU of R */
 } banded_view;
 
-/* Forward elimination of one row: y_i = d_i - lower_2 y_{i-2} - lower_1 y_{i-1}. The factor stores
- * lower_k = 0 where i - k < 0, so the first rows need no special case when the missing y are 0.
- * The most recent value y_{i-1} is subtracted last: the chain from row to row is one
- * multiply-add. */
-COHORT_HD double banded_forward_value(const double *coef_row, int h, double d, double y1, double y2)
+/* Forward elimination of one row of a band LU of half-bandwidth hb:
+ *     y_i = d_i - sum_k lower_k(i) y_{i-k},   prev[k-1] = y_{i-k}.
+ * The factor stores lower_k = 0 where i - k < 0, so the first rows need no special case when the
+ * missing values are 0. The most recent value y_{i-1} is subtracted last: the chain from row to
+ * row is one multiply-add. The tridiagonal and pentadiagonal sweeps of the seed (003, eq. 1-6 and
+ * Sec. 4.1) are the cases hb = 1 and hb = 2. */
+COHORT_HD double banded_forward_value(const double *coef_row, int hb, double d, const double *prev)
 {
     double acc = d;
-    if (h == 2) acc -= coef_row[1] * y2;
-    return acc - coef_row[0] * y1;
+    for (int k = hb; k >= 1; --k) acc -= coef_row[k - 1] * prev[k - 1];
+    return acc;
 }
 
-/* Back substitution of one row: x_i = y_i / U(i,i) - upper_2 x_{i+2} - upper_1 x_{i+1}, with
- * upper_k = 0 where i + k >= n_band. */
-COHORT_HD double banded_backward_value(const double *coef_row, int h, double y, double x1,
-                                       double x2)
+/* Back substitution of one row: x_i = y_i / U(i,i) - sum_k upper_k(i) x_{i+k}, next[k-1] =
+ * x_{i+k}, with upper_k = 0 where i + k is past the last row. */
+COHORT_HD double banded_backward_value(const double *coef_row, int hb, double y, const double *next)
 {
-    double acc = y * coef_row[2 * h];
-    if (h == 2) acc -= coef_row[h + 1] * x2;
-    return acc - coef_row[h] * x1;
+    double acc = y * coef_row[2 * hb];
+    for (int k = hb; k >= 1; --k) acc -= coef_row[hb + k - 1] * next[k - 1];
+    return acc;
 }
 
-/* p = T^{-1} d on rows [0, n_band) of one system, in place, carrying the previous rows in
- * registers. h is passed as a literal by the callers so that the branches on it fold away. */
-COHORT_HD void banded_band_solve(const banded_view *v, int h, double *x, int64_t s)
+/* The registers that carry the last hb values of a sweep: carry[0] is the most recent. */
+COHORT_HD void banded_carry_push(double *carry, int hb, double value)
 {
-    const int64_t nb = v->n_band;
-    const int stride = 2 * h + 1;
-    double y1 = 0.0, y2 = 0.0;
-    for (int64_t i = 0; i < nb; ++i) {
-        const double y = banded_forward_value(v->coef + i * stride, h, x[i * s], y1, y2);
+    for (int k = hb - 1; k >= 1; --k) carry[k] = carry[k - 1];
+    carry[0] = value;
+}
+
+/* Solves a band LU (rows of 2hb+1 coefficients) in place on x[0], x[s], ..., carrying the
+ * previous rows in registers. hb is passed as a literal by the callers so that the loops over k
+ * unroll and the carries stay in registers. */
+COHORT_HD void banded_band_solve(const double *coef, int64_t rows, int hb, double *x, int64_t s)
+{
+    const int stride = 2 * hb + 1;
+    double carry[BANDED_MAX_CARRY] = {0.0};
+    for (int64_t i = 0; i < rows; ++i) {
+        const double y = banded_forward_value(coef + i * stride, hb, x[i * s], carry);
         x[i * s] = y;
-        y2 = y1;
-        y1 = y;
+        banded_carry_push(carry, hb, y);
     }
-    double x1 = 0.0, x2 = 0.0;
-    for (int64_t i = nb - 1; i >= 0; --i) {
-        const double xi = banded_backward_value(v->coef + i * stride, h, x[i * s], x1, x2);
+    for (int k = 0; k < BANDED_MAX_CARRY; ++k) carry[k] = 0.0;
+    for (int64_t i = rows - 1; i >= 0; --i) {
+        const double xi = banded_backward_value(coef + i * stride, hb, x[i * s], carry);
         x[i * s] = xi;
-        x2 = x1;
-        x1 = xi;
+        banded_carry_push(carry, hb, xi);
     }
 }
 
-/* Periodic systems, after banded_band_solve: the border unknowns x_b = S^{-1} (d_b - C p).
- * Reads p at the border columns and d_b in rows [n_band, n). */
-COHORT_HD void banded_border_values(const banded_view *v, int border, const double *x, int64_t s,
-                                    double xb[BANDED_MAX_HALF_BANDWIDTH])
+/* Periodic systems: the border unknowns x_b = S^{-1} (d_b - C p), from p at the border columns
+ * (p_cols[c] = p[border_col[c]]) and the border rows' right-hand sides d_b. */
+COHORT_HD void banded_border_values(const banded_view *v, int border, const double *p_cols,
+                                    const double *d_b, double xb[BANDED_MAX_HALF_BANDWIDTH])
 {
     double r[BANDED_MAX_HALF_BANDWIDTH];
     for (int j = 0; j < border; ++j) {
-        double acc = x[(v->n_band + j) * s];
-        for (int c = 0; c < v->n_border_cols; ++c)
-            acc -= v->border_coef[j][c] * x[v->border_col[c] * s];
+        double acc = d_b[j];
+        for (int c = 0; c < v->n_border_cols; ++c) acc -= v->border_coef[j][c] * p_cols[c];
         r[j] = acc;
     }
     for (int j = 0; j < border; ++j) {
@@ -108,24 +131,108 @@ COHORT_HD void banded_border_values(const banded_view *v, int border, const doub
     }
 }
 
-/* Periodic systems: x_i = p_i - (Q x_b)_i for a row i < n_band. */
-COHORT_HD double banded_border_correct(const banded_view *v, int border, int64_t i, double p_i,
+/* Periodic systems: x_i = p_i - (Q x_b)_i for a row i < n_band; q_row = spike + i * border. */
+COHORT_HD double banded_border_correct(const double *q_row, int border, double p_i,
                                        const double xb[BANDED_MAX_HALF_BANDWIDTH])
 {
-    for (int j = 0; j < border; ++j) p_i -= v->spike[i * border + j] * xb[j];
+    for (int j = 0; j < border; ++j) p_i -= q_row[j] * xb[j];
     return p_i;
+}
+
+/* Periodic systems, once p = T^{-1} d_t is in rows [0, n_band) of x: x_b from p and d_b. */
+COHORT_HD void banded_border_solve(const banded_view *v, int border, const double *x, int64_t s,
+                                   double xb[BANDED_MAX_HALF_BANDWIDTH])
+{
+    double p_cols[BANDED_MAX_BORDER_COLS], d_b[BANDED_MAX_HALF_BANDWIDTH];
+    for (int c = 0; c < v->n_border_cols; ++c) p_cols[c] = x[v->border_col[c] * s];
+    for (int j = 0; j < border; ++j) d_b[j] = x[(v->n_band + j) * s];
+    banded_border_values(v, border, p_cols, d_b, xb);
+}
+
+/* The periodic closure of one system after its band solve: x_b, then x_t = p - Q x_b. */
+COHORT_HD void banded_border_close(const banded_view *v, int border, double *x, int64_t s)
+{
+    double xb[BANDED_MAX_HALF_BANDWIDTH];
+    banded_border_solve(v, border, x, s, xb);
+    for (int64_t i = 0; i < v->n_band; ++i)
+        x[i * s] = banded_border_correct(v->spike + i * border, border, x[i * s], xb);
+    for (int j = 0; j < border; ++j) x[(v->n_band + j) * s] = xb[j];
 }
 
 /* One whole system, in place: the portable path (and the reference for the fast paths). */
 COHORT_HD void banded_system_solve(const banded_view *v, int h, int border, double *x, int64_t s)
 {
-    banded_band_solve(v, h, x, s);
-    if (border == 0) return;
-    double xb[BANDED_MAX_HALF_BANDWIDTH];
-    banded_border_values(v, border, x, s, xb);
-    for (int64_t i = 0; i < v->n_band; ++i)
-        x[i * s] = banded_border_correct(v, border, i, x[i * s], xb);
-    for (int j = 0; j < border; ++j) x[(v->n_band + j) * s] = xb[j];
+    banded_band_solve(v->coef, v->n_band, h, x, s);
+    if (border) banded_border_close(v, border, x, s);
+}
+
+/* ---- the partitioned (SPIKE) form: segment p covers rows [start, end) of T ---- */
+
+COHORT_HD int64_t banded_segment_start(const banded_view *v, int p)
+{
+    return (int64_t)p * v->seg_len;
+}
+
+COHORT_HD int64_t banded_segment_end(const banded_view *v, int p)
+{
+    return p == v->n_seg - 1 ? v->n_band : (int64_t)(p + 1) * v->seg_len;
+}
+
+/* After the local solve of segment p (x at its first row, stride s): its tips into the reduced
+ * right-hand side (stride ts), top tip k at 2hp + k and bottom tip k at 2hp + h + k. */
+COHORT_HD void banded_segment_tips(const banded_view *v, int h, int p, const double *x, int64_t s,
+                                   double *tips, int64_t ts)
+{
+    const int64_t len = banded_segment_end(v, p) - banded_segment_start(v, p);
+    for (int k = 0; k < h; ++k) {
+        tips[(2 * h * p + k) * ts] = x[k * s];
+        tips[(2 * h * p + h + k) * ts] = x[(len - h + k) * s];
+    }
+}
+
+/* After the reduced solve: the solved tips that segment p's correction needs, the next segment's
+ * top (0 past the last) and the previous segment's bottom (0 before the first). */
+COHORT_HD void banded_segment_neighbours(const banded_view *v, int h, int p, const double *tips,
+                                         int64_t ts, double next_top[BANDED_MAX_HALF_BANDWIDTH],
+                                         double prev_bottom[BANDED_MAX_HALF_BANDWIDTH])
+{
+    for (int k = 0; k < h; ++k) {
+        next_top[k] = p + 1 < v->n_seg ? tips[(2 * h * (p + 1) + k) * ts] : 0.0;
+        prev_bottom[k] = p > 0 ? tips[(2 * h * (p - 1) + h + k) * ts] : 0.0;
+    }
+}
+
+/* x_i = (D_p^{-1} d_p)_i - V_p(i) top(x_{p+1}) - W_p(i) bottom(x_{p-1}) for row i of T, with
+ * spike_row = seg_spike + 2h i (the spikes of the first and last segment are 0 where they have no
+ * neighbour). */
+COHORT_HD double banded_segment_correct(const double *spike_row, int h, double g,
+                                        const double *next_top, const double *prev_bottom)
+{
+    for (int k = 0; k < h; ++k) g -= spike_row[k] * next_top[k] + spike_row[h + k] * prev_bottom[k];
+    return g;
+}
+
+/* T^{-1} d of one system through the partition, in place (tips: red_n doubles of workspace): the
+ * sequential form of what the CUDA tiled kernel does with one thread per segment, and its
+ * reference in the cpu tests. With one segment, tips is not touched (red_n = 0). */
+COHORT_HD void banded_partitioned_band_solve(const banded_view *v, int h, double *x, int64_t s,
+                                             double *tips)
+{
+    const int stride = 2 * h + 1;
+    for (int p = 0; p < v->n_seg; ++p) {
+        const int64_t start = banded_segment_start(v, p), end = banded_segment_end(v, p);
+        banded_band_solve(v->seg_coef + start * stride, end - start, h, x + start * s, s);
+        if (v->n_seg > 1) banded_segment_tips(v, h, p, x + start * s, s, tips, 1);
+    }
+    if (v->n_seg < 2) return;
+    banded_band_solve(v->red_coef, v->red_n, 3 * h - 1, tips, 1);
+    for (int p = 0; p < v->n_seg; ++p) {
+        double next_top[BANDED_MAX_HALF_BANDWIDTH], prev_bottom[BANDED_MAX_HALF_BANDWIDTH];
+        banded_segment_neighbours(v, h, p, tips, 1, next_top, prev_bottom);
+        for (int64_t i = banded_segment_start(v, p); i < banded_segment_end(v, p); ++i)
+            x[i * s] = banded_segment_correct(v->seg_spike + i * 2 * h, h, x[i * s], next_top,
+                                              prev_bottom);
+    }
 }
 
 #ifdef __cplusplus

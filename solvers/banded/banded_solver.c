@@ -10,6 +10,12 @@ struct banded_solver {
     void *device_storage;
 };
 
+/* A pointer into the host factor's storage, moved to the same place in the device copy. */
+static const double *rebase(const double *p, const double *host_base, const double *device_base)
+{
+    return p ? device_base + (p - host_base) : NULL;
+}
+
 int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, banded_solver **out)
 {
     if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
@@ -23,8 +29,12 @@ int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, b
     int rc;
     COHORT_CALL_GOTO(rc, fail, backend->alloc(&s->device_storage, bytes));
     COHORT_CALL_GOTO(rc, fail, backend->copy_to_device(s->device_storage, s->view.coef, bytes));
-    s->view.coef = (const double *)s->device_storage;
-    s->view.spike = s->view.border ? s->view.coef + s->view.n_band * (2 * s->view.h + 1) : NULL;
+    const double *host = banded_factor_view(f)->coef, *device = (const double *)s->device_storage;
+    s->view.coef = rebase(s->view.coef, host, device);
+    s->view.spike = rebase(s->view.spike, host, device);
+    s->view.seg_coef = rebase(s->view.seg_coef, host, device);
+    s->view.seg_spike = rebase(s->view.seg_spike, host, device);
+    s->view.red_coef = rebase(s->view.red_coef, host, device);
     *out = s;
     return COHORT_OK;
 fail:
