@@ -13,6 +13,7 @@ extern "C" {
 #endif
 
 struct banded_view;
+struct model1d_rhs;
 
 typedef enum { COHORT_BACKEND_CPU = 0, COHORT_BACKEND_CUDA = 1 } cohort_backend_kind;
 
@@ -32,6 +33,12 @@ typedef struct cohort_backend {
     /* Batched operations. Arguments are validated by the caller (banded_solver_solve). */
     int (*banded_solve)(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
                         int64_t count);
+    /* f = the explicit right-hand side of a 1D periodic model (model1d_numerics.h) of u, n points
+     * per member, members [m0, m0 + count), u holding each member's deviation from mean[m] and
+     * the deviation's own mean projected out (mean = NULL: u is the field, nothing projected);
+     * u and f do not overlap. */
+    int (*model1d_rhs)(const struct model1d_rhs *r, const double *u, double *f, const double *mean,
+                       int64_t n, int64_t ld, int64_t m0, int64_t count);
 } cohort_backend;
 
 extern const cohort_backend cohort_backend_cpu;

@@ -15,6 +15,7 @@
 
 #include "backend/cohort_error.h"
 #include "banded/banded_numerics.h"
+#include "models/model1d_numerics.h"
 
 /* 32 members = 256 bytes of each row: four cache lines, a whole vector loop. */
 enum { CPU_MEMBER_BLOCK = 32 };
@@ -137,6 +138,34 @@ static int cpu_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t
     return COHORT_OK;
 }
 
+static int cpu_model1d_rhs(const model1d_rhs *r, const double *u, double *f, const double *mean,
+                           int64_t n, int64_t ld, int64_t m0, int64_t count)
+{
+    double *drift = NULL; /* each member's mean of u, projected out (model1d_rhs_point) */
+    if (mean) {
+        drift = calloc((size_t)count, sizeof *drift);
+        if (!drift) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld drifts", (long long)count);
+#pragma omp parallel for schedule(static)
+        for (int64_t m = m0; m < m0 + count; ++m) drift[m - m0] = model1d_member_mean(u + m, n, ld);
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const double *row[5];
+        for (int k = 0; k < 5; ++k) {
+            int64_t j = i + k - 2;
+            j = j < 0 ? j + n : (j >= n ? j - n : j);
+            row[k] = u + j * ld;
+        }
+        double *out = f + i * ld;
+        for (int64_t m = m0; m < m0 + count; ++m) {
+            const double c[5] = {row[0][m], row[1][m], row[2][m], row[3][m], row[4][m]};
+            out[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0);
+        }
+    }
+    free(drift);
+    return COHORT_OK;
+}
+
 const cohort_backend cohort_backend_cpu = {
     .name = "cpu",
     .kind = COHORT_BACKEND_CPU,
@@ -150,4 +179,5 @@ const cohort_backend cohort_backend_cpu = {
     .fill = cpu_fill,
     .synchronize = cpu_synchronize,
     .banded_solve = cpu_banded_solve,
+    .model1d_rhs = cpu_model1d_rhs,
 };

@@ -9,6 +9,7 @@
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
 #include "banded/banded_numerics.h"
+#include "models/model1d_numerics.h"
 
 #define COHORT_CUDA_CHECK(expr)                                                                    \
     do {                                                                                           \
@@ -425,8 +426,44 @@ static int cuda_banded_solve(const banded_view *v, double *u, int64_t ld, int64_
     return cohort_cuda_banded_solve_path(v, u, ld, m0, count, COHORT_CUDA_BANDED_AUTO, 0);
 }
 
+/* ---- 1D model right-hand sides: one thread per member, a window of five rows in registers, so
+ * each value of u is read once ---- */
+
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    model1d_rhs_kernel(model1d_rhs r, const double *__restrict__ u, double *__restrict__ f,
+                       const double *__restrict__ mean, int64_t n, int64_t ld, int64_t m0,
+                       int64_t count)
+{
+    const int64_t m = m0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m >= m0 + count) return;
+    const double mu = mean ? mean[m] : 0.0;
+    const double drift = mean ? model1d_member_mean(u + m, n, ld) : 0.0; /* projected out */
+    if (n < 5) { /* the window would wrap onto itself: index each neighbour */
+        for (int64_t i = 0; i < n; ++i)
+            f[i * ld + m] = model1d_rhs_at(&r, u + m, n, ld, i, mu, drift);
+        return;
+    }
+    double c[5] = {u[(n - 2) * ld + m], u[(n - 1) * ld + m], u[m], u[ld + m], u[2 * ld + m]};
+    const double first = c[2], second = c[3];
+    for (int64_t i = 0; i < n; ++i) {
+        f[i * ld + m] = model1d_rhs_point(&r, c, mu, drift);
+        for (int k = 0; k < 4; ++k) c[k] = c[k + 1];
+        const int64_t next = i + 3;
+        c[4] = next < n ? __ldcs(u + next * ld + m) : (next == n ? first : second);
+    }
+}
+
+static int cuda_model1d_rhs(const model1d_rhs *r, const double *u, double *f, const double *mean,
+                            int64_t n, int64_t ld, int64_t m0, int64_t count)
+{
+    const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+    model1d_rhs_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*r, u, f, mean, n, ld, m0, count);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
+    return COHORT_OK;
+}
+
 extern "C" const cohort_backend cohort_backend_cuda = {
-    "cuda",           COHORT_BACKEND_CUDA, cuda_describe,       cuda_mem_info,
-    cuda_alloc,       cuda_release,        cuda_copy_to_device, cuda_copy_to_host,
-    cuda_copy_within, cuda_fill,           cuda_synchronize,    cuda_banded_solve,
+    "cuda",           COHORT_BACKEND_CUDA, cuda_describe,     cuda_mem_info,    cuda_alloc,
+    cuda_release,     cuda_copy_to_device, cuda_copy_to_host, cuda_copy_within, cuda_fill,
+    cuda_synchronize, cuda_banded_solve,   cuda_model1d_rhs,
 };

@@ -1,0 +1,117 @@
+#include "models/model1d.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+
+struct model1d_stepper {
+    const cohort_backend *backend;
+    model1d_params params;
+    model1d_rhs rhs;
+    banded_factor *factor;
+    banded_solver *solver;
+};
+
+static int positive(double v)
+{
+    return isfinite(v) && v > 0.0;
+}
+
+int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p,
+                          model1d_stepper **out)
+{
+    if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (!backend || !p) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend and params needed");
+    if (!positive(p->dt) || !positive(p->length))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "dt = %g and length = %g must be > 0",
+                           p->dt, p->length);
+    const int cahn_hilliard = p->kind == MODEL1D_CAHN_HILLIARD;
+    if (p->kind != MODEL1D_DIFFUSION && p->kind != MODEL1D_HYPERDIFFUSION && !cahn_hilliard)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "unknown 1D model kind %d", (int)p->kind);
+    if (!positive(cahn_hilliard ? p->gamma : p->alpha))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%s = %g must be > 0",
+                           cahn_hilliard ? "gamma" : "alpha", cahn_hilliard ? p->gamma : p->alpha);
+    if (p->n < 1) return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "n = %lld", (long long)p->n);
+
+    model1d_stepper *s = calloc(1, sizeof *s);
+    if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "model1d_stepper");
+    s->backend = backend;
+    s->params = *p;
+    const int64_t n = p->n;
+    const double dx = p->length / (double)n;
+    double *d[5] = {NULL};
+    int rc = COHORT_OK;
+    for (int k = 0; k < 5; ++k)
+        if (!(d[k] = malloc((size_t)n * sizeof(double))))
+            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld", (long long)n);
+    if (rc) goto done;
+    if (p->kind == MODEL1D_DIFFUSION) {
+        /* eq. 9-11 with alpha: sigma = alpha dt / (2 dx^2) */
+        const double sigma = p->alpha * p->dt / (2.0 * dx * dx);
+        for (int64_t i = 0; i < n; ++i)
+            d[0][i] = -sigma, d[1][i] = 1.0 + 2.0 * sigma, d[2][i] = -sigma;
+        const double w[5] = {0.0, sigma, 1.0 - 2.0 * sigma, sigma, 0.0};
+        for (int k = 0; k < 5; ++k) s->rhs.weight[k] = w[k];
+        COHORT_CALL_GOTO(rc, done, banded_tri_factor_alloc(n, d[0], d[1], d[2], 1, &s->factor));
+    } else {
+        /* hyperdiffusion: eq. 17-19, sigma = alpha dt / (2 dx^4), both sides of Crank-Nicolson;
+         * ch1d: eq. 24-26, sigma = gamma dt / dx^4 implicit, dt delta_x^2 (C^3 - C) explicit */
+        const double dx4 = dx * dx * dx * dx;
+        const double sigma = cahn_hilliard ? p->gamma * p->dt / dx4 : p->alpha * p->dt / (2 * dx4);
+        for (int64_t i = 0; i < n; ++i) {
+            d[0][i] = d[4][i] = sigma;
+            d[1][i] = d[3][i] = -4.0 * sigma;
+            d[2][i] = 1.0 + 6.0 * sigma;
+        }
+        const double cn[5] = {-sigma, 4.0 * sigma, 1.0 - 6.0 * sigma, 4.0 * sigma, -sigma};
+        const double identity[5] = {0.0, 0.0, 1.0, 0.0, 0.0};
+        for (int k = 0; k < 5; ++k) s->rhs.weight[k] = cahn_hilliard ? identity[k] : cn[k];
+        s->rhs.nonlinear = cahn_hilliard ? p->dt / (dx * dx) : 0.0;
+        COHORT_CALL_GOTO(rc, done,
+                         banded_penta_factor_alloc(n, d[0], d[1], d[2], d[3], d[4], 1, &s->factor));
+    }
+    COHORT_CALL_GOTO(rc, done, banded_solver_alloc(backend, s->factor, &s->solver));
+done:
+    for (int k = 0; k < 5; ++k) free(d[k]);
+    if (rc != COHORT_OK) {
+        model1d_stepper_free(s);
+        return rc;
+    }
+    *out = s;
+    return COHORT_OK;
+}
+
+void model1d_stepper_free(model1d_stepper *s)
+{
+    if (!s) return;
+    banded_solver_free(s->solver);
+    banded_factor_free(s->factor);
+    free(s);
+}
+
+const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s)
+{
+    return &s->rhs;
+}
+
+int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
+                 int64_t ld, int64_t m0, int64_t count)
+{
+    if (!s || !state || !scratch || !*state || !*scratch)
+        return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
+    if (ld < 1 || count < 1)
+        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld", (long long)ld,
+                           (long long)count);
+    if (m0 < 0 || m0 > ld - count)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
+                           (long long)m0, (long long)count, (long long)ld);
+    COHORT_CALL(
+        s->backend->model1d_rhs(&s->rhs, *state, *scratch, mean, s->params.n, ld, m0, count));
+    COHORT_CALL(banded_solver_solve(s->solver, *scratch, ld, m0, count));
+    double *t = *state;
+    *state = *scratch;
+    *scratch = t;
+    return COHORT_OK;
+}

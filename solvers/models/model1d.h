@@ -1,0 +1,54 @@
+/* One time step of the 1D periodic models for a batch of members: the explicit right-hand side
+ * (model1d_numerics.h) on a backend, then the shared-LHS banded solve. Interleaved layout,
+ * u[i * ld + m]; sub-batches [m0, m0 + count) as in banded.h. */
+#ifndef COHORT_MODEL1D_H
+#define COHORT_MODEL1D_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "banded/banded.h"
+#include "models/model1d_numerics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    MODEL1D_DIFFUSION = 0,      /* C_t = alpha C_xx */
+    MODEL1D_HYPERDIFFUSION = 1, /* C_t = -alpha C_xxxx */
+    MODEL1D_CAHN_HILLIARD = 2   /* C_t = (C^3 - C - gamma C_xx)_xx */
+} model1d_kind;
+
+typedef struct model1d_params {
+    model1d_kind kind;
+    int64_t n;     /* grid points on the periodic domain, dx = length / n */
+    double length; /* domain length */
+    double dt;
+    double alpha; /* diffusion1d, hyperdiffusion1d */
+    double gamma; /* ch1d */
+} model1d_params;
+
+typedef struct model1d_stepper model1d_stepper;
+
+/* Builds and factors the model's left-hand side and uploads it to the backend. Errors:
+ * COHORT_ERR_NULL_POINTER, COHORT_ERR_INVALID_ARGUMENT (non-positive dt, length, alpha, gamma or
+ * an unknown kind), those of banded_factor_alloc (n too small). */
+int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p,
+                          model1d_stepper **out);
+void model1d_stepper_free(model1d_stepper *s);
+
+/* The right-hand side coefficients the stepper uses (for tests and documentation). */
+const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s);
+
+/* Advances members [m0, m0 + count) of *state by one step. *state holds each member's deviation
+ * C - mean[m] from its mean (conserved by every model; see model1d_rhs_point), with mean an array
+ * of ld values in the backend's memory, or NULL for the field itself. scratch is an array of the
+ * same shape as the state; on return the two pointers are swapped, so *state holds step n+1. */
+int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
+                 int64_t ld, int64_t m0, int64_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
