@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "config.h"
 #include "selfcheck.h"
 
 extern const char cohort_version[];
@@ -26,6 +27,7 @@ static void print_usage(FILE *out)
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
             "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
             "      that share one left-hand side, and check every member's residual\n"
+            "  cohort models         every model, its parameters, defaults, ranges and meaning\n"
             "  cohort --version      version, git hash, libraries, CUDA\n"
             "  cohort --help         this text; `cohort COMMAND --help` for a command\n"
             "\n"
@@ -141,7 +143,23 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 1, argv + 1);
-    fprintf(stderr, "cohort: unknown command '%s' (commands: selfcheck; see cohort --help)\n",
+    if (strcmp(command, "models") == 0) {
+        if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            printf("usage: cohort models\n\nLists every model with the equation, the scheme and "
+                   "the parameters it reads (default, range, meaning), then the keys every model "
+                   "reads.\n");
+            return 0;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "cohort models: unexpected argument '%s' (see cohort models --help)\n",
+                    argv[2]);
+            return EXIT_USAGE;
+        }
+        config_print_models(stdout);
+        return 0;
+    }
+    fprintf(stderr,
+            "cohort: unknown command '%s' (commands: selfcheck, models; see cohort --help)\n",
             command);
     return EXIT_USAGE;
 }

@@ -22,6 +22,10 @@ expect 2 'usage:' --
 expect 0 'NetCDF-C [0-9]' -- --version
 expect 0 'GSL [0-9]' -- --version
 expect 2 "unknown command 'bogus'" -- bogus
+expect 0 'hyperdiffusion1d' -- models
+expect 0 'model.gamma +default 0.01' -- models
+expect 0 'usage: cohort models' -- models --help
+expect 2 "unexpected argument 'x'" -- models x
 expect 0 'usage: cohort selfcheck' -- selfcheck --help
 expect 2 "--n '2'.*integer in \[5, " -- selfcheck --n 2
 expect 2 "--n 'x7'" -- selfcheck --n x7

@@ -27,7 +27,8 @@ extern "C" {
     X(COHORT_ERR_BANDWIDTH, 12, "unsupported half-bandwidth (1 = tridiagonal, 2 = pentadiagonal)") \
     X(COHORT_ERR_BACKEND_MISMATCH, 13, "object belongs to a different backend")                    \
     X(COHORT_ERR_GSL, 14, "GSL error")                                                             \
-    X(COHORT_ERR_IO, 15, "input/output error")
+    X(COHORT_ERR_IO, 15, "input/output error")                                                     \
+    X(COHORT_ERR_CONFIG, 16, "invalid configuration")
 
 enum cohort_status {
 #define COHORT_ERROR_ENUM_(name, value, message) name = value,

@@ -1,0 +1,600 @@
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+
+#define INF INFINITY
+static const config_key schema[] = {
+    {"model", "name", CONFIG_ENUM, "ch1d", 0, 0, 0, 0,
+     "diffusion1d|hyperdiffusion1d|ch1d|ch1d_forced", "", "",
+     "the equation (cohort models lists them)"},
+    {"model", "alpha", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "diffusion1d hyperdiffusion1d", "1",
+     "diffusion or hyperdiffusion coefficient"},
+    {"model", "gamma", CONFIG_REAL, "0.01", 0, INF, 1, 0, NULL, "ch1d ch1d_forced", "1",
+     "Cahn-Hilliard interface parameter; transition zones have width sqrt(gamma)"},
+    {"model", "f0", CONFIG_REAL, "0", 0, INF, 0, 0, NULL, "ch1d_forced", "1",
+     "amplitude of the travelling-wave forcing"},
+    {"model", "k", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "ch1d_forced", "1",
+     "wavenumber of the forcing"},
+    {"model", "v", CONFIG_REAL, "0.5", -INF, INF, 0, 0, NULL, "ch1d_forced", "1",
+     "speed of the forcing wave (the equation is solved in its moving frame)"},
+    {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL, "", "points",
+     "grid points of the periodic domain (tridiagonal models >= 3, pentadiagonal >= 5)"},
+    {"grid", "length", CONFIG_REAL, "2*pi", 0, INF, 1, 0, NULL, "", "1",
+     "domain length L; multiples of pi are accepted (2*pi, pi/2)"},
+    {"time", "dt", CONFIG_REAL, "auto", 0, INF, 1, 1, NULL, "", "1",
+     "time step; auto = 0.1 dx (seed eq. 27)"},
+    {"time", "t_end", CONFIG_REAL, "20", 0, INF, 1, 0, NULL, "", "1",
+     "final time, reached exactly"},
+    {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
+     "interval between recorded statistics"},
+    {"ensemble", "members", CONFIG_INT, "4096", 1, 1099511627776.0, 0, 0, NULL, "", "members",
+     "ensemble size when [sweep] does not set it"},
+    {"ensemble", "seed", CONFIG_INT, "1", 0, 9.2e18, 0, 0, NULL, "", "",
+     "seed of the Philox4x32-10 generator"},
+    {"ensemble", "chunk", CONFIG_INT, "auto", 1, 1099511627776.0, 0, 1, NULL, "", "members",
+     "members per chunk; auto sizes chunks from free device (or host) memory"},
+    {"initial", "kind", CONFIG_ENUM, "uniform", 0, 0, 0, 0, "uniform|cosine|mode", "", "",
+     "uniform: mean + mean-free uniform noise in [-amplitude, amplitude]; cosine and mode: "
+     "mean + amplitude cos(mode 2 pi x / L)"},
+    {"initial", "amplitude", CONFIG_REAL, "0.1", 0, INF, 0, 0, NULL, "", "1",
+     "noise amplitude or cosine amplitude"},
+    {"initial", "mean", CONFIG_REAL, "0", -INF, INF, 0, 0, NULL, "", "1",
+     "the member's mean <C>, conserved by every model"},
+    {"initial", "mode", CONFIG_INT, "1", 1, 16777216, 0, 0, NULL, "", "",
+     "Fourier mode of cosine and mode initial conditions"},
+    {"output", "path", CONFIG_STRING, "out/cohort.nc", 0, 0, 0, 0, NULL, "", "",
+     "NetCDF-4 file to write (-o overrides)"},
+    {"output", "archive", CONFIG_ENUM, "final", 0, 0, 0, 0, "none|final|snapshots", "", "",
+     "which member states to store: none, the final state C(member, x), or snapshots"},
+    {"output", "precision", CONFIG_ENUM, "double", 0, 0, 0, 0, "double|float", "", "",
+     "storage precision of archived states"},
+    {"output", "snapshot_every", CONFIG_REAL, "10", 0, INF, 1, 0, NULL, "", "1",
+     "interval between archived snapshots (archive = snapshots)"},
+    {"output", "member_series", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",
+     "also store ell(t, member) for every member"},
+    {"analysis", "fit_from", CONFIG_REAL, "1", 0, INF, 0, 0, NULL, "", "1",
+     "start time of the fit of ell_mean against ln t"},
+};
+enum { N_KEYS = sizeof schema / sizeof schema[0] };
+static const char *const sections[] = {"model",   "grid",  "time",   "ensemble",
+                                       "initial", "sweep", "output", "analysis"};
+enum { N_SECTIONS = sizeof sections / sizeof sections[0] };
+
+const config_key *config_schema(size_t *count)
+{
+    *count = N_KEYS;
+    return schema;
+}
+
+/* ---- small helpers ---- */
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return COHORT_ERR_CONFIG;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[128];
+    if (la > 120 || lb > 120) return 1000;
+    for (size_t j = 0; j <= lb; ++j) row[j] = j;
+    for (size_t i = 1; i <= la; ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; ++j) {
+            const size_t up = row[j];
+            const size_t sub =
+                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            row[j] = sub < up + 1 ? (sub < row[j - 1] + 1 ? sub : row[j - 1] + 1)
+                                  : (up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1);
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* " (did you mean 'model.gamma'?)" for the closest section.key within 3 edits, else "". */
+static void suggest_key(const char *section, const char *name, char *out, size_t len)
+{
+    char wanted[2 * CONFIG_TEXT], candidate[2 * CONFIG_TEXT], best[2 * CONFIG_TEXT] = "";
+    size_t best_d = 4;
+    snprintf(wanted, sizeof wanted, "%s.%s", section, name);
+    for (size_t k = 0; k < N_KEYS; ++k) {
+        snprintf(candidate, sizeof candidate, "%s.%s", schema[k].section, schema[k].name);
+        const size_t d = edit_distance(wanted, candidate);
+        if (d < best_d) best_d = d, snprintf(best, sizeof best, "%s", candidate);
+    }
+    if (best[0])
+        snprintf(out, len, " (did you mean '%s'?)", best);
+    else
+        out[0] = '\0';
+}
+
+static void suggest_section(const char *section, char *out, size_t len)
+{
+    size_t best_d = 3;
+    const char *best = NULL;
+    for (size_t s = 0; s < N_SECTIONS; ++s) {
+        const size_t d = edit_distance(section, sections[s]);
+        if (d < best_d) best_d = d, best = sections[s];
+    }
+    if (best)
+        snprintf(out, len, " (did you mean [%s]?)", best);
+    else
+        out[0] = '\0';
+}
+
+static int find_key(const char *section, const char *name)
+{
+    for (size_t k = 0; k < N_KEYS; ++k)
+        if (!strcmp(schema[k].section, section) && !strcmp(schema[k].name, name)) return (int)k;
+    return -1;
+}
+
+static int known_section(const char *section)
+{
+    for (size_t s = 0; s < N_SECTIONS; ++s)
+        if (!strcmp(sections[s], section)) return 1;
+    return 0;
+}
+
+/* A number, or a multiple of pi: "2*pi", "2pi", "pi", "pi/2", "0.5*pi/3". */
+static int parse_real(const char *text, double *out)
+{
+    char *end = NULL;
+    const char *p = text;
+    while (isspace((unsigned char)*p)) ++p;
+    double v = 1.0;
+    errno = 0;
+    if (strncmp(p, "pi", 2) != 0) {
+        v = strtod(p, &end);
+        if (end == p || errno == ERANGE) return 0;
+        p = end;
+        while (isspace((unsigned char)*p)) ++p;
+        if (*p == '*') ++p;
+        while (isspace((unsigned char)*p)) ++p;
+        if (*p == '\0') {
+            *out = v;
+            return isfinite(v);
+        }
+    }
+    if (strncmp(p, "pi", 2) != 0) return 0;
+    p += 2;
+    v *= 3.14159265358979323846;
+    while (isspace((unsigned char)*p)) ++p;
+    if (*p == '/') {
+        const double d = strtod(p + 1, &end);
+        if (end == p + 1 || d == 0.0) return 0;
+        v /= d;
+        p = end;
+    }
+    while (isspace((unsigned char)*p)) ++p;
+    *out = v;
+    return *p == '\0' && isfinite(v);
+}
+
+static void describe_range(const config_key *k, char *out, size_t len)
+{
+    if (k->type == CONFIG_ENUM) {
+        snprintf(out, len, "one of %s", k->allowed);
+        return;
+    }
+    if (k->type == CONFIG_BOOL) {
+        snprintf(out, len, "true or false");
+        return;
+    }
+    const char *what = k->type == CONFIG_INT ? "an integer" : "a number";
+    if (isinf(k->min) && isinf(k->max))
+        snprintf(out, len, "%s", what);
+    else if (isinf(k->max))
+        snprintf(out, len, "%s %s %.15g", what, k->min_exclusive ? ">" : ">=", k->min);
+    else
+        snprintf(out, len, "%s in [%.15g, %.15g]", what, k->min, k->max);
+    if (k->allow_auto) snprintf(out + strlen(out), len - strlen(out), ", or auto");
+}
+
+/* Parses `text` for key k into v; on failure, the message names origin, key, value, allowed. */
+static int assign(const config_key *k, const char *text, const char *origin, config_value *v,
+                  char *err, size_t len)
+{
+    char allowed[256];
+    describe_range(k, allowed, sizeof allowed);
+    config_value nv;
+    memset(&nv, 0, sizeof nv);
+    snprintf(nv.text, sizeof nv.text, "%s", text);
+    snprintf(nv.origin, sizeof nv.origin, "%s", origin);
+    int ok = 1;
+    if (k->allow_auto && !strcmp(text, "auto")) {
+        nv.is_auto = 1;
+    } else if (k->type == CONFIG_REAL) {
+        ok = parse_real(text, &nv.number) && nv.number <= k->max &&
+             (k->min_exclusive ? nv.number > k->min : nv.number >= k->min);
+    } else if (k->type == CONFIG_INT) {
+        char *end = NULL;
+        errno = 0;
+        long long i = strtoll(text, &end, 10);
+        ok = end != text && *end == '\0' && errno != ERANGE && (double)i >= k->min &&
+             (double)i <= k->max && !(k->min_exclusive && (double)i == k->min);
+        nv.integer = i;
+        nv.number = (double)i;
+    } else if (k->type == CONFIG_ENUM) {
+        ok = 0;
+        const size_t tl = strlen(text);
+        for (const char *a = k->allowed; *a;) {
+            const char *bar = strchr(a, '|');
+            const size_t al = bar ? (size_t)(bar - a) : strlen(a);
+            ok |= tl == al && !strncmp(a, text, al);
+            a += al + (bar ? 1 : 0);
+        }
+    } else if (k->type == CONFIG_BOOL) {
+        ok = !strcmp(text, "true") || !strcmp(text, "false");
+        nv.integer = !strcmp(text, "true");
+    } else {
+        ok = text[0] != '\0' && strlen(text) < CONFIG_TEXT - 1;
+    }
+    if (!ok)
+        return fail(err, len, "%s: %s.%s = '%s': expected %s", origin, k->section, k->name, text,
+                    allowed);
+    *v = nv;
+    return COHORT_OK;
+}
+
+/* start:stop:count (inclusive linspace) or v1,v2,... */
+static int parse_sweep(const config_key *k, const char *spec, const char *origin, config_sweep *sw,
+                       char *err, size_t len)
+{
+    char buf[CONFIG_TEXT], allowed[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    describe_range(k, allowed, sizeof allowed);
+    sw->key = (size_t)(k - schema);
+    snprintf(sw->spec, sizeof sw->spec, "%s", spec);
+    snprintf(sw->origin, sizeof sw->origin, "%s", origin);
+    const char *bad = NULL;
+    if (strchr(buf, ':')) {
+        char *a = buf, *b = strchr(a, ':'), *c = b ? strchr(b + 1, ':') : NULL;
+        double start, stop;
+        char *end = NULL;
+        if (!b || !c || strchr(c + 1, ':')) {
+            bad = "expected start:stop:count";
+        } else {
+            *b = *c = '\0';
+            long long count = strtoll(c + 1, &end, 10);
+            if (!parse_real(a, &start) || !parse_real(b + 1, &stop) || end == c + 1 || *end ||
+                count < 1 || count > (1LL << 24) || (count == 1 && start != stop))
+                bad = "expected start:stop:count with numbers and 1 <= count <= 2^24 (count = 1 "
+                      "needs start = stop)";
+            else {
+                sw->count = count;
+                sw->values = malloc((size_t)count * sizeof(double));
+                if (!sw->values) return fail(err, len, "%s: out of memory", origin);
+                for (long long i = 0; i < count; ++i)
+                    sw->values[i] = count == 1
+                                        ? start
+                                        : start + (stop - start) * (double)i / (double)(count - 1);
+            }
+        }
+    } else {
+        sw->count = 1;
+        for (const char *p = buf; *p; ++p) sw->count += *p == ',';
+        sw->values = malloc((size_t)sw->count * sizeof(double));
+        if (!sw->values) return fail(err, len, "%s: out of memory", origin);
+        int64_t i = 0;
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+            if (!parse_real(tok, &sw->values[i++])) bad = "expected numbers separated by commas";
+        if (i != sw->count) bad = "expected numbers separated by commas (an empty entry)";
+    }
+    for (int64_t i = 0; !bad && i < sw->count; ++i) {
+        const double x = sw->values[i];
+        if (x > k->max || (k->min_exclusive ? x <= k->min : x < k->min))
+            bad = "a value is outside the key's range";
+    }
+    if (bad) {
+        free(sw->values);
+        sw->values = NULL;
+        return fail(err, len, "%s: sweep of %s.%s = '%s': %s (each value must be %s)", origin,
+                    k->section, k->name, spec, bad, allowed);
+    }
+    return COHORT_OK;
+}
+
+/* ---- loading ---- */
+
+typedef struct load_state {
+    cohort_config *c;
+    const char *path, *text; /* the file and its contents, to find line numbers */
+    unsigned char *seen;     /* keys given in the file */
+    int rc;
+    char *err;
+    size_t err_len;
+} load_state;
+
+/* The line of `name` in [section] of the file (inih reports none to its handler). */
+static int line_of(const char *text, const char *section, const char *name)
+{
+    char current[CONFIG_TEXT] = "";
+    int line = 0;
+    for (const char *p = text; *p;) {
+        ++line;
+        const char *eol = strchr(p, '\n');
+        const size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        const char *s = p;
+        while (s < p + n && isspace((unsigned char)*s)) ++s;
+        if (*s == '[') {
+            const char *close = memchr(s, ']', (size_t)(p + n - s));
+            if (close) {
+                const char *a = s + 1, *b = close;
+                while (a < b && isspace((unsigned char)*a)) ++a;
+                while (b > a && isspace((unsigned char)b[-1])) --b;
+                snprintf(current, sizeof current, "%.*s", (int)(b - a), a);
+            }
+        } else if (!strcmp(current, section) && !strncmp(s, name, strlen(name))) {
+            const char *q = s + strlen(name);
+            while (q < p + n && isspace((unsigned char)*q)) ++q;
+            if (*q == '=' || *q == ':') return line;
+        }
+        p += n + (eol ? 1 : 0);
+    }
+    return 0;
+}
+
+static int apply(cohort_config *c, const char *section, const char *name, const char *value,
+                 const char *origin, char *err, size_t len)
+{
+    char hint[2 * CONFIG_TEXT + 32];
+    if (!known_section(section)) {
+        suggest_section(section, hint, sizeof hint);
+        return fail(err, len,
+                    "%s: unknown section [%s]%s; sections are [model] [grid] [time] "
+                    "[ensemble] [initial] [sweep] [output] [analysis]",
+                    origin, section, hint);
+    }
+    if (!strcmp(section, "sweep")) {
+        if (!strcmp(name, "design")) {
+            if (strcmp(value, "grid") && strcmp(value, "zip"))
+                return fail(err, len, "%s: sweep.design = '%s': expected grid or zip", origin,
+                            value);
+            c->design_grid = !strcmp(value, "grid");
+            return COHORT_OK;
+        }
+        if (!strcmp(name, "replicates")) {
+            char *end = NULL;
+            long long r = strtoll(value, &end, 10);
+            if (end == value || *end || r < 1 || r > (1LL << 30))
+                return fail(err, len,
+                            "%s: sweep.replicates = '%s': expected an integer in [1, "
+                            "2^30]",
+                            origin, value);
+            c->replicates = r;
+            return COHORT_OK;
+        }
+        const char *dot = strchr(name, '.');
+        char sec[CONFIG_TEXT];
+        snprintf(sec, sizeof sec, "%.*s", dot ? (int)(dot - name) : 0, name);
+        const int k = dot ? find_key(sec, dot + 1) : -1;
+        if (k < 0 || schema[k].type != CONFIG_REAL ||
+            (strcmp(sec, "model") && strcmp(name, "initial.mean") &&
+             strcmp(name, "initial.amplitude"))) {
+            if (dot)
+                suggest_key(sec, dot + 1, hint, sizeof hint);
+            else
+                hint[0] = '\0';
+            return fail(err, len,
+                        "%s: sweep.%s: not a sweepable key%s; a sweep line is "
+                        "'section.key = start:stop:count' or '= v1,v2,...' for a model "
+                        "parameter, initial.mean or initial.amplitude, or design / "
+                        "replicates",
+                        origin, name, hint);
+        }
+        for (int s = 0; s < c->n_sweeps; ++s)
+            if (c->sweeps[s].key == (size_t)k) { /* a later line replaces an earlier one */
+                free(c->sweeps[s].values);
+                return parse_sweep(&schema[k], value, origin, &c->sweeps[s], err, len);
+            }
+        if (c->n_sweeps == CONFIG_MAX_SWEEPS)
+            return fail(err, len, "%s: more than %d swept keys", origin, CONFIG_MAX_SWEEPS);
+        int rc = parse_sweep(&schema[k], value, origin, &c->sweeps[c->n_sweeps], err, len);
+        if (rc == COHORT_OK) ++c->n_sweeps;
+        return rc;
+    }
+    const int k = find_key(section, name);
+    if (k < 0) {
+        suggest_key(section, name, hint, sizeof hint);
+        return fail(err, len, "%s: unknown key %s.%s%s", origin, section, name, hint);
+    }
+    return assign(&schema[k], value, origin, &c->values[k], err, len);
+}
+
+static int config_ini_entry(void *user, const char *section, const char *name, const char *value)
+{
+    load_state *st = user;
+    if (st->rc != COHORT_OK) return 1; /* report the first problem only */
+    char origin[CONFIG_ORIGIN];
+    const int line = line_of(st->text, section, name);
+    snprintf(origin, sizeof origin, "%s:%d", st->path, line);
+    const int k = find_key(section, name);
+    if (k >= 0) {
+        if (st->seen[k]) {
+            st->rc = fail(st->err, st->err_len, "%s: %s.%s given twice (first at %s)", origin,
+                          section, name, st->c->values[k].origin);
+            return 1;
+        }
+        st->seen[k] = 1;
+    }
+    st->rc = apply(st->c, section, name, value, origin, st->err, st->err_len);
+    return 1;
+}
+
+static char *read_file(const char *path, char *err, size_t len, int *rc)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *rc = fail(err, len, "%s: cannot read the configuration: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap);
+    for (size_t got; buf && (got = fread(buf + used, 1, cap - used - 1, f)) > 0;) {
+        used += got;
+        if (cap - used < 2) {
+            char *bigger = realloc(buf, cap *= 2);
+            if (!bigger) free(buf);
+            buf = bigger;
+        }
+    }
+    fclose(f);
+    if (!buf)
+        *rc = fail(err, len, "%s: out of memory", path);
+    else
+        buf[used] = '\0';
+    return buf;
+}
+
+int config_load(cohort_config *c, const char *path, const char *const *sets, int n_sets, char *err,
+                size_t err_len)
+{
+    memset(c, 0, sizeof *c);
+    c->design_grid = 1;
+    c->replicates = 1;
+    c->values = calloc(N_KEYS, sizeof *c->values);
+    if (!c->values) return fail(err, err_len, "out of memory");
+    int rc = COHORT_OK;
+    for (size_t k = 0; k < N_KEYS && rc == COHORT_OK; ++k)
+        rc = assign(&schema[k], schema[k].default_value, "default", &c->values[k], err, err_len);
+    if (rc == COHORT_OK && path) {
+        load_state st = {c, path, NULL, calloc(N_KEYS, 1), COHORT_OK, err, err_len};
+        st.text = read_file(path, err, err_len, &rc);
+        if (rc == COHORT_OK && st.seen) {
+            const int syntax = ini_parse_string(st.text, config_ini_entry, &st);
+            if (st.rc != COHORT_OK)
+                rc = st.rc;
+            else if (syntax > 0)
+                rc = fail(err, err_len, "%s:%d: not an INI line ('[section]' or 'key = value')",
+                          path, syntax);
+        }
+        free((void *)st.text);
+        free(st.seen);
+    }
+    for (int i = 0; i < n_sets && rc == COHORT_OK; ++i) {
+        char origin[CONFIG_ORIGIN], section[CONFIG_TEXT];
+        snprintf(origin, sizeof origin, "--set %s", sets[i]);
+        const char *eq = strchr(sets[i], '='), *dot = strchr(sets[i], '.');
+        if (!eq || !dot || dot > eq || dot == sets[i]) {
+            rc = fail(err, err_len, "%s: expected --set section.key=value", origin);
+            break;
+        }
+        snprintf(section, sizeof section, "%.*s", (int)(dot - sets[i]), sets[i]);
+        char name[CONFIG_TEXT];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
+        rc = apply(c, section, name, eq + 1, origin, err, err_len);
+    }
+    if (rc != COHORT_OK) config_free(c);
+    return rc;
+}
+
+void config_free(cohort_config *c)
+{
+    for (int s = 0; s < c->n_sweeps; ++s) free(c->sweeps[s].values);
+    free(c->values);
+    memset(c, 0, sizeof *c);
+}
+
+const config_value *config_get(const cohort_config *c, const char *section, const char *name)
+{
+    const int k = find_key(section, name);
+    return k >= 0 ? &c->values[k] : NULL;
+}
+
+char *config_render(const cohort_config *c)
+{
+    size_t cap = 8192, used = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    out[0] = '\0';
+#define EMIT(...)                                                                                  \
+    do {                                                                                           \
+        int w_ = snprintf(out + used, cap - used, __VA_ARGS__);                                    \
+        if (w_ < 0) break;                                                                         \
+        if ((size_t)w_ >= cap - used) {                                                            \
+            char *bigger_ = realloc(out, cap = 2 * cap + (size_t)w_);                              \
+            if (!bigger_) {                                                                        \
+                free(out);                                                                         \
+                return NULL;                                                                       \
+            }                                                                                      \
+            out = bigger_;                                                                         \
+            w_ = snprintf(out + used, cap - used, __VA_ARGS__);                                    \
+        }                                                                                          \
+        used += (size_t)w_;                                                                        \
+    } while (0)
+    for (size_t s = 0; s < N_SECTIONS; ++s) {
+        EMIT("%s[%s]\n", s ? "\n" : "", sections[s]);
+        if (!strcmp(sections[s], "sweep")) {
+            EMIT("design = %s\nreplicates = %lld\n", c->design_grid ? "grid" : "zip",
+                 (long long)c->replicates);
+            for (int w = 0; w < c->n_sweeps; ++w)
+                EMIT("%s.%s = %s\n", schema[c->sweeps[w].key].section,
+                     schema[c->sweeps[w].key].name, c->sweeps[w].spec);
+            continue;
+        }
+        for (size_t k = 0; k < N_KEYS; ++k)
+            if (!strcmp(schema[k].section, sections[s]))
+                EMIT("%s = %s\n", schema[k].name, c->values[k].text);
+    }
+#undef EMIT
+    return out;
+}
+
+/* Whether the space-separated list names `model` as a whole word. */
+static int lists_model(const char *list, const char *model)
+{
+    const size_t n = strlen(model);
+    for (const char *p = strstr(list, model); p; p = strstr(p + 1, model))
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
+    return 0;
+}
+
+void config_print_models(FILE *out)
+{
+    static const struct {
+        const char *name, *equation, *scheme;
+    } models[] = {
+        {"diffusion1d", "C_t = alpha C_xx", "Crank-Nicolson, periodic tridiagonal (seed eq. 9-11)"},
+        {"hyperdiffusion1d", "C_t = -alpha C_xxxx",
+         "Crank-Nicolson, periodic pentadiagonal (seed eq. 17-19)"},
+        {"ch1d", "C_t = (C^3 - C - gamma C_xx)_xx",
+         "implicit hyperdiffusion, explicit C^3 - C, periodic pentadiagonal (seed eq. 24-27)"},
+        {"ch1d_forced", "travelling-wave forced Cahn-Hilliard in the moving frame",
+         "seed eq. 33-34 with WENO5 advection (not available yet: the ensemble issue adds it)"},
+    };
+    char range[256];
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; ++m) {
+        fprintf(out, "%s\n  %s\n  %s\n", models[m].name, models[m].equation, models[m].scheme);
+        for (size_t k = 0; k < N_KEYS; ++k) {
+            if (!schema[k].models[0] || !lists_model(schema[k].models, models[m].name)) continue;
+            describe_range(&schema[k], range, sizeof range);
+            fprintf(out, "    model.%-6s default %-6s %s: %s\n", schema[k].name,
+                    schema[k].default_value, range, schema[k].meaning);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "keys every model reads:\n");
+    for (size_t k = 0; k < N_KEYS; ++k) {
+        if (schema[k].models[0]) continue;
+        describe_range(&schema[k], range, sizeof range);
+        fprintf(out, "  %s.%s = %s  (%s)\n      %s\n", schema[k].section, schema[k].name,
+                schema[k].default_value[0] ? schema[k].default_value : "(none)", range,
+                schema[k].meaning);
+    }
+}

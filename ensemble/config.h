@@ -1,0 +1,77 @@
+/* The run configuration: an INI file (parsed by libinih) plus `--set section.key=value`
+ * overrides, checked against one schema table that also feeds `cohort models` and the resolved
+ * configuration stored in every output file. A user's mistake is reported with where it came
+ * from (file:line or the --set argument), the key, the value, what is allowed, and the nearest
+ * valid key for a typo. */
+#ifndef COHORT_CONFIG_H
+#define COHORT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+    CONFIG_REAL,  /* a number; lengths also accept multiples of pi ("2*pi", "pi/2") */
+    CONFIG_INT,   /* a whole number */
+    CONFIG_ENUM,  /* one of `allowed` ("a|b|c") */
+    CONFIG_BOOL,  /* true|false */
+    CONFIG_STRING /* free text (paths) */
+} config_type;
+
+typedef struct config_key {
+    const char *section, *name;
+    config_type type;
+    const char *default_value; /* as written in a file; "" = unset */
+    double min, max;           /* numbers: the allowed range */
+    int min_exclusive;         /* min itself is not allowed */
+    int allow_auto;            /* "auto" is also accepted */
+    const char *allowed;       /* CONFIG_ENUM */
+    const char *models;        /* the models that read it ("" = all) */
+    const char *units, *meaning;
+} config_key;
+
+/* The schema, in the order keys are listed and written. */
+const config_key *config_schema(size_t *count);
+
+enum { CONFIG_TEXT = 256, CONFIG_MAX_SWEEPS = 8, CONFIG_ORIGIN = 300 };
+
+typedef struct config_value {
+    double number;   /* CONFIG_REAL, CONFIG_INT */
+    int64_t integer; /* CONFIG_INT, CONFIG_BOOL */
+    int is_auto;
+    char text[CONFIG_TEXT];     /* the value as given (or the default) */
+    char origin[CONFIG_ORIGIN]; /* "file.ini:12", "--set model.gamma=0.02" or "default" */
+} config_value;
+
+typedef struct config_sweep {
+    size_t key;     /* index into the schema */
+    int64_t count;  /* values */
+    double *values; /* count values, in order */
+    char spec[CONFIG_TEXT];
+    char origin[CONFIG_ORIGIN];
+} config_sweep;
+
+typedef struct cohort_config {
+    config_value *values; /* one per schema key */
+    config_sweep sweeps[CONFIG_MAX_SWEEPS];
+    int n_sweeps;
+    int design_grid; /* [sweep] design = grid (1) or zip (0) */
+    int64_t replicates;
+} cohort_config;
+
+/* Loads `path` (NULL: defaults only) and applies the `--set` arguments in order. On a bad input
+ * returns COHORT_ERR_CONFIG with the whole message in `err`; nothing needs freeing then. */
+int config_load(cohort_config *c, const char *path, const char *const *sets, int n_sets, char *err,
+                size_t err_len);
+void config_free(cohort_config *c);
+
+/* The value of section.name (the schema must have it). */
+const config_value *config_get(const cohort_config *c, const char *section, const char *name);
+
+/* The resolved configuration, defaults included, as INI text (malloc'd). */
+char *config_render(const cohort_config *c);
+
+/* `cohort models`: every model and the parameters it reads, with defaults, ranges and meaning. */
+void config_print_models(FILE *out);
+
+#endif
