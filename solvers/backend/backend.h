@@ -39,6 +39,10 @@ typedef struct cohort_backend {
      * u and f do not overlap. */
     int (*model1d_rhs)(const struct model1d_rhs *r, const double *u, double *f, const double *mean,
                        int64_t n, int64_t ld, int64_t m0, int64_t count);
+    /* out[k] = <C> and out[count + k] = <C^2> of member m0 + k (model1d_member_moments), u holding
+     * deviations from mean[m] (NULL: u is the field); out in the backend's memory. */
+    int (*model1d_moments)(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,
+                           int64_t count, double *out);
 } cohort_backend;
 
 extern const cohort_backend cohort_backend_cpu;

@@ -166,6 +166,16 @@ static int cpu_model1d_rhs(const model1d_rhs *r, const double *u, double *f, con
     return COHORT_OK;
 }
 
+static int cpu_model1d_moments(const double *u, const double *mean, int64_t n, int64_t ld,
+                               int64_t m0, int64_t count, double *out)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < count; ++k)
+        model1d_member_moments(u + m0 + k, n, ld, mean ? mean[m0 + k] : 0.0, &out[k],
+                               &out[count + k]);
+    return COHORT_OK;
+}
+
 const cohort_backend cohort_backend_cpu = {
     .name = "cpu",
     .kind = COHORT_BACKEND_CPU,
@@ -180,4 +190,5 @@ const cohort_backend cohort_backend_cpu = {
     .synchronize = cpu_synchronize,
     .banded_solve = cpu_banded_solve,
     .model1d_rhs = cpu_model1d_rhs,
+    .model1d_moments = cpu_model1d_moments,
 };

@@ -462,8 +462,37 @@ static int cuda_model1d_rhs(const model1d_rhs *r, const double *u, double *f, co
     return COHORT_OK;
 }
 
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    model1d_moments_kernel(const double *__restrict__ u, const double *__restrict__ mean, int64_t n,
+                           int64_t ld, int64_t m0, int64_t count, double *out)
+{
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    model1d_member_moments(u + m0 + k, n, ld, mean ? mean[m0 + k] : 0.0, &out[k], &out[count + k]);
+}
+
+static int cuda_model1d_moments(const double *u, const double *mean, int64_t n, int64_t ld,
+                                int64_t m0, int64_t count, double *out)
+{
+    const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+    model1d_moments_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(u, mean, n, ld, m0, count, out);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_moments_kernel");
+    return COHORT_OK;
+}
+
 extern "C" const cohort_backend cohort_backend_cuda = {
-    "cuda",           COHORT_BACKEND_CUDA, cuda_describe,     cuda_mem_info,    cuda_alloc,
-    cuda_release,     cuda_copy_to_device, cuda_copy_to_host, cuda_copy_within, cuda_fill,
-    cuda_synchronize, cuda_banded_solve,   cuda_model1d_rhs,
+    .name = "cuda",
+    .kind = COHORT_BACKEND_CUDA,
+    .describe = cuda_describe,
+    .mem_info = cuda_mem_info,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .copy_to_device = cuda_copy_to_device,
+    .copy_to_host = cuda_copy_to_host,
+    .copy_within = cuda_copy_within,
+    .fill = cuda_fill,
+    .synchronize = cuda_synchronize,
+    .banded_solve = cuda_banded_solve,
+    .model1d_rhs = cuda_model1d_rhs,
+    .model1d_moments = cuda_model1d_moments,
 };

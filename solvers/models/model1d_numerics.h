@@ -69,6 +69,22 @@ COHORT_HD double model1d_member_mean(const double *x, int64_t n, int64_t s)
     return sum / (double)n;
 }
 
+/* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid), the
+ * member stored as its deviation from `mean`: the inputs of the coarsening length
+ * ell = 1 / (1 - <C^2>) (seed 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
+COHORT_HD void model1d_member_moments(const double *x, int64_t n, int64_t s, double mean,
+                                      double *c_mean, double *c2_mean)
+{
+    double sum = 0.0, sum2 = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        const double c = x[j * s] + mean;
+        sum += c;
+        sum2 += c * c;
+    }
+    *c_mean = sum / (double)n;
+    *c2_mean = sum2 / (double)n;
+}
+
 #ifdef __cplusplus
 }
 #endif

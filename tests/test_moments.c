@@ -1,0 +1,146 @@
+/* Ensemble moments: Welford and Chan against a two-pass reference, bitwise independence of the
+ * chunking, skipped members, order errors; the per-member <C>, <C^2> of the backends against a
+ * direct sum. Usage: test_moments [--backend cpu|cuda] (exit 77 = skipped: no device). */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/moments.h"
+#include "backend/backend.h"
+#include "backend/cohort_error.h"
+#include "banded_reference.h"
+#include "models/model1d_numerics.h"
+#include "test_common.h"
+
+static void reference(const double *x, int64_t n, double *mean, double *var)
+{
+    long double s = 0.0L, q = 0.0L;
+    for (int64_t i = 0; i < n; ++i) s += x[i];
+    const long double m = s / n;
+    for (int64_t i = 0; i < n; ++i) q += (x[i] - m) * (x[i] - m);
+    *mean = (double)m;
+    *var = (double)(q / (n - 1));
+}
+
+static void blocks_chunked(const double *x, int64_t n, int64_t chunk, const unsigned char *inc,
+                           moments *total)
+{
+    moments_blocks b;
+    EXPECT(moments_blocks_alloc(&b, n) == COHORT_OK, "alloc");
+    for (int64_t first = 0; first < n; first += chunk) {
+        const int64_t count = first + chunk <= n ? chunk : n - first;
+        EXPECT(moments_blocks_add(&b, first, count, x + first, inc ? inc + first : NULL) ==
+                   COHORT_OK,
+               "add [%lld, +%lld)", (long long)first, (long long)count);
+    }
+    *total = moments_blocks_total(&b);
+    moments_blocks_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = argc == 3 && !strcmp(argv[1], "--backend") ? argv[2] : "cpu";
+    gsl_rng *rng = reference_rng_alloc("test_moments");
+    enum { N = 5000 };
+    double *x = malloc(N * sizeof *x);
+    unsigned char *inc = malloc(N);
+    for (int i = 0; i < N; ++i) x[i] = 3.0 + 0.01 * (2.0 * gsl_rng_uniform(rng) - 1.0) + (i % 3);
+
+    /* Welford, Chan: against a two-pass long-double reference */
+    double rm, rv;
+    reference(x, N, &rm, &rv);
+    moments all = {0, 0, 0}, left = {0, 0, 0}, right = {0, 0, 0};
+    for (int i = 0; i < N; ++i) moments_add(&all, x[i]);
+    for (int i = 0; i < 1234; ++i) moments_add(&left, x[i]);
+    for (int i = 1234; i < N; ++i) moments_add(&right, x[i]);
+    moments_merge(&left, &right);
+    EXPECT(fabs(all.mean - rm) <= 1e-14 * fabs(rm) &&
+               fabs(moments_variance(&all) - rv) <= 1e-12 * rv,
+           "Welford: mean %.17g vs %.17g, variance %.17g vs %.17g", all.mean, rm,
+           moments_variance(&all), rv);
+    EXPECT(fabs(left.mean - rm) <= 1e-14 * fabs(rm) &&
+               fabs(moments_variance(&left) - rv) <= 1e-12 * rv,
+           "Chan merge: variance %.17g vs %.17g", moments_variance(&left), rv);
+    EXPECT(fabs(moments_sem(&all) - sqrt(rv / N)) <= 1e-12 * sqrt(rv / N), "sem");
+    moments one = {0, 0, 0};
+    moments_add(&one, 1.0);
+    EXPECT(isnan(moments_variance(&one)) && isnan(moments_sem(&one)), "one value: no variance");
+
+    /* the block accumulator: bitwise the same for every chunking */
+    moments ref_total, t;
+    blocks_chunked(x, N, N, NULL, &ref_total);
+    EXPECT(fabs(ref_total.mean - rm) <= 1e-14 * fabs(rm) &&
+               fabs(moments_variance(&ref_total) - rv) <= 1e-12 * rv,
+           "blocks agree with the reference");
+    const int64_t chunks[] = {1, 7, 1000, 1024, 4999};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; ++c) {
+        blocks_chunked(x, N, chunks[c], NULL, &t);
+        EXPECT(!memcmp(&t, &ref_total, sizeof t), "chunk %lld: bitwise identical moments",
+               (long long)chunks[c]);
+    }
+    /* diverged members are skipped, whatever the chunking */
+    for (int i = 0; i < N; ++i) inc[i] = (i % 11) != 3;
+    moments skip_ref = {0, 0, 0};
+    for (int i = 0; i < N; ++i)
+        if (inc[i]) moments_add(&skip_ref, x[i]);
+    blocks_chunked(x, N, 7, inc, &t);
+    EXPECT(t.count == skip_ref.count && fabs(t.mean - skip_ref.mean) <= 1e-14 * fabs(rm),
+           "include flags: %g of %d counted", t.count, N);
+    moments_blocks b;
+    EXPECT(moments_blocks_alloc(&b, 10) == COHORT_OK, "alloc");
+    EXPECT(moments_blocks_add(&b, 3, 2, x, NULL) == COHORT_ERR_INVALID_ARGUMENT, "out of order");
+    EXPECT(moments_blocks_add(&b, 0, 11, x, NULL) == COHORT_ERR_INVALID_ARGUMENT, "past the end");
+    moments_blocks_free(&b);
+    EXPECT(moments_blocks_alloc(&b, 0) == COHORT_ERR_EMPTY_BATCH, "no members");
+
+    /* per-member <C>, <C^2> on the backend, members stored as deviations from their means */
+    const cohort_backend *be = NULL;
+    int rc = cohort_backend_get(name, &be);
+    if (rc == COHORT_ERR_NO_DEVICE && !strcmp(name, "cuda")) {
+        printf("skipped: %s\n", cohort_error_detail());
+        return 77;
+    }
+    EXPECT(rc == COHORT_OK, "backend %s", name);
+    const int64_t n = 97, ld = 300, m0 = 17, count = 250;
+    double *u = malloc(n * ld * sizeof *u), *mean = malloc(ld * sizeof *mean);
+    double *out = malloc(2 * count * sizeof *out);
+    for (int64_t k = 0; k < n * ld; ++k) u[k] = 2.0 * gsl_rng_uniform(rng) - 1.0;
+    for (int64_t m = 0; m < ld; ++m) mean[m] = 0.1 * (double)(m % 7);
+    void *du = NULL, *dmean = NULL, *dout = NULL;
+    if (be && !be->alloc(&du, n * ld * sizeof *u) && !be->alloc(&dmean, ld * sizeof *mean) &&
+        !be->alloc(&dout, 2 * count * sizeof *out)) {
+        be->copy_to_device(du, u, n * ld * sizeof *u);
+        be->copy_to_device(dmean, mean, ld * sizeof *mean);
+        be->fill((double *)dout, NAN, 2 * count);
+        EXPECT(be->model1d_moments((const double *)du, (const double *)dmean, n, ld, m0, count,
+                                   (double *)dout) == COHORT_OK,
+               "moments op");
+        be->synchronize();
+        be->copy_to_host(out, dout, 2 * count * sizeof *out);
+        double worst = 0.0;
+        for (int64_t k = 0; k < count; ++k) {
+            long double s = 0.0L, q = 0.0L;
+            for (int64_t i = 0; i < n; ++i) {
+                const long double c = (long double)u[i * ld + m0 + k] + mean[m0 + k];
+                s += c;
+                q += c * c;
+            }
+            worst = fmax(worst,
+                         fabs(out[k] - (double)(s / n)) + fabs(out[count + k] - (double)(q / n)));
+        }
+        EXPECT(worst <= 1e-14, "per-member moments on %s: error %.3e", name, worst);
+    }
+    if (be) {
+        be->release(du);
+        be->release(dmean);
+        be->release(dout);
+    }
+    free(u);
+    free(mean);
+    free(out);
+    free(x);
+    free(inc);
+    gsl_rng_free(rng);
+    return test_summary();
+}
