@@ -10,7 +10,8 @@ static void exercise(const cohort_backend *be)
     /* a table with a missing operation would crash its first caller */
     EXPECT(be->name && be->describe && be->mem_info && be->alloc && be->release &&
                be->copy_to_device && be->copy_to_host && be->copy_within && be->fill &&
-               be->synchronize && be->banded_solve && be->model1d_rhs && be->model1d_moments,
+               be->synchronize && be->uniform && be->interleave && be->banded_solve &&
+               be->model1d_rhs && be->model1d_moments,
            "%s: every operation is set", be->name);
     char text[256] = "";
     EXPECT(be->describe(text, sizeof text) == COHORT_OK && text[0], "%s describe", be->name);

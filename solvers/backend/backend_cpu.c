@@ -14,6 +14,10 @@
 #endif
 
 #include "backend/cohort_error.h"
+#include "backend/layout_numerics.h"
+#ifdef COHORT_HAVE_CURAND
+#    include <curand.h>
+#endif
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
 
@@ -176,6 +180,40 @@ static int cpu_model1d_moments(const double *u, const double *mean, int64_t n, i
     return COHORT_OK;
 }
 
+static int cpu_uniform(double *out, int64_t count, uint64_t seed, uint64_t offset)
+{
+#ifdef COHORT_HAVE_CURAND
+    curandGenerator_t g = NULL;
+    curandStatus_t st = curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10);
+    if (st == CURAND_STATUS_SUCCESS) st = curandSetPseudoRandomGeneratorSeed(g, seed);
+    if (st == CURAND_STATUS_SUCCESS)
+        st = curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY);
+    if (st == CURAND_STATUS_SUCCESS) st = curandSetGeneratorOffset(g, offset);
+    if (st == CURAND_STATUS_SUCCESS && count > 0)
+        st = curandGenerateUniformDouble(g, out, (size_t)count);
+    if (g) curandDestroyGenerator(g);
+    if (st != CURAND_STATUS_SUCCESS)
+        return COHORT_FAIL(COHORT_ERR_CURAND, "host Philox4x32-10 generator: status %d", (int)st);
+    return COHORT_OK;
+#else
+    (void)out, (void)count, (void)seed, (void)offset;
+    return COHORT_FAIL(COHORT_ERR_UNAVAILABLE,
+                       "random initial conditions need cuRAND, and this build found no CUDA "
+                       "toolkit");
+#endif
+}
+
+static int cpu_interleave(const double *src, int64_t member_stride, double scale, double shift,
+                          int remove_mean, double *dst, int64_t n, int64_t ld, int64_t m0,
+                          int64_t count)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < count; ++k)
+        layout_interleave_member(src + k * member_stride, scale, shift, remove_mean, dst + m0 + k,
+                                 n, ld);
+    return COHORT_OK;
+}
+
 const cohort_backend cohort_backend_cpu = {
     .name = "cpu",
     .kind = COHORT_BACKEND_CPU,
@@ -188,6 +226,8 @@ const cohort_backend cohort_backend_cpu = {
     .copy_within = cpu_copy,
     .fill = cpu_fill,
     .synchronize = cpu_synchronize,
+    .uniform = cpu_uniform,
+    .interleave = cpu_interleave,
     .banded_solve = cpu_banded_solve,
     .model1d_rhs = cpu_model1d_rhs,
     .model1d_moments = cpu_model1d_moments,

@@ -3,11 +3,13 @@
  * extern "C" functions and table of backend_cuda.h. */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+#include <curand.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
+#include "backend/layout_numerics.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
 
@@ -152,6 +154,45 @@ static int cuda_fill(double *dst, double value, size_t count)
 static int cuda_synchronize(void)
 {
     COHORT_CUDA_CHECK(cudaDeviceSynchronize());
+    return COHORT_OK;
+}
+
+/* ---- random numbers and layout ---- */
+
+static int cuda_uniform(double *out, int64_t count, uint64_t seed, uint64_t offset)
+{
+    curandGenerator_t g = NULL;
+    curandStatus_t st = curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10);
+    if (st == CURAND_STATUS_SUCCESS) st = curandSetPseudoRandomGeneratorSeed(g, seed);
+    if (st == CURAND_STATUS_SUCCESS)
+        st = curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY);
+    if (st == CURAND_STATUS_SUCCESS) st = curandSetGeneratorOffset(g, offset);
+    if (st == CURAND_STATUS_SUCCESS && count > 0)
+        st = curandGenerateUniformDouble(g, out, (size_t)count);
+    if (g) curandDestroyGenerator(g);
+    if (st != CURAND_STATUS_SUCCESS)
+        return COHORT_FAIL(COHORT_ERR_CURAND, "device Philox4x32-10 generator: status %d", (int)st);
+    return COHORT_OK;
+}
+
+__global__ void interleave_kernel(const double *src, int64_t member_stride, double scale,
+                                  double shift, int remove_mean, double *dst, int64_t n, int64_t ld,
+                                  int64_t m0, int64_t count)
+{
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k < count)
+        layout_interleave_member(src + k * member_stride, scale, shift, remove_mean, dst + m0 + k,
+                                 n, ld);
+}
+
+static int cuda_interleave(const double *src, int64_t member_stride, double scale, double shift,
+                           int remove_mean, double *dst, int64_t n, int64_t ld, int64_t m0,
+                           int64_t count)
+{
+    const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+    interleave_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(src, member_stride, scale, shift,
+                                                              remove_mean, dst, n, ld, m0, count);
+    COHORT_CUDA_CHECK_LAUNCH("interleave_kernel");
     return COHORT_OK;
 }
 
@@ -492,6 +533,8 @@ extern "C" const cohort_backend cohort_backend_cuda = {
     .copy_within = cuda_copy_within,
     .fill = cuda_fill,
     .synchronize = cuda_synchronize,
+    .uniform = cuda_uniform,
+    .interleave = cuda_interleave,
     .banded_solve = cuda_banded_solve,
     .model1d_rhs = cuda_model1d_rhs,
     .model1d_moments = cuda_model1d_moments,

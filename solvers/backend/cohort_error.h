@@ -28,7 +28,9 @@ extern "C" {
     X(COHORT_ERR_BACKEND_MISMATCH, 13, "object belongs to a different backend")                    \
     X(COHORT_ERR_GSL, 14, "GSL error")                                                             \
     X(COHORT_ERR_IO, 15, "input/output error")                                                     \
-    X(COHORT_ERR_CONFIG, 16, "invalid configuration")
+    X(COHORT_ERR_CONFIG, 16, "invalid configuration")                                              \
+    X(COHORT_ERR_UNAVAILABLE, 17, "not available in this build")                                   \
+    X(COHORT_ERR_CURAND, 18, "cuRAND error")
 
 enum cohort_status {
 #define COHORT_ERROR_ENUM_(name, value, message) name = value,

@@ -1,0 +1,30 @@
+/* Initial conditions of 1D members, written on a backend as deviations from the member's mean
+ * (the state model1d_step evolves; the mean itself is initial.mean, kept separately):
+ *   uniform  mean-free uniform noise in [-amplitude, amplitude]: cuRAND Philox4x32-10, LEGACY
+ *            ordering, the member's N values at offset (global member index) x N, so a member's
+ *            noise never depends on the chunking or the backend;
+ *   cosine, mode  amplitude cos(2 pi mode x / L) on x_i = i L / N (seed 003, eq. 28). */
+#ifndef COHORT_INITIAL_H
+#define COHORT_INITIAL_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+typedef enum { INITIAL_UNIFORM = 0, INITIAL_COSINE = 1, INITIAL_MODE = 2 } initial_kind;
+
+typedef struct initial1d {
+    initial_kind kind;
+    double amplitude;
+    int64_t mode;
+    uint64_t seed;
+} initial1d;
+
+/* Doubles of backend memory initial1d_fill needs as scratch for `count` members of n points. */
+int64_t initial1d_scratch_values(const initial1d *ic, int64_t n, int64_t count);
+
+/* Writes members [m0, m0 + count) of state (interleaved, ld members, n points). */
+int initial1d_fill(const cohort_backend *be, const initial1d *ic, double *state, double *scratch,
+                   int64_t n, int64_t ld, int64_t m0, int64_t count);
+
+#endif

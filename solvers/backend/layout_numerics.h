@@ -1,0 +1,25 @@
+/* Data-layout arithmetic shared by the backends (COHORT_HD). */
+#ifndef COHORT_LAYOUT_NUMERICS_H
+#define COHORT_LAYOUT_NUMERICS_H
+
+#include <stdint.h>
+
+#include "backend/cohort_hd.h"
+
+/* One member of the `interleave` operation (backend.h): src is that member's n values (stride 1),
+ * dst its first row in the interleaved array (stride ld). */
+COHORT_HD void layout_interleave_member(const double *src, double scale, double shift,
+                                        int remove_mean, double *dst, int64_t n, int64_t ld)
+{
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double v = scale * src[i] + shift;
+        dst[i * ld] = v;
+        sum += v;
+    }
+    if (!remove_mean) return;
+    const double mean = sum / (double)n;
+    for (int64_t i = 0; i < n; ++i) dst[i * ld] -= mean;
+}
+
+#endif
