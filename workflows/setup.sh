@@ -3,7 +3,9 @@
 # sudo when not root). The CUDA toolkit is not installed here: with nvcc on PATH (or at
 # /usr/local/cuda/bin) the cuda backend is built, without it the cpu backend alone.
 set -eu
-packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev"
+# python3-netcdf4, -xarray, -matplotlib: the file checks and plots (Debian's python3, /usr/bin)
+packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev python3-netcdf4
+          python3-xarray python3-matplotlib"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

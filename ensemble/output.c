@@ -1,0 +1,221 @@
+#define _POSIX_C_SOURCE 200809L
+#include "output.h"
+
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+
+struct cohort_output {
+    int ncid;
+    int64_t members, n;
+    int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
+        var_diverged;
+    char *path, *partial;
+};
+
+/* Every NetCDF call: the library's message, the file, and where. */
+#define NC_CALL(o, expr)                                                                           \
+    do {                                                                                           \
+        int nc_status_ = (expr);                                                                   \
+        if (nc_status_ != NC_NOERR)                                                                \
+            return cohort_error_raise(COHORT_ERR_IO, __FILE__, __LINE__, "%s: %s: %s",             \
+                                      (o)->partial, #expr, nc_strerror(nc_status_));               \
+    } while (0)
+
+static int put_text(cohort_output *o, int var, const char *name, const char *text)
+{
+    if (!text) return COHORT_OK;
+    NC_CALL(o, nc_put_att_text(o->ncid, var, name, strlen(text), text));
+    return COHORT_OK;
+}
+
+/* A statistic over t with its CF attributes. */
+static int define_series(cohort_output *o, int dim_t, const char *name, nc_type type,
+                         const char *long_name, const char *cell_methods, int *var)
+{
+    NC_CALL(o, nc_def_var(o->ncid, name, type, 1, &dim_t, var));
+    COHORT_CALL(put_text(o, *var, "long_name", long_name));
+    COHORT_CALL(put_text(o, *var, "units", "1"));
+    COHORT_CALL(put_text(o, *var, "cell_methods", cell_methods));
+    return COHORT_OK;
+}
+
+static int define_file(cohort_output *o, const output_spec *s)
+{
+    int dim_member, dim_x, dim_t, var_member, var_x;
+    NC_CALL(o, nc_def_dim(o->ncid, "member", (size_t)s->members, &dim_member));
+    NC_CALL(o, nc_def_dim(o->ncid, "x", (size_t)s->n, &dim_x));
+    NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
+    NC_CALL(o, nc_def_var(o->ncid, "member", NC_INT64, 1, &dim_member, &var_member));
+    COHORT_CALL(put_text(o, var_member, "standard_name", "realization"));
+    COHORT_CALL(put_text(o, var_member, "long_name", "global member index"));
+    NC_CALL(o, nc_def_var(o->ncid, "x", NC_DOUBLE, 1, &dim_x, &var_x));
+    COHORT_CALL(put_text(o, var_x, "long_name", "position on the periodic domain"));
+    COHORT_CALL(put_text(o, var_x, "units", "1"));
+    COHORT_CALL(put_text(o, var_x, "axis", "X"));
+    NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
+    COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
+    COHORT_CALL(put_text(o, o->var_t, "units", "1"));
+    COHORT_CALL(put_text(o, o->var_t, "axis", "T"));
+    COHORT_CALL(define_series(o, dim_t, "ell_mean", NC_DOUBLE,
+                              "ensemble mean of the coarsening length 1/(1 - <C^2>)",
+                              "member: mean", &o->var_ell_mean));
+    COHORT_CALL(define_series(o, dim_t, "ell_var", NC_DOUBLE,
+                              "ensemble variance of the coarsening length", "member: variance",
+                              &o->var_ell_var));
+    COHORT_CALL(define_series(o, dim_t, "ell_sem", NC_DOUBLE,
+                              "standard error of ell_mean, sqrt(ell_var / n_active)",
+                              "member: mean", &o->var_ell_sem));
+    COHORT_CALL(define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>",
+                              "member: mean", &o->var_mass_mean));
+    COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
+                              "member: sum", &o->var_n_active));
+    NC_CALL(o, nc_def_var(o->ncid, "diverged", NC_BYTE, 1, &dim_member, &o->var_diverged));
+    COHORT_CALL(put_text(o, o->var_diverged, "long_name",
+                         "member whose state became NaN or Inf (excluded from the statistics)"));
+    const signed char flags[2] = {0, 1};
+    NC_CALL(o, nc_put_att_schar(o->ncid, o->var_diverged, "flag_values", NC_BYTE, 2, flags));
+    COHORT_CALL(put_text(o, o->var_diverged, "flag_meanings", "finite diverged"));
+    o->var_c = -1;
+    if (s->archive_final) {
+        const int dims[2] = {dim_member, dim_x};
+        const size_t chunk[2] = {
+            (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members), (size_t)s->n};
+        NC_CALL(o, nc_def_var(o->ncid, "C", s->archive_float ? NC_FLOAT : NC_DOUBLE, 2, dims,
+                              &o->var_c));
+        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
+        NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_c, 1, 1, 1));
+        COHORT_CALL(put_text(o, o->var_c, "long_name", "concentration at the final time"));
+        COHORT_CALL(put_text(o, o->var_c, "units", "1"));
+    }
+    COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "history", s->history));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "source", s->source));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "model", s->model));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "config", s->config));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "backend", s->backend));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "device", s->device));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "libraries", s->libraries));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "rng",
+                         "cuRAND Philox4x32-10, LEGACY ordering, offset = "
+                         "member x N"));
+    const unsigned long long seed = s->seed;
+    NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
+    NC_CALL(o, nc_enddef(o->ncid));
+    /* coordinates */
+    long long *index = malloc((size_t)s->members * sizeof *index);
+    double *x = malloc((size_t)s->n * sizeof *x);
+    if (!index || !x) {
+        free(index);
+        free(x);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "coordinates");
+    }
+    for (int64_t m = 0; m < s->members; ++m) index[m] = m;
+    for (int64_t i = 0; i < s->n; ++i) x[i] = (double)i * s->length / (double)s->n;
+    int rc = nc_put_var_longlong(o->ncid, var_member, index);
+    if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
+    free(index);
+    free(x);
+    NC_CALL(o, rc);
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
+int output_create(const output_spec *s, cohort_output **out)
+{
+    if (!out || !s || !s->path) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "spec and out needed");
+    *out = NULL;
+    cohort_output *o = calloc(1, sizeof *o);
+    if (!o) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output");
+    o->members = s->members;
+    o->n = s->n;
+    o->ncid = -1;
+    o->path = strdup(s->path);
+    o->partial = malloc(strlen(s->path) + sizeof ".partial");
+    if (!o->path || !o->partial) {
+        output_close(o, 0);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
+    }
+    sprintf(o->partial, "%s.partial", s->path);
+    int status = nc_create(o->partial, NC_NETCDF4 | NC_CLOBBER, &o->ncid);
+    if (status != NC_NOERR) {
+        const int rc =
+            COHORT_FAIL(COHORT_ERR_IO, "cannot create %s: %s", o->partial, nc_strerror(status));
+        o->ncid = -1;
+        output_close(o, 0);
+        return rc;
+    }
+    const int rc = define_file(o, s);
+    if (rc != COHORT_OK) {
+        output_close(o, 0);
+        return rc;
+    }
+    *out = o;
+    return COHORT_OK;
+}
+
+int output_write_record(cohort_output *o, int64_t record, double t, double ell_mean, double ell_var,
+                        double ell_sem, double mass_mean, int64_t n_active)
+{
+    const size_t at[1] = {(size_t)record}, one[1] = {1};
+    const long long active = n_active;
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_t, at, one, &t));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_mean, at, one, &ell_mean));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_var, at, one, &ell_var));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_sem, at, one, &ell_sem));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_mass_mean, at, one, &mass_mean));
+    NC_CALL(o, nc_put_vara_longlong(o->ncid, o->var_n_active, at, one, &active));
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
+int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double *state)
+{
+    if (o->var_c < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no archived state defined");
+    const size_t at[2] = {(size_t)m0, 0}, size[2] = {(size_t)count, (size_t)o->n};
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_c, at, size, state));
+    return COHORT_OK;
+}
+
+int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
+                          const unsigned char *diverged)
+{
+    const size_t at[1] = {(size_t)m0}, size[1] = {(size_t)count};
+    NC_CALL(o, nc_put_vara_uchar(o->ncid, o->var_diverged, at, size, diverged));
+    return COHORT_OK;
+}
+
+int output_put_double(cohort_output *o, const char *name, double value)
+{
+    NC_CALL(o, nc_redef(o->ncid));
+    NC_CALL(o, nc_put_att_double(o->ncid, NC_GLOBAL, name, NC_DOUBLE, 1, &value));
+    NC_CALL(o, nc_enddef(o->ncid));
+    return COHORT_OK;
+}
+
+int output_close(cohort_output *o, int success)
+{
+    if (!o) return COHORT_OK;
+    int rc = COHORT_OK;
+    if (o->ncid >= 0) {
+        const int status = nc_close(o->ncid);
+        if (status != NC_NOERR && success)
+            rc = COHORT_FAIL(COHORT_ERR_IO, "%s: closing: %s", o->partial, nc_strerror(status));
+    }
+    if (o->partial) {
+        if (success && rc == COHORT_OK) {
+            if (rename(o->partial, o->path) != 0)
+                rc = COHORT_FAIL(COHORT_ERR_IO, "cannot rename %s to %s", o->partial, o->path);
+        } else {
+            remove(o->partial);
+        }
+    }
+    free(o->path);
+    free(o->partial);
+    free(o);
+    return rc;
+}

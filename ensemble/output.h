@@ -1,0 +1,47 @@
+/* The NetCDF-4 file of a 1D run (CF-1.11): coordinates member (realization), x and t (unlimited),
+ * the ensemble statistics over t, the per-member divergence flags, optionally the archived final
+ * state C(member, x) chunked by whole chunks of members with deflate 1 + shuffle, and the run's
+ * provenance as global attributes. The file is written as PATH.partial, synced after every record
+ * (a crash leaves a readable file), and renamed to PATH only by a successful close; a failed or
+ * abandoned run removes it, so no half-written file ever carries the final name. */
+#ifndef COHORT_OUTPUT_H
+#define COHORT_OUTPUT_H
+
+#include <stdint.h>
+
+typedef struct output_spec {
+    const char *path;
+    int64_t members, n;
+    double length;         /* x_i = i * length / n */
+    int archive_final;     /* write C(member, x) */
+    int archive_float;     /* store it as float rather than double */
+    int64_t chunk_members; /* NetCDF chunk of C along member (the run's chunk size) */
+    /* global attributes */
+    const char *title, *history, *source, *config, *backend, *device, *libraries, *model;
+    uint64_t seed;
+} output_spec;
+
+typedef struct cohort_output cohort_output;
+
+/* Errors: COHORT_ERR_IO (with the NetCDF message and the path). */
+int output_create(const output_spec *spec, cohort_output **out);
+
+/* One record of the statistics at time t (record = 0, 1, ...). */
+int output_write_record(cohort_output *o, int64_t record, double t, double ell_mean, double ell_var,
+                        double ell_sem, double mass_mean, int64_t n_active);
+
+/* Members [m0, m0 + count) of the final state, member-major (state[k * n + i]). */
+int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double *state);
+
+/* diverged[k] for members [m0, m0 + count): 1 where the member's state became non-finite. */
+int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
+                          const unsigned char *diverged);
+
+/* A global attribute of type double (fit results, resolved dt, ...). */
+int output_put_double(cohort_output *o, const char *name, double value);
+
+/* success: close and rename PATH.partial to PATH; otherwise close and remove PATH.partial. Frees o
+ * either way. */
+int output_close(cohort_output *o, int success);
+
+#endif
