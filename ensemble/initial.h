@@ -23,8 +23,10 @@ typedef struct initial1d {
 /* Doubles of backend memory initial1d_fill needs as scratch for `count` members of n points. */
 int64_t initial1d_scratch_values(const initial1d *ic, int64_t n, int64_t count);
 
-/* Writes members [m0, m0 + count) of state (interleaved, ld members, n points). */
+/* Writes the initial conditions of global members [first, first + count) into columns
+ * [column, column + count) of state (interleaved, ld columns, n points): a chunk's array holds its
+ * members from column 0, while the noise follows the global index. */
 int initial1d_fill(const cohort_backend *be, const initial1d *ic, double *state, double *scratch,
-                   int64_t n, int64_t ld, int64_t m0, int64_t count);
+                   int64_t n, int64_t ld, int64_t column, int64_t first, int64_t count);
 
 #endif

@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "config.h"
+#include "run.h"
 #include "selfcheck.h"
 
 extern const char cohort_version[];
@@ -24,6 +25,9 @@ static void print_usage(FILE *out)
             "cohort %s: ensembles of small independent PDE systems on a GPU or the CPU\n"
             "\n"
             "usage:\n"
+            "  cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc]\n"
+            "             [--backend auto|cpu|cuda] [--quiet]\n"
+            "      run an ensemble and write its statistics and states as NetCDF-4\n"
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
             "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
             "      that share one left-hand side, and check every member's residual\n"
@@ -43,6 +47,107 @@ static void print_version(void)
     printf("cohort %s (git %s)\n", cohort_version, cohort_git_hash);
     printf("NetCDF-C %s\nGSL %s\n%s\n", nc_inq_libvers(), GSL_VERSION, cuda);
     printf("cuda backend: %s\n", usable ? "usable" : why);
+}
+
+static void print_run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc]\n"
+            "                  [--backend auto|cpu|cuda] [--quiet]\n"
+            "\n"
+            "Runs the ensemble CONFIG.ini describes (keys and defaults: cohort models) and writes\n"
+            "OUT.nc (default: output.path): ell_mean/var/sem(t), mass_mean(t), n_active(t),\n"
+            "diverged(member), the final states C(member, x) when output.archive = final, the\n"
+            "fit of ell_mean against ln t, and the resolved configuration. The file appears only\n"
+            "when the run succeeds (OUT.nc.partial while it runs).\n"
+            "\n"
+            "  --set s.k=v   override a key (repeatable); e.g. --set ensemble.members=4096\n"
+            "  -o OUT.nc     output file\n"
+            "  --backend B   auto (cuda when a device is present), cpu or cuda [auto]\n"
+            "  --quiet       no progress or summary on stderr\n"
+            "\n"
+            "This version runs diffusion1d, hyperdiffusion1d and ch1d without [sweep].\n");
+}
+
+/* The command line as typed, for the history attribute. */
+static void join_arguments(int argc, char **argv, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < argc && used + 1 < len; ++i) {
+        const int quote = strpbrk(argv[i], " \t") != NULL;
+        int w = snprintf(out + used, len - used, "%s%s%s%s", i ? " " : "", quote ? "'" : "",
+                         argv[i], quote ? "'" : "");
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+static int command_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *config_path = NULL, **sets = calloc((size_t)argc, sizeof *sets);
+    run_options opt = {.backend = "auto"};
+    int n_sets = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_run_usage(stdout);
+            free(sets);
+            return 0;
+        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            opt.quiet = 1;
+        } else if ((!strcmp(arg, "--set") || !strcmp(arg, "-o") || !strcmp(arg, "--backend")) &&
+                   !value) {
+            fprintf(stderr, "cohort run: %s needs a value (see cohort run --help)\n", arg);
+            free(sets);
+            return EXIT_USAGE;
+        } else if (!strcmp(arg, "--set")) {
+            sets[n_sets++] = argv[++i];
+        } else if (!strcmp(arg, "-o")) {
+            opt.output_path = argv[++i];
+        } else if (!strcmp(arg, "--backend")) {
+            opt.backend = argv[++i];
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "cohort run: unknown option '%s' (see cohort run --help)\n", arg);
+            free(sets);
+            return EXIT_USAGE;
+        } else if (!config_path) {
+            config_path = arg;
+        } else {
+            fprintf(stderr, "cohort run: one configuration file only ('%s', then '%s')\n",
+                    config_path, arg);
+            free(sets);
+            return EXIT_USAGE;
+        }
+    }
+    if (!config_path) {
+        fprintf(stderr, "cohort run: no configuration file\n\n");
+        print_run_usage(stderr);
+        free(sets);
+        return EXIT_USAGE;
+    }
+    if (strcmp(opt.backend, "auto") && strcmp(opt.backend, "cpu") && strcmp(opt.backend, "cuda")) {
+        fprintf(stderr, "cohort run: --backend '%s': allowed values are auto, cpu, cuda\n",
+                opt.backend);
+        free(sets);
+        return EXIT_USAGE;
+    }
+    cohort_config config;
+    char err[1024];
+    if (config_load(&config, config_path, sets, n_sets, err, sizeof err) != COHORT_OK) {
+        fprintf(stderr, "cohort run: %s\n", err);
+        free(sets);
+        return EXIT_USAGE;
+    }
+    char command_line[4096], version[256];
+    join_arguments(full_argc, full_argv, command_line, sizeof command_line);
+    snprintf(version, sizeof version, "cohort %s (git %s)", cohort_version, cohort_git_hash);
+    opt.command_line = command_line;
+    opt.version = version;
+    const int status = run_ensemble(&config, &opt);
+    config_free(&config);
+    free(sets);
+    return status;
 }
 
 static void print_selfcheck_usage(FILE *out)
@@ -143,6 +248,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 1, argv + 1);
+    if (strcmp(command, "run") == 0) return command_run(argc - 1, argv + 1, argc, argv);
     if (strcmp(command, "models") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: cohort models\n\nLists every model with the equation, the scheme and "
@@ -159,7 +265,7 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr,
-            "cohort: unknown command '%s' (commands: selfcheck, models; see cohort --help)\n",
+            "cohort: unknown command '%s' (commands: run, models, selfcheck; see cohort --help)\n",
             command);
     return EXIT_USAGE;
 }

@@ -1,0 +1,347 @@
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_version.h>
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/moments.h"
+#include "backend/backend.h"
+#include "backend/cohort_error.h"
+#include "initial.h"
+#include "models/model1d.h"
+#include "output.h"
+
+enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
+
+/* The resolved plan of a run. */
+typedef struct plan {
+    model1d_params model;
+    initial1d ic;
+    double mean; /* initial.mean: every member's conserved mean */
+    int64_t members, chunk, steps;
+    double t_end;
+    int64_t n_records;
+    int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
+} plan;
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double real(const cohort_config *c, const char *section, const char *name)
+{
+    return config_get(c, section, name)->number;
+}
+
+/* Checks what the schema cannot (relations between keys, what this version can run) and derives
+ * the plan. Messages name the key and where its value came from. */
+static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
+{
+    memset(p, 0, sizeof *p);
+    const config_value *name = config_get(c, "model", "name"), *n = config_get(c, "grid", "n");
+    if (c->n_sweeps > 0) {
+        snprintf(err, len,
+                 "%s: [sweep] is not available in this version of cohort run yet "
+                 "(remove the [sweep] lines)",
+                 c->sweeps[0].origin);
+        return EXIT_BAD_INPUT;
+    }
+    if (!strcmp(name->text, "ch1d_forced")) {
+        snprintf(err, len,
+                 "%s: model.name = ch1d_forced is not available in this version yet "
+                 "(available: diffusion1d, hyperdiffusion1d, ch1d)",
+                 name->origin);
+        return EXIT_BAD_INPUT;
+    }
+    p->model.kind = !strcmp(name->text, "diffusion1d")        ? MODEL1D_DIFFUSION
+                    : !strcmp(name->text, "hyperdiffusion1d") ? MODEL1D_HYPERDIFFUSION
+                                                              : MODEL1D_CAHN_HILLIARD;
+    const int64_t n_min = p->model.kind == MODEL1D_DIFFUSION ? 3 : 5;
+    if (n->integer < n_min) {
+        snprintf(err, len, "%s: grid.n = %lld: %s needs grid.n >= %lld (the %s solver's minimum)",
+                 n->origin, (long long)n->integer, name->text, (long long)n_min,
+                 n_min == 3 ? "tridiagonal" : "pentadiagonal");
+        return EXIT_BAD_INPUT;
+    }
+    p->model.n = n->integer;
+    p->model.length = real(c, "grid", "length");
+    p->model.alpha = real(c, "model", "alpha");
+    p->model.gamma = real(c, "model", "gamma");
+    const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
+    const double dt_wanted = dt->is_auto ? 0.1 * p->model.length / (double)p->model.n : dt->number;
+    p->t_end = t_end->number;
+    if (p->t_end < dt_wanted) {
+        snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
+                 t_end->origin, p->t_end, dt_wanted, dt->origin);
+        return EXIT_BAD_INPUT;
+    }
+    /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
+    p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
+    p->model.dt = p->t_end / (double)p->steps;
+    /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end */
+    const double every = real(c, "time", "output_every");
+    const int64_t max_records = (int64_t)floor(p->t_end / every) + 2;
+    p->record_step = malloc((size_t)max_records * sizeof *p->record_step);
+    if (!p->record_step) {
+        snprintf(err, len, "out of memory");
+        return EXIT_FAILURE_RUNNING;
+    }
+    for (int64_t r = 0; r < max_records; ++r) {
+        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->model.dt);
+        if (step > p->steps) step = p->steps;
+        if (p->n_records > 0 && step <= p->record_step[p->n_records - 1]) continue;
+        p->record_step[p->n_records++] = step;
+        if (step == p->steps) break;
+    }
+    const config_value *kind = config_get(c, "initial", "kind");
+    p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
+                 : !strcmp(kind->text, "cosine") ? INITIAL_COSINE
+                                                 : INITIAL_MODE;
+    p->ic.amplitude = real(c, "initial", "amplitude");
+    p->ic.mode = config_get(c, "initial", "mode")->integer;
+    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
+    p->mean = real(c, "initial", "mean");
+    p->members = config_get(c, "ensemble", "members")->integer;
+    return 0;
+}
+
+/* Members per chunk: ensemble.chunk, or as many as fit in half the free memory. */
+static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const plan *p)
+{
+    const config_value *chunk = config_get(c, "ensemble", "chunk");
+    if (!chunk->is_auto) return chunk->integer < p->members ? chunk->integer : p->members;
+    size_t free_bytes = 0;
+    if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
+    /* state, scratch, noise, moments, mean per member */
+    const double per_member = (3.0 * (double)p->model.n + 4.0) * sizeof(double);
+    int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
+    if (fit < 1) fit = 1;
+    return fit < p->members ? fit : p->members;
+}
+
+typedef struct progress {
+    int quiet, tty;
+    double start, last;
+    int64_t total_member_steps;
+} progress;
+
+static void progress_show(progress *pr, int64_t members_done, int64_t members, double t,
+                          int64_t member_steps, int final)
+{
+    if (pr->quiet) return;
+    const double now = seconds_now();
+    if (!final && now - pr->last < (pr->tty ? 0.2 : 10.0)) return;
+    pr->last = now;
+    const double rate = member_steps / fmax(now - pr->start, 1e-9);
+    const double eta = (double)(pr->total_member_steps - member_steps) / fmax(rate, 1e-9);
+    fprintf(stderr, "%s%lld/%lld members, t = %.4g, %.3g member-steps/s, ETA %.0f s%s",
+            pr->tty ? "\r" : "", (long long)members_done, (long long)members, t, rate, eta,
+            pr->tty && !final ? "   " : "\n");
+    fflush(stderr);
+}
+
+/* The per-member values of one record: ell, <C>, and whether the member is finite. */
+static void member_values(const double *moments2, int64_t count, double *ell, double *mass,
+                          unsigned char *finite)
+{
+    for (int64_t k = 0; k < count; ++k) {
+        const double c = moments2[k], c2 = moments2[count + k];
+        finite[k] = isfinite(c) && isfinite(c2);
+        ell[k] = 1.0 / (1.0 - c2);
+        mass[k] = c;
+    }
+}
+
+int run_ensemble(const cohort_config *c, const run_options *opt)
+{
+    char err[1024] = "";
+    plan p;
+    int status = make_plan(c, &p, err, sizeof err);
+    if (status) {
+        fprintf(stderr, "cohort run: %s\n", err);
+        free(p.record_step);
+        return status;
+    }
+    const cohort_backend *be = NULL;
+    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
+        fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_detail());
+        free(p.record_step);
+        return EXIT_BAD_INPUT;
+    }
+    const int64_t n = p.model.n, members = p.members;
+    p.chunk = chunk_size(c, be, &p);
+
+    /* the file first: an unwritable path is the user's to fix, before any work is done */
+    char device[256] = "", cuda[128], libraries[512], history[2048], stamp[64];
+    be->describe(device, sizeof device);
+    cohort_cuda_versions(cuda, sizeof cuda);
+    snprintf(libraries, sizeof libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(), GSL_VERSION,
+             cuda);
+    const time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    snprintf(history, sizeof history, "%s %s", stamp, opt->command_line);
+    char *config_text = config_render(c);
+    const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
+    const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
+    output_spec spec = {.path = path,
+                        .members = members,
+                        .n = n,
+                        .length = p.model.length,
+                        .archive_final = archive,
+                        .archive_float =
+                            !strcmp(config_get(c, "output", "precision")->text, "float"),
+                        .chunk_members = p.chunk,
+                        .title = "cohort ensemble",
+                        .history = history,
+                        .source = opt->version,
+                        .config = config_text,
+                        .backend = be->name,
+                        .device = device,
+                        .libraries = libraries,
+                        .model = config_get(c, "model", "name")->text,
+                        .seed = p.ic.seed};
+    cohort_output *out = NULL;
+    if (output_create(&spec, &out) != COHORT_OK) {
+        fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
+                opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
+        free(config_text);
+        free(p.record_step);
+        return EXIT_BAD_INPUT;
+    }
+
+    /* working memory */
+    const int64_t chunk = p.chunk;
+    model1d_stepper *stepper = NULL;
+    double *state = NULL, *scratch = NULL, *noise = NULL, *mean = NULL, *moments_dev = NULL;
+    double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
+    double *ell = malloc((size_t)chunk * sizeof(double)),
+           *mass = malloc((size_t)chunk * sizeof(double));
+    double *host_state = archive ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
+    double *member_major = archive ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
+    double *host_mean = malloc((size_t)chunk * sizeof(double));
+    unsigned char *finite = malloc((size_t)chunk), *diverged = calloc((size_t)members, 1);
+    moments_blocks *ell_stats = calloc((size_t)p.n_records, sizeof *ell_stats);
+    moments_blocks *mass_stats = calloc((size_t)p.n_records, sizeof *mass_stats);
+    int rc = COHORT_OK;
+    if (!host_moments || !ell || !mass || !host_mean || !finite || !diverged || !ell_stats ||
+        !mass_stats || (archive && (!host_state || !member_major)))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
+                         (long long)chunk);
+    for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
+        rc = moments_blocks_alloc(&ell_stats[r], members);
+        if (rc == COHORT_OK) rc = moments_blocks_alloc(&mass_stats[r], members);
+    }
+    if (rc == COHORT_OK) rc = model1d_stepper_alloc(be, &p.model, &stepper);
+    if (rc == COHORT_OK) rc = be->alloc((void **)&state, (size_t)(n * chunk) * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&scratch, (size_t)(n * chunk) * sizeof(double));
+    if (rc == COHORT_OK)
+        rc = be->alloc((void **)&noise,
+                       (size_t)initial1d_scratch_values(&p.ic, n, chunk) * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&mean, (size_t)chunk * sizeof(double));
+    if (rc == COHORT_OK)
+        rc = be->alloc((void **)&moments_dev, (size_t)(2 * chunk) * sizeof(double));
+
+    progress pr = {opt->quiet, isatty(2), seconds_now(), 0.0, members * p.steps};
+    int64_t member_steps = 0;
+    for (int64_t m0 = 0; m0 < members && rc == COHORT_OK; m0 += chunk) {
+        const int64_t count = m0 + chunk <= members ? chunk : members - m0;
+        /* the chunk's arrays hold its members at columns [0, count), leading dimension chunk */
+        for (int64_t k = 0; k < count; ++k) host_mean[k] = p.mean;
+        rc = be->copy_to_device(mean, host_mean, (size_t)count * sizeof(double));
+        if (rc == COHORT_OK) rc = initial1d_fill(be, &p.ic, state, noise, n, chunk, 0, m0, count);
+        int64_t step = 0;
+        for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
+            for (; step < p.record_step[r] && rc == COHORT_OK; ++step) {
+                rc = model1d_step(stepper, &state, &scratch, mean, chunk, 0, count);
+                member_steps += count;
+                if ((step & 63) == 0)
+                    progress_show(&pr, m0, members, (step + 1) * p.model.dt, member_steps, 0);
+            }
+            if (rc == COHORT_OK)
+                rc = be->model1d_moments(state, mean, n, chunk, 0, count, moments_dev);
+            if (rc == COHORT_OK) rc = be->synchronize();
+            if (rc == COHORT_OK)
+                rc = be->copy_to_host(host_moments, moments_dev,
+                                      (size_t)(2 * count) * sizeof(double));
+            if (rc != COHORT_OK) break;
+            member_values(host_moments, count, ell, mass, finite);
+            for (int64_t k = 0; k < count; ++k) diverged[m0 + k] |= !finite[k];
+            rc = moments_blocks_add(&ell_stats[r], m0, count, ell, finite);
+            if (rc == COHORT_OK) rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
+        }
+        if (rc == COHORT_OK && archive) {
+            rc = be->copy_to_host(host_state, state, (size_t)(n * chunk) * sizeof(double));
+            for (int64_t k = 0; k < count && rc == COHORT_OK; ++k)
+                for (int64_t i = 0; i < n; ++i)
+                    member_major[k * n + i] = host_state[i * chunk + k] + host_mean[k];
+            if (rc == COHORT_OK) rc = output_write_state(out, m0, count, member_major);
+        }
+        progress_show(&pr, m0 + count, members, p.t_end, member_steps, m0 + count == members);
+    }
+
+    /* statistics, fit, flags */
+    double *fit_x = malloc((size_t)p.n_records * sizeof(double));
+    double *fit_y = malloc((size_t)p.n_records * sizeof(double));
+    size_t n_fit = 0;
+    int64_t n_diverged = 0;
+    const double fit_from = real(c, "analysis", "fit_from");
+    for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
+        const moments e = moments_blocks_total(&ell_stats[r]);
+        const moments m = moments_blocks_total(&mass_stats[r]);
+        const double t = p.record_step[r] * p.model.dt;
+        rc = output_write_record(out, r, t, e.count ? e.mean : NAN, moments_variance(&e),
+                                 moments_sem(&e), m.count ? m.mean : NAN, (int64_t)e.count);
+        if (t > 0.0 && t >= fit_from && e.count > 0 && fit_x && fit_y)
+            fit_x[n_fit] = log(t), fit_y[n_fit++] = e.mean;
+    }
+    for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
+    if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
+    if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.model.dt);
+    if (rc == COHORT_OK && n_fit >= 3) {
+        double c0, c1, cov00, cov01, cov11, sumsq;
+        gsl_fit_linear(fit_x, 1, fit_y, 1, n_fit, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+        const double r = gsl_stats_correlation(fit_x, 1, fit_y, 1, n_fit);
+        rc = output_put_double(out, "ell_vs_log_t_slope", c1);
+        if (rc == COHORT_OK) rc = output_put_double(out, "ell_vs_log_t_intercept", c0);
+        if (rc == COHORT_OK) rc = output_put_double(out, "ell_vs_log_t_r", r);
+        if (rc == COHORT_OK && !opt->quiet)
+            fprintf(stderr, "ell_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", c0, c1, r,
+                    fit_from);
+    }
+    const int ok = rc == COHORT_OK;
+    if (!ok) fprintf(stderr, "cohort run: %s\n%s\n", cohort_strerror(rc), cohort_error_detail());
+    const int closed = output_close(out, ok);
+    if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
+    if (ok && closed == COHORT_OK && !opt->quiet)
+        fprintf(stderr,
+                "wrote %s: %lld members x %lld points, %lld steps of dt = %.6g to t = %g, "
+                "%lld records, %lld diverged, backend %s (%s), %.2f s\n",
+                path, (long long)members, (long long)n, (long long)p.steps, p.model.dt, p.t_end,
+                (long long)p.n_records, (long long)n_diverged, be->name, device,
+                seconds_now() - pr.start);
+    for (int64_t r = 0; r < p.n_records; ++r) {
+        if (ell_stats) moments_blocks_free(&ell_stats[r]);
+        if (mass_stats) moments_blocks_free(&mass_stats[r]);
+    }
+    be->release(state);
+    be->release(scratch);
+    be->release(noise);
+    be->release(mean);
+    be->release(moments_dev);
+    model1d_stepper_free(stepper);
+    free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
+    free(host_state), free(member_major), free(host_mean), free(finite), free(diverged);
+    free(fit_x), free(fit_y), free(config_text), free(p.record_step);
+    return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
+}

@@ -1,0 +1,19 @@
+/* `cohort run`: a 1D ensemble from its configuration to its NetCDF file. */
+#ifndef COHORT_RUN_H
+#define COHORT_RUN_H
+
+#include "config.h"
+
+typedef struct run_options {
+    const char *output_path; /* -o (overrides output.path); NULL: output.path */
+    const char *backend;     /* auto | cpu | cuda */
+    int quiet;
+    const char *command_line; /* for the history attribute */
+    const char *version;      /* "cohort 0.1.0 (git ...)" */
+} run_options;
+
+/* Returns 0 success, 2 bad usage or configuration (message on stderr, no file left), 1 failure
+ * while running (message on stderr, no file left). */
+int run_ensemble(const cohort_config *c, const run_options *opt);
+
+#endif

@@ -1,0 +1,66 @@
+#!/bin/sh
+# cohort run as a user meets it: results independent of the chunking, and every bad input a
+# clear message (key and where it came from), exit status 2, and no file left behind.
+# Usage: test_run.sh PATH_TO_COHORT PYTHON WORKDIR
+cohort=${1:?cohort} python=${2:?python} dir=${3:?workdir}
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+
+cat > small.ini <<'INI'
+[model]
+name = ch1d
+[grid]
+n = 32
+length = 2*pi
+[time]
+t_end = 0.5
+output_every = 0.1
+[ensemble]
+members = 40
+seed = 3
+[output]
+path = out.nc
+INI
+
+# the same results whatever the chunk size
+for chunk in 1 7 1000 auto; do
+    if "$cohort" run small.ini --quiet --backend cpu --set ensemble.chunk=$chunk -o "chunk-$chunk.nc"; then
+        ok
+    else
+        bad "run with ensemble.chunk=$chunk"
+    fi
+done
+"$python" "$here/compare_runs.py" chunk-auto.nc chunk-1.nc chunk-7.nc chunk-1000.nc
+case $? in 0) ok ;; 77) echo "compare skipped (no python3-netcdf4)" ;; *) bad "chunk sizes change the results" ;; esac
+
+# expect_bad PATTERN ARGS...: exit 2, message matching PATTERN, no out.nc or out.nc.partial
+expect_bad() {
+    pattern=$1; shift
+    rm -f out.nc out.nc.partial
+    msg=$("$cohort" run "$@" --quiet 2>&1); status=$?
+    if [ $status -eq 2 ] && printf '%s' "$msg" | grep -Eq -- "$pattern" && [ ! -e out.nc ] &&
+        [ ! -e out.nc.partial ]; then
+        ok
+    else
+        bad "cohort run $* -> status $status, message: $msg"
+    fi
+}
+printf '[model]\nname = ch1d\n[grid]\nnn = 64\n' > typo.ini
+expect_bad "typo.ini:4: unknown key grid.nn.*did you mean 'grid.n'" typo.ini
+printf '[modle]\nname = ch1d\n' > section.ini
+expect_bad "unknown section \[modle\].*did you mean \[model\]" section.ini
+expect_bad "grid.n = 4: ch1d needs grid.n >= 5" small.ini --set grid.n=4
+expect_bad "--set time.dt=0: time.dt = '0': expected a number > 0" small.ini --set time.dt=0
+expect_bad "time.t_end = 0.001 is less than one step" small.ini --set time.t_end=0.001 --set time.dt=0.01
+expect_bad "model.name = 'ch9d'" small.ini --set model.name=ch9d
+expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.model.f0=0:2
+expect_bad "cannot create /nonexistent-dir/x.nc.partial" small.ini -o /nonexistent-dir/x.nc
+expect_bad "missing.ini: cannot read" missing.ini
+expect_bad "unknown option '--frob'" small.ini --frob
+expect_bad "--backend 'gpu'" small.ini --backend gpu
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
