@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "config.h"
+#include "info.h"
 #include "run.h"
 #include "selfcheck.h"
 
@@ -31,6 +32,7 @@ static void print_usage(FILE *out)
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
             "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
             "      that share one left-hand side, and check every member's residual\n"
+            "  cohort info FILE.nc   what a file holds and how it was made\n"
             "  cohort models         every model, its parameters, defaults, ranges and meaning\n"
             "  cohort --version      version, git hash, libraries, CUDA\n"
             "  cohort --help         this text; `cohort COMMAND --help` for a command\n"
@@ -249,6 +251,19 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 1, argv + 1);
     if (strcmp(command, "run") == 0) return command_run(argc - 1, argv + 1, argc, argv);
+    if (strcmp(command, "info") == 0) {
+        if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            printf("usage: cohort info FILE.nc\n\nPrints what a cohort file holds (sizes, "
+                   "variables) and how it was made (model, seed, backend, device, versions, "
+                   "command line, fit results, the resolved configuration).\n");
+            return 0;
+        }
+        if (argc != 3) {
+            fprintf(stderr, "usage: cohort info FILE.nc\n");
+            return EXIT_USAGE;
+        }
+        return info_print(argv[2], stdout);
+    }
     if (strcmp(command, "models") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: cohort models\n\nLists every model with the equation, the scheme and "
@@ -265,7 +280,8 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr,
-            "cohort: unknown command '%s' (commands: run, models, selfcheck; see cohort --help)\n",
+            "cohort: unknown command '%s' (commands: run, info, models, selfcheck; see cohort "
+            "--help)\n",
             command);
     return EXIT_USAGE;
 }

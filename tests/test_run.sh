@@ -36,6 +36,21 @@ done
 "$python" "$here/compare_runs.py" chunk-auto.nc chunk-1.nc chunk-7.nc chunk-1000.nc
 case $? in 0) ok ;; 77) echo "compare skipped (no python3-netcdf4)" ;; *) bad "chunk sizes change the results" ;; esac
 
+# cohort info on a finished file, and on files that are not cohort's
+if "$cohort" info chunk-7.nc > info.txt && grep -q "40 members x 32 points, 6 records" info.txt &&
+    grep -q "ensemble.chunk=7" info.txt && grep -q "ell_vs_log_t_slope\|dt " info.txt &&
+    grep -q "name = ch1d" info.txt; then
+    ok
+else
+    bad "cohort info: $(cat info.txt)"
+fi
+printf 'not netcdf' > foreign.nc
+for f in foreign.nc missing.nc; do
+    msg=$("$cohort" info $f 2>&1); status=$?
+    if [ $status -eq 2 ] && printf '%s' "$msg" | grep -q "cohort info: $f"; then ok; else
+        bad "cohort info $f -> $status: $msg"; fi
+done
+
 # expect_bad PATTERN ARGS...: exit 2, message matching PATTERN, no out.nc or out.nc.partial
 expect_bad() {
     pattern=$1; shift

@@ -1,0 +1,96 @@
+#include "info.h"
+
+#include <netcdf.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_BAD_INPUT = 2 };
+
+/* A global text attribute, or NULL (malloc'd). */
+static char *global_text(int nc, const char *name)
+{
+    size_t len = 0;
+    nc_type type;
+    if (nc_inq_att(nc, NC_GLOBAL, name, &type, &len) != NC_NOERR || type != NC_CHAR) return NULL;
+    char *text = calloc(len + 1, 1);
+    if (text && nc_get_att_text(nc, NC_GLOBAL, name, text) != NC_NOERR) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static size_t dimension(int nc, const char *name)
+{
+    int id;
+    size_t len = 0;
+    if (nc_inq_dimid(nc, name, &id) == NC_NOERR) nc_inq_dimlen(nc, id, &len);
+    return len;
+}
+
+int info_print(const char *path, FILE *out)
+{
+    int nc = -1;
+    const int status = nc_open(path, NC_NOWRITE, &nc);
+    if (status != NC_NOERR) {
+        fprintf(stderr, "cohort info: %s: %s\n", path, nc_strerror(status));
+        return EXIT_BAD_INPUT;
+    }
+    char *source = global_text(nc, "source"), *config = global_text(nc, "config");
+    if (!source || strncmp(source, "cohort", 6) != 0 || !config) {
+        fprintf(stderr,
+                "cohort info: %s: not a cohort file (no 'source' = cohort ... and 'config' "
+                "global attributes)\n",
+                path);
+        free(source);
+        free(config);
+        nc_close(nc);
+        return EXIT_BAD_INPUT;
+    }
+    static const char *const text_attributes[] = {"model",  "history",   "backend",
+                                                  "device", "libraries", "rng"};
+    fprintf(out, "%s\n  made by   %s\n", path, source);
+    for (size_t a = 0; a < sizeof text_attributes / sizeof text_attributes[0]; ++a) {
+        char *text = global_text(nc, text_attributes[a]);
+        if (text) fprintf(out, "  %-9s %s\n", text_attributes[a], text);
+        free(text);
+    }
+    unsigned long long seed = 0;
+    if (nc_get_att_ulonglong(nc, NC_GLOBAL, "seed", &seed) == NC_NOERR)
+        fprintf(out, "  seed      %llu\n", seed);
+    fprintf(out, "  sizes     %zu members x %zu points, %zu records in t\n",
+            dimension(nc, "member"), dimension(nc, "x"), dimension(nc, "t"));
+    int nvars = 0, natts = 0;
+    nc_inq(nc, NULL, &nvars, &natts, NULL);
+    fprintf(out, "  variables");
+    for (int v = 0; v < nvars; ++v) {
+        char name[NC_MAX_NAME + 1];
+        int ndims, dims[NC_MAX_VAR_DIMS];
+        nc_inq_var(nc, v, name, NULL, &ndims, dims, NULL);
+        fprintf(out, " %s(", name);
+        for (int d = 0; d < ndims; ++d) {
+            char dim[NC_MAX_NAME + 1];
+            nc_inq_dimname(nc, dims[d], dim);
+            fprintf(out, "%s%s", d ? ", " : "", dim);
+        }
+        fprintf(out, ")");
+    }
+    fprintf(out, "\n");
+    for (int a = 0; a < natts; ++a) { /* numeric results: dt, fits, ... */
+        char name[NC_MAX_NAME + 1];
+        nc_type type;
+        size_t len;
+        nc_inq_attname(nc, NC_GLOBAL, a, name);
+        nc_inq_att(nc, NC_GLOBAL, name, &type, &len);
+        double value;
+        if (type == NC_DOUBLE && len == 1 && nc_get_att_double(nc, NC_GLOBAL, name, &value) == 0)
+            fprintf(out, "  %-22s %.10g\n", name, value);
+    }
+    fprintf(out, "  configuration (resolved):\n");
+    for (char *line = strtok(config, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(out, "    %s\n", line);
+    free(source);
+    free(config);
+    nc_close(nc);
+    return 0;
+}
