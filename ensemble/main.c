@@ -68,6 +68,9 @@ static void print_run_usage(FILE *out)
             "  --backend B   auto (cuda when a device is present), cpu or cuda [auto]\n"
             "  --quiet       no progress or summary on stderr\n"
             "\n"
+            "output.archive = snapshots stores C(t_snap, member, x) every output.snapshot_every\n"
+            "and at t_end; output.member_series = true adds ell(t, member).\n"
+            "\n"
             "This version runs diffusion1d, hyperdiffusion1d and ch1d without [sweep].\n");
 }
 

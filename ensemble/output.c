@@ -12,7 +12,7 @@ struct cohort_output {
     int ncid;
     int64_t members, n;
     int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
-        var_diverged;
+        var_diverged, var_t_snap, var_ell_member;
     char *path, *partial;
 };
 
@@ -79,17 +79,39 @@ static int define_file(cohort_output *o, const output_spec *s)
     const signed char flags[2] = {0, 1};
     NC_CALL(o, nc_put_att_schar(o->ncid, o->var_diverged, "flag_values", NC_BYTE, 2, flags));
     COHORT_CALL(put_text(o, o->var_diverged, "flag_meanings", "finite diverged"));
-    o->var_c = -1;
-    if (s->archive_final) {
-        const int dims[2] = {dim_member, dim_x};
-        const size_t chunk[2] = {
-            (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members), (size_t)s->n};
-        NC_CALL(o, nc_def_var(o->ncid, "C", s->archive_float ? NC_FLOAT : NC_DOUBLE, 2, dims,
+    o->var_c = o->var_t_snap = o->var_ell_member = -1;
+    const size_t chunk_members =
+        (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members);
+    if (s->archive_final || s->n_snapshots > 0) {
+        int dims[3], ndims = 0, dim_snap;
+        size_t chunk[3];
+        if (s->n_snapshots > 0) {
+            NC_CALL(o, nc_def_dim(o->ncid, "t_snap", (size_t)s->n_snapshots, &dim_snap));
+            NC_CALL(o, nc_def_var(o->ncid, "t_snap", NC_DOUBLE, 1, &dim_snap, &o->var_t_snap));
+            COHORT_CALL(
+                put_text(o, o->var_t_snap, "long_name", "nondimensional time of snapshots"));
+            COHORT_CALL(put_text(o, o->var_t_snap, "units", "1"));
+            dims[ndims] = dim_snap, chunk[ndims++] = 1;
+        }
+        dims[ndims] = dim_member, chunk[ndims++] = chunk_members;
+        dims[ndims] = dim_x, chunk[ndims++] = (size_t)s->n;
+        NC_CALL(o, nc_def_var(o->ncid, "C", s->archive_float ? NC_FLOAT : NC_DOUBLE, ndims, dims,
                               &o->var_c));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
         NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_c, 1, 1, 1));
-        COHORT_CALL(put_text(o, o->var_c, "long_name", "concentration at the final time"));
+        COHORT_CALL(put_text(o, o->var_c, "long_name",
+                             s->n_snapshots > 0 ? "concentration at the snapshot times"
+                                                : "concentration at the final time"));
         COHORT_CALL(put_text(o, o->var_c, "units", "1"));
+    }
+    if (s->member_series) {
+        const int dims[2] = {dim_t, dim_member};
+        const size_t chunk[2] = {1, chunk_members};
+        NC_CALL(o, nc_def_var(o->ncid, "ell", NC_DOUBLE, 2, dims, &o->var_ell_member));
+        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
+        COHORT_CALL(put_text(o, o->var_ell_member, "long_name",
+                             "coarsening length 1/(1 - <C^2>) of each member"));
+        COHORT_CALL(put_text(o, o->var_ell_member, "units", "1"));
     }
     COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
     COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
@@ -175,9 +197,31 @@ int output_write_record(cohort_output *o, int64_t record, double t, double ell_m
 
 int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double *state)
 {
-    if (o->var_c < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no archived state defined");
+    if (o->var_c < 0 || o->var_t_snap >= 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no final-state archive defined");
     const size_t at[2] = {(size_t)m0, 0}, size[2] = {(size_t)count, (size_t)o->n};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_c, at, size, state));
+    return COHORT_OK;
+}
+
+int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t m0, int64_t count,
+                          const double *state)
+{
+    if (o->var_t_snap < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no snapshots defined");
+    const size_t at[3] = {(size_t)snapshot, (size_t)m0, 0};
+    const size_t size[3] = {1, (size_t)count, (size_t)o->n}, one = 1;
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_t_snap, at, &one, &t));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_c, at, size, state));
+    return COHORT_OK;
+}
+
+int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,
+                            const double *ell)
+{
+    if (o->var_ell_member < 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no member series defined");
+    const size_t at[2] = {(size_t)record, (size_t)m0}, size[2] = {1, (size_t)count};
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_member, at, size, ell));
     return COHORT_OK;
 }
 

@@ -14,6 +14,8 @@ typedef struct output_spec {
     int64_t members, n;
     double length;         /* x_i = i * length / n */
     int archive_final;     /* write C(member, x) */
+    int64_t n_snapshots;   /* > 0: write C(t_snap, member, x) instead, at these many times */
+    int member_series;     /* write ell(t, member) */
     int archive_float;     /* store it as float rather than double */
     int64_t chunk_members; /* NetCDF chunk of C along member (the run's chunk size) */
     /* global attributes */
@@ -32,6 +34,14 @@ int output_write_record(cohort_output *o, int64_t record, double t, double ell_m
 
 /* Members [m0, m0 + count) of the final state, member-major (state[k * n + i]). */
 int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double *state);
+
+/* Snapshot `snapshot` (at time t) of members [m0, m0 + count), member-major. */
+int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t m0, int64_t count,
+                          const double *state);
+
+/* ell of members [m0, m0 + count) at record `record` (output.member_series). */
+int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,
+                            const double *ell);
 
 /* diverged[k] for members [m0, m0 + count): 1 where the member's state became non-finite. */
 int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,

@@ -30,7 +30,25 @@ typedef struct plan {
     double t_end;
     int64_t n_records;
     int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
+    int64_t n_snapshots;  /* output.archive = snapshots */
+    int64_t *snapshot_step;
 } plan;
+
+/* The steps nearest t = 0, every, 2 every, ... and t_end, without repeats. */
+static int64_t *event_steps(double every, const plan *p, int64_t *count)
+{
+    const int64_t most = (int64_t)floor(p->t_end / every) + 2;
+    int64_t *steps = malloc((size_t)most * sizeof *steps);
+    *count = 0;
+    for (int64_t r = 0; steps && r < most; ++r) {
+        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->model.dt);
+        if (step > p->steps) step = p->steps;
+        if (*count > 0 && step <= steps[*count - 1]) continue;
+        steps[(*count)++] = step;
+        if (step == p->steps) break;
+    }
+    return steps;
+}
 
 static double seconds_now(void)
 {
@@ -89,20 +107,13 @@ static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
     /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
     p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
     p->model.dt = p->t_end / (double)p->steps;
-    /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end */
-    const double every = real(c, "time", "output_every");
-    const int64_t max_records = (int64_t)floor(p->t_end / every) + 2;
-    p->record_step = malloc((size_t)max_records * sizeof *p->record_step);
-    if (!p->record_step) {
+    /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike */
+    p->record_step = event_steps(real(c, "time", "output_every"), p, &p->n_records);
+    if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
+        p->snapshot_step = event_steps(real(c, "output", "snapshot_every"), p, &p->n_snapshots);
+    if (!p->record_step || (p->n_snapshots == 0 && p->snapshot_step)) {
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
-    }
-    for (int64_t r = 0; r < max_records; ++r) {
-        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->model.dt);
-        if (step > p->steps) step = p->steps;
-        if (p->n_records > 0 && step <= p->record_step[p->n_records - 1]) continue;
-        p->record_step[p->n_records++] = step;
-        if (step == p->steps) break;
     }
     const config_value *kind = config_get(c, "initial", "kind");
     p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
@@ -151,6 +162,18 @@ static void progress_show(progress *pr, int64_t members_done, int64_t members, d
     fflush(stderr);
 }
 
+/* The chunk's states as fields (deviation + mean), member-major, on the host. */
+static int states_to_host(const cohort_backend *be, const double *state, double *host_state,
+                          double *member_major, const double *host_mean, int64_t n, int64_t chunk,
+                          int64_t count)
+{
+    COHORT_CALL(be->copy_to_host(host_state, state, (size_t)(n * chunk) * sizeof(double)));
+    for (int64_t k = 0; k < count; ++k)
+        for (int64_t i = 0; i < n; ++i)
+            member_major[k * n + i] = host_state[i * chunk + k] + host_mean[k];
+    return COHORT_OK;
+}
+
 /* The per-member values of one record: ell, <C>, and whether the member is finite. */
 static void member_values(const double *moments2, int64_t count, double *ell, double *mass,
                           unsigned char *finite)
@@ -171,12 +194,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     if (status) {
         fprintf(stderr, "cohort run: %s\n", err);
         free(p.record_step);
+        free(p.snapshot_step);
         return status;
     }
     const cohort_backend *be = NULL;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_detail());
         free(p.record_step);
+        free(p.snapshot_step);
         return EXIT_BAD_INPUT;
     }
     const int64_t n = p.model.n, members = p.members;
@@ -199,6 +224,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                         .n = n,
                         .length = p.model.length,
                         .archive_final = archive,
+                        .n_snapshots = p.n_snapshots,
+                        .member_series = (int)config_get(c, "output", "member_series")->integer,
                         .archive_float =
                             !strcmp(config_get(c, "output", "precision")->text, "float"),
                         .chunk_members = p.chunk,
@@ -217,6 +244,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
         free(config_text);
         free(p.record_step);
+        free(p.snapshot_step);
         return EXIT_BAD_INPUT;
     }
 
@@ -227,15 +255,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
     double *ell = malloc((size_t)chunk * sizeof(double)),
            *mass = malloc((size_t)chunk * sizeof(double));
-    double *host_state = archive ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
-    double *member_major = archive ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
+    const int states = archive || p.n_snapshots > 0;
+    double *host_state = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
+    double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
     unsigned char *finite = malloc((size_t)chunk), *diverged = calloc((size_t)members, 1);
     moments_blocks *ell_stats = calloc((size_t)p.n_records, sizeof *ell_stats);
     moments_blocks *mass_stats = calloc((size_t)p.n_records, sizeof *mass_stats);
     int rc = COHORT_OK;
     if (!host_moments || !ell || !mass || !host_mean || !finite || !diverged || !ell_stats ||
-        !mass_stats || (archive && (!host_state || !member_major)))
+        !mass_stats || (states && (!host_state || !member_major)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                          (long long)chunk);
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
@@ -260,31 +289,43 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         for (int64_t k = 0; k < count; ++k) host_mean[k] = p.mean;
         rc = be->copy_to_device(mean, host_mean, (size_t)count * sizeof(double));
         if (rc == COHORT_OK) rc = initial1d_fill(be, &p.ic, state, noise, n, chunk, 0, m0, count);
-        int64_t step = 0;
-        for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
-            for (; step < p.record_step[r] && rc == COHORT_OK; ++step) {
+        /* step to each record and snapshot time in turn */
+        int64_t step = 0, r = 0, q = 0;
+        while (rc == COHORT_OK && (r < p.n_records || q < p.n_snapshots)) {
+            int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
+            if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
+            for (; step < next && rc == COHORT_OK; ++step) {
                 rc = model1d_step(stepper, &state, &scratch, mean, chunk, 0, count);
                 member_steps += count;
                 if ((step & 63) == 0)
                     progress_show(&pr, m0, members, (step + 1) * p.model.dt, member_steps, 0);
             }
-            if (rc == COHORT_OK)
+            if (rc == COHORT_OK && r < p.n_records && p.record_step[r] == next) {
                 rc = be->model1d_moments(state, mean, n, chunk, 0, count, moments_dev);
-            if (rc == COHORT_OK) rc = be->synchronize();
-            if (rc == COHORT_OK)
-                rc = be->copy_to_host(host_moments, moments_dev,
-                                      (size_t)(2 * count) * sizeof(double));
-            if (rc != COHORT_OK) break;
-            member_values(host_moments, count, ell, mass, finite);
-            for (int64_t k = 0; k < count; ++k) diverged[m0 + k] |= !finite[k];
-            rc = moments_blocks_add(&ell_stats[r], m0, count, ell, finite);
-            if (rc == COHORT_OK) rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
+                if (rc == COHORT_OK) rc = be->synchronize();
+                if (rc == COHORT_OK)
+                    rc = be->copy_to_host(host_moments, moments_dev,
+                                          (size_t)(2 * count) * sizeof(double));
+                if (rc != COHORT_OK) break;
+                member_values(host_moments, count, ell, mass, finite);
+                for (int64_t k = 0; k < count; ++k) diverged[m0 + k] |= !finite[k];
+                rc = moments_blocks_add(&ell_stats[r], m0, count, ell, finite);
+                if (rc == COHORT_OK)
+                    rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
+                if (rc == COHORT_OK && spec.member_series)
+                    rc = output_write_member_ell(out, r, m0, count, ell);
+                ++r;
+            }
+            if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
+                rc =
+                    states_to_host(be, state, host_state, member_major, host_mean, n, chunk, count);
+                if (rc == COHORT_OK)
+                    rc = output_write_snapshot(out, q, next * p.model.dt, m0, count, member_major);
+                ++q;
+            }
         }
         if (rc == COHORT_OK && archive) {
-            rc = be->copy_to_host(host_state, state, (size_t)(n * chunk) * sizeof(double));
-            for (int64_t k = 0; k < count && rc == COHORT_OK; ++k)
-                for (int64_t i = 0; i < n; ++i)
-                    member_major[k * n + i] = host_state[i * chunk + k] + host_mean[k];
+            rc = states_to_host(be, state, host_state, member_major, host_mean, n, chunk, count);
             if (rc == COHORT_OK) rc = output_write_state(out, m0, count, member_major);
         }
         progress_show(&pr, m0 + count, members, p.t_end, member_steps, m0 + count == members);
@@ -342,6 +383,6 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     model1d_stepper_free(stepper);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(finite), free(diverged);
-    free(fit_x), free(fit_y), free(config_text), free(p.record_step);
+    free(fit_x), free(fit_y), free(config_text), free(p.record_step), free(p.snapshot_step);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }

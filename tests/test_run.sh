@@ -36,6 +36,20 @@ done
 "$python" "$here/compare_runs.py" chunk-auto.nc chunk-1.nc chunk-7.nc chunk-1000.nc
 case $? in 0) ok ;; 77) echo "compare skipped (no python3-netcdf4)" ;; *) bad "chunk sizes change the results" ;; esac
 
+# snapshots and per-member series, also independent of the chunking
+for chunk in 7 auto; do
+    "$cohort" run small.ini --quiet --backend cpu --set ensemble.chunk=$chunk \
+        --set output.archive=snapshots --set output.snapshot_every=0.2 \
+        --set output.member_series=true -o "snap-$chunk.nc" || bad "snapshot run, chunk $chunk"
+done
+"$python" "$here/compare_runs.py" snap-auto.nc snap-7.nc
+case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change the snapshots" ;; esac
+if "$cohort" info snap-7.nc | grep -q "C(t_snap, member, x).*ell(t, member)\|ell(t, member).*C(t_snap"; then
+    ok
+else
+    bad "snapshot file layout: $("$cohort" info snap-7.nc | grep variables)"
+fi
+
 # cohort info on a finished file, and on files that are not cohort's
 if "$cohort" info chunk-7.nc > info.txt && grep -q "40 members x 32 points, 6 records" info.txt &&
     grep -q "ensemble.chunk=7" info.txt && grep -q "ell_vs_log_t_slope\|dt " info.txt &&
