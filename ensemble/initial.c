@@ -10,8 +10,9 @@ int64_t initial1d_scratch_values(const initial1d *ic, int64_t n, int64_t count)
     return ic->kind == INITIAL_UNIFORM ? n * count : n;
 }
 
-int initial1d_fill(const cohort_backend *be, const initial1d *ic, double *state, double *scratch,
-                   int64_t n, int64_t ld, int64_t column, int64_t first, int64_t count)
+int initial1d_fill(const cohort_backend *be, const initial1d *ic, const double *amplitude,
+                   double *state, double *scratch, int64_t n, int64_t ld, int64_t column,
+                   int64_t first, int64_t count)
 {
     if (!be || !ic || !state || !scratch)
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend, ic, state and scratch are required");
@@ -23,7 +24,8 @@ int initial1d_fill(const cohort_backend *be, const initial1d *ic, double *state,
     if (ic->kind == INITIAL_UNIFORM) {
         /* u in (0, 1] -> a (2u - 1), then each member's own mean removed */
         COHORT_CALL(be->uniform(scratch, n * count, ic->seed, (uint64_t)first * (uint64_t)n));
-        COHORT_CALL(be->interleave(scratch, n, 2.0 * a, -a, 1, state, n, ld, column, count));
+        COHORT_CALL(
+            be->interleave(scratch, n, 2.0 * a, -a, 1, amplitude, state, n, ld, column, count));
         return COHORT_OK;
     }
     if (ic->kind != INITIAL_COSINE && ic->kind != INITIAL_MODE)
@@ -36,6 +38,6 @@ int initial1d_fill(const cohort_backend *be, const initial1d *ic, double *state,
     int rc = be->copy_to_device(scratch, mode, (size_t)n * sizeof *mode);
     free(mode);
     if (rc != COHORT_OK) return rc;
-    COHORT_CALL(be->interleave(scratch, 0, 1.0, 0.0, 0, state, n, ld, column, count));
+    COHORT_CALL(be->interleave(scratch, 0, 1.0, 0.0, 0, amplitude, state, n, ld, column, count));
     return COHORT_OK;
 }

@@ -25,8 +25,11 @@ int64_t initial1d_scratch_values(const initial1d *ic, int64_t n, int64_t count);
 
 /* Writes the initial conditions of global members [first, first + count) into columns
  * [column, column + count) of state (interleaved, ld columns, n points): a chunk's array holds its
- * members from column 0, while the noise follows the global index. */
-int initial1d_fill(const cohort_backend *be, const initial1d *ic, double *state, double *scratch,
-                   int64_t n, int64_t ld, int64_t column, int64_t first, int64_t count);
+ * members from column 0, while the noise follows the global index. amplitude (backend memory,
+ * count values, or NULL) multiplies each member's field: a swept initial.amplitude, with
+ * ic->amplitude = 1. */
+int initial1d_fill(const cohort_backend *be, const initial1d *ic, const double *amplitude,
+                   double *state, double *scratch, int64_t n, int64_t ld, int64_t column,
+                   int64_t first, int64_t count);
 
 #endif

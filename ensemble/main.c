@@ -71,7 +71,11 @@ static void print_run_usage(FILE *out)
             "output.archive = snapshots stores C(t_snap, member, x) every output.snapshot_every\n"
             "and at t_end; output.member_series = true adds ell(t, member).\n"
             "\n"
-            "This version runs diffusion1d, hyperdiffusion1d and ch1d without [sweep].\n");
+            "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
+            "replicates = R) sweep initial.mean, initial.amplitude and the model's coefficient\n"
+            "(alpha, or gamma for ch1d); members = points x replicates.\n"
+            "\n"
+            "This version runs diffusion1d, hyperdiffusion1d and ch1d.\n");
 }
 
 /* The command line as typed, for the history attribute. */

@@ -12,7 +12,7 @@ struct cohort_output {
     int ncid;
     int64_t members, n;
     int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
-        var_diverged, var_t_snap, var_ell_member;
+        var_diverged, var_t_snap, var_ell_member, var_param[8];
     char *path, *partial;
 };
 
@@ -112,6 +112,23 @@ static int define_file(cohort_output *o, const output_spec *s)
         COHORT_CALL(put_text(o, o->var_ell_member, "long_name",
                              "coarsening length 1/(1 - <C^2>) of each member"));
         COHORT_CALL(put_text(o, o->var_ell_member, "units", "1"));
+    }
+    for (int j = 0; j < s->n_params; ++j) {
+        char name[NC_MAX_NAME - 8], grid[NC_MAX_NAME + 1];
+        snprintf(name, sizeof name, "%s", s->param_key[j]);
+        for (char *c = name; *c; ++c) *c = *c == '.' ? '_' : *c;
+        NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 1, &dim_member, &o->var_param[j]));
+        COHORT_CALL(put_text(o, o->var_param[j], "parameter", s->param_key[j]));
+        COHORT_CALL(put_text(o, o->var_param[j], "long_name", "swept parameter of each member"));
+        if (s->param_grid_count[j] > 0) {
+            int dim, var;
+            snprintf(grid, sizeof grid, "%s_grid", name);
+            NC_CALL(o, nc_def_dim(o->ncid, grid, (size_t)s->param_grid_count[j], &dim));
+            NC_CALL(o, nc_def_var(o->ncid, grid, NC_DOUBLE, 1, &dim, &var));
+            COHORT_CALL(put_text(o, var, "parameter", s->param_key[j]));
+            COHORT_CALL(put_text(o, var, "long_name", "values of the swept parameter"));
+            NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
+        }
     }
     COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
     COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
@@ -222,6 +239,12 @@ int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no member series defined");
     const size_t at[2] = {(size_t)record, (size_t)m0}, size[2] = {1, (size_t)count};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_member, at, size, ell));
+    return COHORT_OK;
+}
+
+int output_write_parameter(cohort_output *o, int j, const double *values)
+{
+    NC_CALL(o, nc_put_var_double(o->ncid, o->var_param[j], values));
     return COHORT_OK;
 }
 

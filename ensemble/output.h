@@ -18,6 +18,12 @@ typedef struct output_spec {
     int member_series;     /* write ell(t, member) */
     int archive_float;     /* store it as float rather than double */
     int64_t chunk_members; /* NetCDF chunk of C along member (the run's chunk size) */
+    /* swept parameters: each as <section>_<key>(member), and for a grid design also as the
+     * coordinate <section>_<key>_grid of its own dimension */
+    int n_params;
+    const char *param_key[8];      /* "initial.mean" */
+    int64_t param_grid_count[8];   /* 0 for a zip design */
+    const double *param_values[8]; /* the sweep's values (grid: the coordinate) */
     /* global attributes */
     const char *title, *history, *source, *config, *backend, *device, *libraries, *model;
     uint64_t seed;
@@ -42,6 +48,9 @@ int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t 
 /* ell of members [m0, m0 + count) at record `record` (output.member_series). */
 int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,
                             const double *ell);
+
+/* The value of swept parameter j for every member (members values). */
+int output_write_parameter(cohort_output *o, int j, const double *values);
 
 /* diverged[k] for members [m0, m0 + count): 1 where the member's state became non-finite. */
 int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,

@@ -32,7 +32,21 @@ typedef struct plan {
     int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
     int64_t n_snapshots;  /* output.archive = snapshots */
     int64_t *snapshot_step;
+    /* [sweep]: member g is replicate g % replicates of point g / replicates; in a grid design
+     * the first swept key varies slowest */
+    int n_sweeps, grid;
+    const config_sweep *sweep[CONFIG_MAX_SWEEPS];
+    int64_t stride[CONFIG_MAX_SWEEPS], replicates;
+    int lhs_sweep, mean_sweep, amplitude_sweep; /* index into sweep, or -1 */
 } plan;
+
+/* The value of swept key j for global member g. */
+static double swept_value(const plan *p, int j, int64_t g)
+{
+    const int64_t point = g / p->replicates;
+    const int64_t index = p->grid ? (point / p->stride[j]) % p->sweep[j]->count : point;
+    return p->sweep[j]->values[index];
+}
 
 /* The steps nearest t = 0, every, 2 every, ... and t_end, without repeats. */
 static int64_t *event_steps(double every, const plan *p, int64_t *count)
@@ -62,19 +76,68 @@ static double real(const cohort_config *c, const char *section, const char *name
     return config_get(c, section, name)->number;
 }
 
+/* The [sweep] part of the plan: which keys, how members map to points, which key changes the
+ * left-hand side (the factor is then rebuilt between groups of members). */
+static int plan_sweeps(const cohort_config *c, plan *p, const char *model, char *err, size_t len)
+{
+    size_t n_keys = 0;
+    const config_key *schema = config_schema(&n_keys);
+    const char *lhs_key = p->model.kind == MODEL1D_CAHN_HILLIARD ? "gamma" : "alpha";
+    p->lhs_sweep = p->mean_sweep = p->amplitude_sweep = -1;
+    p->replicates = c->replicates;
+    p->grid = c->design_grid;
+    p->n_sweeps = c->n_sweeps;
+    int64_t points = 1;
+    for (int j = 0; j < c->n_sweeps; ++j) {
+        const config_sweep *sw = &c->sweeps[j];
+        const config_key *k = &schema[sw->key];
+        p->sweep[j] = sw;
+        if (!strcmp(k->section, "initial")) {
+            if (!strcmp(k->name, "mean"))
+                p->mean_sweep = j;
+            else
+                p->amplitude_sweep = j;
+        } else if (!strcmp(k->name, lhs_key)) {
+            p->lhs_sweep = j;
+        } else {
+            snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
+                     sw->origin, k->section, k->name, model, k->name, lhs_key);
+            return EXIT_BAD_INPUT;
+        }
+        if (!p->grid && sw->count != c->sweeps[0].count) {
+            snprintf(err, len,
+                     "%s: a zip design needs sweeps of equal length: %s.%s has %lld "
+                     "values, %s.%s (%s) has %lld",
+                     sw->origin, k->section, k->name, (long long)sw->count,
+                     schema[c->sweeps[0].key].section, schema[c->sweeps[0].key].name,
+                     c->sweeps[0].origin, (long long)c->sweeps[0].count);
+            return EXIT_BAD_INPUT;
+        }
+        if (p->grid && points > ((int64_t)1 << 40) / sw->count) {
+            snprintf(err, len, "%s: the grid of sweeps exceeds 2^40 points", sw->origin);
+            return EXIT_BAD_INPUT;
+        }
+        points = p->grid ? points * sw->count : sw->count;
+    }
+    for (int j = c->n_sweeps - 1; j >= 0; --j)
+        p->stride[j] = j == c->n_sweeps - 1 ? 1 : p->stride[j + 1] * c->sweeps[j + 1].count;
+    if (c->n_sweeps > 0) {
+        if (points > ((int64_t)1 << 40) / p->replicates) {
+            snprintf(err, len, "[sweep]: points x replicates exceeds 2^40 members");
+            return EXIT_BAD_INPUT;
+        }
+        p->members = points * p->replicates; /* ensemble.members is not used */
+    }
+    if (p->amplitude_sweep >= 0) p->ic.amplitude = 1.0; /* per member instead */
+    return 0;
+}
+
 /* Checks what the schema cannot (relations between keys, what this version can run) and derives
  * the plan. Messages name the key and where its value came from. */
 static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
     const config_value *name = config_get(c, "model", "name"), *n = config_get(c, "grid", "n");
-    if (c->n_sweeps > 0) {
-        snprintf(err, len,
-                 "%s: [sweep] is not available in this version of cohort run yet "
-                 "(remove the [sweep] lines)",
-                 c->sweeps[0].origin);
-        return EXIT_BAD_INPUT;
-    }
     if (!strcmp(name->text, "ch1d_forced")) {
         snprintf(err, len,
                  "%s: model.name = ch1d_forced is not available in this version yet "
@@ -124,7 +187,7 @@ static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->mean = real(c, "initial", "mean");
     p->members = config_get(c, "ensemble", "members")->integer;
-    return 0;
+    return plan_sweeps(c, p, name->text, err, len);
 }
 
 /* Members per chunk: ensemble.chunk, or as many as fit in half the free memory. */
@@ -209,6 +272,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
     char device[256] = "", cuda[128], libraries[512], history[2048], stamp[64];
+    char param_keys[CONFIG_MAX_SWEEPS][2 * CONFIG_TEXT];
     be->describe(device, sizeof device);
     cohort_cuda_versions(cuda, sizeof cuda);
     snprintf(libraries, sizeof libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(), GSL_VERSION,
@@ -238,6 +302,15 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                         .libraries = libraries,
                         .model = config_get(c, "model", "name")->text,
                         .seed = p.ic.seed};
+    spec.n_params = p.n_sweeps;
+    for (int j = 0; j < p.n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *k = &config_schema(&n_keys)[p.sweep[j]->key];
+        snprintf(param_keys[j], sizeof param_keys[j], "%s.%s", k->section, k->name);
+        spec.param_key[j] = param_keys[j];
+        spec.param_grid_count[j] = p.grid ? p.sweep[j]->count : 0;
+        spec.param_values[j] = p.sweep[j]->values;
+    }
     cohort_output *out = NULL;
     if (output_create(&spec, &out) != COHORT_OK) {
         fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
@@ -259,36 +332,61 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *host_state = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
+    double *host_amplitude = malloc((size_t)chunk * sizeof(double)), *amplitude = NULL;
     unsigned char *finite = malloc((size_t)chunk), *diverged = calloc((size_t)members, 1);
     moments_blocks *ell_stats = calloc((size_t)p.n_records, sizeof *ell_stats);
     moments_blocks *mass_stats = calloc((size_t)p.n_records, sizeof *mass_stats);
     int rc = COHORT_OK;
-    if (!host_moments || !ell || !mass || !host_mean || !finite || !diverged || !ell_stats ||
-        !mass_stats || (states && (!host_state || !member_major)))
+    if (!host_moments || !ell || !mass || !host_mean || !host_amplitude || !finite || !diverged ||
+        !ell_stats || !mass_stats || (states && (!host_state || !member_major)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                          (long long)chunk);
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
         rc = moments_blocks_alloc(&ell_stats[r], members);
         if (rc == COHORT_OK) rc = moments_blocks_alloc(&mass_stats[r], members);
     }
-    if (rc == COHORT_OK) rc = model1d_stepper_alloc(be, &p.model, &stepper);
+    if (rc == COHORT_OK && p.lhs_sweep < 0) rc = model1d_stepper_alloc(be, &p.model, &stepper);
     if (rc == COHORT_OK) rc = be->alloc((void **)&state, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&scratch, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&noise,
                        (size_t)initial1d_scratch_values(&p.ic, n, chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&mean, (size_t)chunk * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&amplitude, (size_t)chunk * sizeof(double));
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&moments_dev, (size_t)(2 * chunk) * sizeof(double));
 
     progress pr = {opt->quiet, isatty(2), seconds_now(), 0.0, members * p.steps};
     int64_t member_steps = 0;
-    for (int64_t m0 = 0; m0 < members && rc == COHORT_OK; m0 += chunk) {
-        const int64_t count = m0 + chunk <= members ? chunk : members - m0;
+    double lhs_value = NAN;
+    for (int64_t m0 = 0, count = 0; m0 < members && rc == COHORT_OK; m0 += count) {
+        count = m0 + chunk <= members ? chunk : members - m0;
+        if (p.lhs_sweep >= 0) { /* a chunk never spans two left-hand sides */
+            const double v = swept_value(&p, p.lhs_sweep, m0);
+            int64_t k = 1;
+            while (k < count && swept_value(&p, p.lhs_sweep, m0 + k) == v) ++k;
+            count = k;
+            if (v != lhs_value) {
+                model1d_stepper_free(stepper);
+                stepper = NULL;
+                *(p.model.kind == MODEL1D_CAHN_HILLIARD ? &p.model.gamma : &p.model.alpha) = v;
+                rc = model1d_stepper_alloc(be, &p.model, &stepper);
+                lhs_value = v;
+                if (rc != COHORT_OK) break;
+            }
+        }
         /* the chunk's arrays hold its members at columns [0, count), leading dimension chunk */
-        for (int64_t k = 0; k < count; ++k) host_mean[k] = p.mean;
+        for (int64_t k = 0; k < count; ++k) {
+            host_mean[k] = p.mean_sweep >= 0 ? swept_value(&p, p.mean_sweep, m0 + k) : p.mean;
+            if (p.amplitude_sweep >= 0)
+                host_amplitude[k] = swept_value(&p, p.amplitude_sweep, m0 + k);
+        }
         rc = be->copy_to_device(mean, host_mean, (size_t)count * sizeof(double));
-        if (rc == COHORT_OK) rc = initial1d_fill(be, &p.ic, state, noise, n, chunk, 0, m0, count);
+        if (rc == COHORT_OK && p.amplitude_sweep >= 0)
+            rc = be->copy_to_device(amplitude, host_amplitude, (size_t)count * sizeof(double));
+        if (rc == COHORT_OK)
+            rc = initial1d_fill(be, &p.ic, p.amplitude_sweep >= 0 ? amplitude : NULL, state, noise,
+                                n, chunk, 0, m0, count);
         /* step to each record and snapshot time in turn */
         int64_t step = 0, r = 0, q = 0;
         while (rc == COHORT_OK && (r < p.n_records || q < p.n_snapshots)) {
@@ -348,6 +446,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
     for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
     if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
+    for (int j = 0; j < p.n_sweeps && rc == COHORT_OK; ++j) {
+        double *values = malloc((size_t)members * sizeof *values);
+        if (!values) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
+        for (int64_t g = 0; values && g < members; ++g) values[g] = swept_value(&p, j, g);
+        if (rc == COHORT_OK) rc = output_write_parameter(out, j, values);
+        free(values);
+    }
     if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.model.dt);
     if (rc == COHORT_OK && n_fit >= 3) {
         double c0, c1, cov00, cov01, cov11, sumsq;
@@ -379,10 +484,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     be->release(scratch);
     be->release(noise);
     be->release(mean);
+    be->release(amplitude);
     be->release(moments_dev);
     model1d_stepper_free(stepper);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
-    free(host_state), free(member_major), free(host_mean), free(finite), free(diverged);
+    free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(finite),
+        free(diverged);
     free(fit_x), free(fit_y), free(config_text), free(p.record_step), free(p.snapshot_step);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }

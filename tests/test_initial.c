@@ -21,7 +21,7 @@ static int fill(const cohort_backend *be, const initial1d *ic, int64_t chunk, do
     if (!rc) rc = be->alloc((void **)&scratch, N * LD * sizeof(double));
     if (!rc) rc = be->fill(state, NAN, N * LD);
     for (int64_t m0 = 0; m0 < LD && !rc; m0 += chunk)
-        rc = initial1d_fill(be, ic, state, scratch, N, LD, m0, m0,
+        rc = initial1d_fill(be, ic, NULL, state, scratch, N, LD, m0, m0,
                             m0 + chunk <= LD ? chunk : LD - m0);
     if (!rc) rc = be->synchronize();
     if (!rc) rc = be->copy_to_host(host, state, N * LD * sizeof(double));
@@ -112,7 +112,8 @@ int main(int argc, char **argv)
     EXPECT(worst_cos <= 1e-14 * 1e-6, "cosine initial condition: %.3e", worst_cos);
     double *dummy = NULL;
     be->alloc((void **)&dummy, 64 * sizeof(double));
-    EXPECT(initial1d_fill(be, &noise, dummy, dummy, N, LD, 99, 99, 2) == COHORT_ERR_SUBBATCH_RANGE,
+    EXPECT(initial1d_fill(be, &noise, NULL, dummy, dummy, N, LD, 99, 99, 2) ==
+               COHORT_ERR_SUBBATCH_RANGE,
            "range checked");
     be->release(dummy);
     free(a);

@@ -50,6 +50,34 @@ else
     bad "snapshot file layout: $("$cohort" info snap-7.nc | grep variables)"
 fi
 
+# sweeps: members = points x replicates, the parameters in the file, a swept left-hand side
+# (gamma) regroups the chunks, and still nothing depends on the chunking
+cat > sweep.ini <<'INI'
+[model]
+name = ch1d
+[grid]
+n = 32
+[time]
+t_end = 0.3
+output_every = 0.1
+[sweep]
+model.gamma = 0.01, 0.02
+initial.mean = 0:0.5:3
+replicates = 2
+INI
+for chunk in 5 auto; do
+    "$cohort" run sweep.ini --quiet --backend cpu --set ensemble.chunk=$chunk -o "sweep-$chunk.nc" ||
+        bad "sweep run, chunk $chunk"
+done
+"$python" "$here/compare_runs.py" sweep-auto.nc sweep-5.nc
+case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a swept run" ;; esac
+if "$cohort" info sweep-5.nc | grep -q "12 members x 32 points" &&
+    "$cohort" info sweep-5.nc | grep -q "model_gamma(member).*initial_mean(member)"; then
+    ok
+else
+    bad "sweep file: $("$cohort" info sweep-5.nc | grep -E 'sizes|variables')"
+fi
+
 # cohort info on a finished file, and on files that are not cohort's
 if "$cohort" info chunk-7.nc > info.txt && grep -q "40 members x 32 points, 6 records" info.txt &&
     grep -q "ensemble.chunk=7" info.txt && grep -q "ell_vs_log_t_slope\|dt " info.txt &&
@@ -87,6 +115,8 @@ expect_bad "time.t_end = 0.001 is less than one step" small.ini --set time.t_end
 expect_bad "model.name = 'ch9d'" small.ini --set model.name=ch9d
 expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.model.f0=0:2
 expect_bad "cannot create /nonexistent-dir/x.nc.partial" small.ini -o /nonexistent-dir/x.nc
+expect_bad "sweep.ini:10: a zip design needs sweeps of equal length" sweep.ini --set sweep.design=zip
+expect_bad "sweep.model.f0: ch1d does not read model.f0" sweep.ini --set sweep.model.f0=0:1:3
 expect_bad "missing.ini: cannot read" missing.ini
 expect_bad "unknown option '--frob'" small.ini --frob
 expect_bad "--backend 'gpu'" small.ini --backend gpu

@@ -36,12 +36,12 @@ typedef struct cohort_backend {
      * no cuRAND. */
     int (*uniform)(double *out, int64_t count, uint64_t seed, uint64_t offset);
     /* dst[i * ld + m] = scale * src[(m - m0) * member_stride + i] + shift, for i < n and m in
-     * [m0, m0 + count), then minus the member's mean over i when remove_mean: member-major
-     * values (member_stride = n) or one column for all (member_stride = 0) into the interleaved
-     * layout. */
+     * [m0, m0 + count), then minus the member's mean over i when remove_mean, then times
+     * member_scale[m - m0] (NULL: 1): member-major values (member_stride = n) or one column for
+     * all (member_stride = 0) into the interleaved layout. */
     int (*interleave)(const double *src, int64_t member_stride, double scale, double shift,
-                      int remove_mean, double *dst, int64_t n, int64_t ld, int64_t m0,
-                      int64_t count);
+                      int remove_mean, const double *member_scale, double *dst, int64_t n,
+                      int64_t ld, int64_t m0, int64_t count);
     /* Batched operations. Arguments are validated by the caller (banded_solver_solve). */
     int (*banded_solve)(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
                         int64_t count);

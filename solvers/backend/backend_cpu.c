@@ -204,13 +204,13 @@ static int cpu_uniform(double *out, int64_t count, uint64_t seed, uint64_t offse
 }
 
 static int cpu_interleave(const double *src, int64_t member_stride, double scale, double shift,
-                          int remove_mean, double *dst, int64_t n, int64_t ld, int64_t m0,
-                          int64_t count)
+                          int remove_mean, const double *member_scale, double *dst, int64_t n,
+                          int64_t ld, int64_t m0, int64_t count)
 {
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < count; ++k)
-        layout_interleave_member(src + k * member_stride, scale, shift, remove_mean, dst + m0 + k,
-                                 n, ld);
+        layout_interleave_member(src + k * member_stride, scale, shift, remove_mean,
+                                 member_scale ? member_scale[k] : 1.0, dst + m0 + k, n, ld);
     return COHORT_OK;
 }
 

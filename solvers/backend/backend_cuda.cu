@@ -176,22 +176,22 @@ static int cuda_uniform(double *out, int64_t count, uint64_t seed, uint64_t offs
 }
 
 __global__ void interleave_kernel(const double *src, int64_t member_stride, double scale,
-                                  double shift, int remove_mean, double *dst, int64_t n, int64_t ld,
-                                  int64_t m0, int64_t count)
+                                  double shift, int remove_mean, const double *member_scale,
+                                  double *dst, int64_t n, int64_t ld, int64_t m0, int64_t count)
 {
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (k < count)
-        layout_interleave_member(src + k * member_stride, scale, shift, remove_mean, dst + m0 + k,
-                                 n, ld);
+        layout_interleave_member(src + k * member_stride, scale, shift, remove_mean,
+                                 member_scale ? member_scale[k] : 1.0, dst + m0 + k, n, ld);
 }
 
 static int cuda_interleave(const double *src, int64_t member_stride, double scale, double shift,
-                           int remove_mean, double *dst, int64_t n, int64_t ld, int64_t m0,
-                           int64_t count)
+                           int remove_mean, const double *member_scale, double *dst, int64_t n,
+                           int64_t ld, int64_t m0, int64_t count)
 {
     const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
-    interleave_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(src, member_stride, scale, shift,
-                                                              remove_mean, dst, n, ld, m0, count);
+    interleave_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(
+        src, member_stride, scale, shift, remove_mean, member_scale, dst, n, ld, m0, count);
     COHORT_CUDA_CHECK_LAUNCH("interleave_kernel");
     return COHORT_OK;
 }

@@ -9,7 +9,8 @@
 /* One member of the `interleave` operation (backend.h): src is that member's n values (stride 1),
  * dst its first row in the interleaved array (stride ld). */
 COHORT_HD void layout_interleave_member(const double *src, double scale, double shift,
-                                        int remove_mean, double *dst, int64_t n, int64_t ld)
+                                        int remove_mean, double member_scale, double *dst,
+                                        int64_t n, int64_t ld)
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; ++i) {
@@ -17,9 +18,9 @@ COHORT_HD void layout_interleave_member(const double *src, double scale, double 
         dst[i * ld] = v;
         sum += v;
     }
-    if (!remove_mean) return;
-    const double mean = sum / (double)n;
-    for (int64_t i = 0; i < n; ++i) dst[i * ld] -= mean;
+    const double mean = remove_mean ? sum / (double)n : 0.0;
+    if (mean == 0.0 && member_scale == 1.0) return;
+    for (int64_t i = 0; i < n; ++i) dst[i * ld] = (dst[i * ld] - mean) * member_scale;
 }
 
 #endif
