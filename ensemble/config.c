@@ -575,8 +575,10 @@ void config_print_models(FILE *out)
          "Crank-Nicolson, periodic pentadiagonal (seed eq. 17-19)"},
         {"ch1d", "C_t = (C^3 - C - gamma C_xx)_xx",
          "implicit hyperdiffusion, explicit C^3 - C, periodic pentadiagonal (seed eq. 24-27)"},
-        {"ch1d_forced", "travelling-wave forced Cahn-Hilliard in the moving frame",
-         "seed eq. 33-34 with WENO5 advection (not available yet: the ensemble issue adds it)"},
+        {"ch1d_forced",
+         "C_t - v C_eta = (C^3 - C - gamma C_etaeta)_etaeta + f0 k cos(k eta), eta = x - v t",
+         "as ch1d, with v C_eta by fifth-order Hamilton-Jacobi WENO upwinded by the sign of v and "
+         "the forcing explicit (seed eq. 33-34)"},
     };
     char range[256];
     for (size_t m = 0; m < sizeof models / sizeof models[0]; ++m) {

@@ -73,9 +73,8 @@ static void print_run_usage(FILE *out)
             "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
             "replicates = R) sweep initial.mean, initial.amplitude and the model's coefficient\n"
-            "(alpha, or gamma for ch1d); members = points x replicates.\n"
-            "\n"
-            "This version runs diffusion1d, hyperdiffusion1d and ch1d.\n");
+            "(alpha; gamma for ch1d; gamma, f0, k, v for ch1d_forced); members = points x\n"
+            "replicates.\n");
 }
 
 /* The command line as typed, for the history attribute. */

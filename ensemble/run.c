@@ -37,7 +37,8 @@ typedef struct plan {
     int n_sweeps, grid;
     const config_sweep *sweep[CONFIG_MAX_SWEEPS];
     int64_t stride[CONFIG_MAX_SWEEPS], replicates;
-    int lhs_sweep, mean_sweep, amplitude_sweep; /* index into sweep, or -1 */
+    int mean_sweep, amplitude_sweep, f0_sweep; /* per-member values: index into sweep, or -1 */
+    int n_stepper_sweeps, stepper_sweep[CONFIG_MAX_SWEEPS]; /* keys the stepper holds */
 } plan;
 
 /* The value of swept key j for global member g. */
@@ -76,14 +77,28 @@ static double real(const cohort_config *c, const char *section, const char *name
     return config_get(c, section, name)->number;
 }
 
-/* The [sweep] part of the plan: which keys, how members map to points, which key changes the
- * left-hand side (the factor is then rebuilt between groups of members). */
+/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v). */
+static int same_stepper(const plan *p, int64_t g, int64_t h)
+{
+    for (int j = 0; j < p->n_stepper_sweeps; ++j)
+        if (swept_value(p, p->stepper_sweep[j], g) != swept_value(p, p->stepper_sweep[j], h))
+            return 0;
+    return 1;
+}
+
+/* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
+ * holds (its factor or its forcing is then rebuilt between groups of members). */
 static int plan_sweeps(const cohort_config *c, plan *p, const char *model, char *err, size_t len)
 {
     size_t n_keys = 0;
     const config_key *schema = config_schema(&n_keys);
-    const char *lhs_key = p->model.kind == MODEL1D_CAHN_HILLIARD ? "gamma" : "alpha";
-    p->lhs_sweep = p->mean_sweep = p->amplitude_sweep = -1;
+    const int forced = p->model.kind == MODEL1D_CAHN_HILLIARD_FORCED;
+    const char *reads =
+        p->model.kind == MODEL1D_DIFFUSION || p->model.kind == MODEL1D_HYPERDIFFUSION ? "alpha"
+        : forced ? "gamma, f0, k, v"
+                 : "gamma";
+    p->mean_sweep = p->amplitude_sweep = p->f0_sweep = -1;
+    p->n_stepper_sweeps = 0;
     p->replicates = c->replicates;
     p->grid = c->design_grid;
     p->n_sweeps = c->n_sweeps;
@@ -97,11 +112,14 @@ static int plan_sweeps(const cohort_config *c, plan *p, const char *model, char 
                 p->mean_sweep = j;
             else
                 p->amplitude_sweep = j;
-        } else if (!strcmp(k->name, lhs_key)) {
-            p->lhs_sweep = j;
+        } else if (forced && !strcmp(k->name, "f0")) {
+            p->f0_sweep = j;
+        } else if (strstr(reads, k->name) && (strcmp(k->name, "k") || forced) &&
+                   (strcmp(k->name, "v") || forced)) {
+            p->stepper_sweep[p->n_stepper_sweeps++] = j;
         } else {
             snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
-                     sw->origin, k->section, k->name, model, k->name, lhs_key);
+                     sw->origin, k->section, k->name, model, k->name, reads);
             return EXIT_BAD_INPUT;
         }
         if (!p->grid && sw->count != c->sweeps[0].count) {
@@ -138,16 +156,10 @@ static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
     const config_value *name = config_get(c, "model", "name"), *n = config_get(c, "grid", "n");
-    if (!strcmp(name->text, "ch1d_forced")) {
-        snprintf(err, len,
-                 "%s: model.name = ch1d_forced is not available in this version yet "
-                 "(available: diffusion1d, hyperdiffusion1d, ch1d)",
-                 name->origin);
-        return EXIT_BAD_INPUT;
-    }
     p->model.kind = !strcmp(name->text, "diffusion1d")        ? MODEL1D_DIFFUSION
                     : !strcmp(name->text, "hyperdiffusion1d") ? MODEL1D_HYPERDIFFUSION
-                                                              : MODEL1D_CAHN_HILLIARD;
+                    : !strcmp(name->text, "ch1d")             ? MODEL1D_CAHN_HILLIARD
+                                                              : MODEL1D_CAHN_HILLIARD_FORCED;
     const int64_t n_min = p->model.kind == MODEL1D_DIFFUSION ? 3 : 5;
     if (n->integer < n_min) {
         snprintf(err, len, "%s: grid.n = %lld: %s needs grid.n >= %lld (the %s solver's minimum)",
@@ -159,6 +171,9 @@ static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
     p->model.length = real(c, "grid", "length");
     p->model.alpha = real(c, "model", "alpha");
     p->model.gamma = real(c, "model", "gamma");
+    p->model.f0 = real(c, "model", "f0");
+    p->model.k = real(c, "model", "k");
+    p->model.v = real(c, "model", "v");
     const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
     const double dt_wanted = dt->is_auto ? 0.1 * p->model.length / (double)p->model.n : dt->number;
     p->t_end = t_end->number;
@@ -225,15 +240,18 @@ static void progress_show(progress *pr, int64_t members_done, int64_t members, d
     fflush(stderr);
 }
 
-/* The chunk's states as fields (deviation + mean), member-major, on the host. */
+/* The chunk's states as fields (deviation, its own mean projected out, + mean), member-major, on
+ * the host. */
 static int states_to_host(const cohort_backend *be, const double *state, double *host_state,
                           double *member_major, const double *host_mean, int64_t n, int64_t chunk,
                           int64_t count)
 {
     COHORT_CALL(be->copy_to_host(host_state, state, (size_t)(n * chunk) * sizeof(double)));
-    for (int64_t k = 0; k < count; ++k)
+    for (int64_t k = 0; k < count; ++k) { /* the deviation's own mean projected out, as a step */
+        const double drift = model1d_member_mean(host_state + k, n, chunk);
         for (int64_t i = 0; i < n; ++i)
-            member_major[k * n + i] = host_state[i * chunk + k] + host_mean[k];
+            member_major[k * n + i] = host_state[i * chunk + k] - drift + host_mean[k];
+    }
     return COHORT_OK;
 }
 
@@ -333,19 +351,21 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
     double *host_amplitude = malloc((size_t)chunk * sizeof(double)), *amplitude = NULL;
+    double *host_f0 = malloc((size_t)chunk * sizeof(double)), *f0 = NULL;
     unsigned char *finite = malloc((size_t)chunk), *diverged = calloc((size_t)members, 1);
     moments_blocks *ell_stats = calloc((size_t)p.n_records, sizeof *ell_stats);
     moments_blocks *mass_stats = calloc((size_t)p.n_records, sizeof *mass_stats);
     int rc = COHORT_OK;
-    if (!host_moments || !ell || !mass || !host_mean || !host_amplitude || !finite || !diverged ||
-        !ell_stats || !mass_stats || (states && (!host_state || !member_major)))
+    if (!host_moments || !ell || !mass || !host_mean || !host_amplitude || !host_f0 || !finite ||
+        !diverged || !ell_stats || !mass_stats || (states && (!host_state || !member_major)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                          (long long)chunk);
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
         rc = moments_blocks_alloc(&ell_stats[r], members);
         if (rc == COHORT_OK) rc = moments_blocks_alloc(&mass_stats[r], members);
     }
-    if (rc == COHORT_OK && p.lhs_sweep < 0) rc = model1d_stepper_alloc(be, &p.model, &stepper);
+    if (rc == COHORT_OK && p.n_stepper_sweeps == 0)
+        rc = model1d_stepper_alloc(be, &p.model, &stepper);
     if (rc == COHORT_OK) rc = be->alloc((void **)&state, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&scratch, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
@@ -353,25 +373,34 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                        (size_t)initial1d_scratch_values(&p.ic, n, chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&mean, (size_t)chunk * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&amplitude, (size_t)chunk * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&f0, (size_t)chunk * sizeof(double));
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&moments_dev, (size_t)(2 * chunk) * sizeof(double));
 
     progress pr = {opt->quiet, isatty(2), seconds_now(), 0.0, members * p.steps};
     int64_t member_steps = 0;
-    double lhs_value = NAN;
+    int64_t stepper_member = -1; /* a member whose swept stepper keys the stepper has */
     for (int64_t m0 = 0, count = 0; m0 < members && rc == COHORT_OK; m0 += count) {
         count = m0 + chunk <= members ? chunk : members - m0;
-        if (p.lhs_sweep >= 0) { /* a chunk never spans two left-hand sides */
-            const double v = swept_value(&p, p.lhs_sweep, m0);
+        if (p.n_stepper_sweeps > 0) { /* a chunk never spans two steppers */
             int64_t k = 1;
-            while (k < count && swept_value(&p, p.lhs_sweep, m0 + k) == v) ++k;
+            while (k < count && same_stepper(&p, m0, m0 + k)) ++k;
             count = k;
-            if (v != lhs_value) {
+            if (!stepper || !same_stepper(&p, m0, stepper_member)) {
                 model1d_stepper_free(stepper);
                 stepper = NULL;
-                *(p.model.kind == MODEL1D_CAHN_HILLIARD ? &p.model.gamma : &p.model.alpha) = v;
+                for (int q = 0; q < p.n_stepper_sweeps; ++q) {
+                    size_t n_keys;
+                    const int j = p.stepper_sweep[q];
+                    const char *key = config_schema(&n_keys)[p.sweep[j]->key].name;
+                    double *field = !strcmp(key, "alpha")   ? &p.model.alpha
+                                    : !strcmp(key, "gamma") ? &p.model.gamma
+                                    : !strcmp(key, "k")     ? &p.model.k
+                                                            : &p.model.v;
+                    *field = swept_value(&p, j, m0);
+                }
                 rc = model1d_stepper_alloc(be, &p.model, &stepper);
-                lhs_value = v;
+                stepper_member = m0;
                 if (rc != COHORT_OK) break;
             }
         }
@@ -380,10 +409,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             host_mean[k] = p.mean_sweep >= 0 ? swept_value(&p, p.mean_sweep, m0 + k) : p.mean;
             if (p.amplitude_sweep >= 0)
                 host_amplitude[k] = swept_value(&p, p.amplitude_sweep, m0 + k);
+            if (p.f0_sweep >= 0) host_f0[k] = swept_value(&p, p.f0_sweep, m0 + k);
         }
         rc = be->copy_to_device(mean, host_mean, (size_t)count * sizeof(double));
         if (rc == COHORT_OK && p.amplitude_sweep >= 0)
             rc = be->copy_to_device(amplitude, host_amplitude, (size_t)count * sizeof(double));
+        if (rc == COHORT_OK && p.f0_sweep >= 0)
+            rc = be->copy_to_device(f0, host_f0, (size_t)count * sizeof(double));
         if (rc == COHORT_OK)
             rc = initial1d_fill(be, &p.ic, p.amplitude_sweep >= 0 ? amplitude : NULL, state, noise,
                                 n, chunk, 0, m0, count);
@@ -393,7 +425,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
             if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
             for (; step < next && rc == COHORT_OK; ++step) {
-                rc = model1d_step(stepper, &state, &scratch, mean, chunk, 0, count);
+                rc = model1d_step(stepper, &state, &scratch, mean, p.f0_sweep >= 0 ? f0 : NULL,
+                                  chunk, 0, count);
                 member_steps += count;
                 if ((step & 63) == 0)
                     progress_show(&pr, m0, members, (step + 1) * p.model.dt, member_steps, 0);
@@ -485,11 +518,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     be->release(noise);
     be->release(mean);
     be->release(amplitude);
+    be->release(f0);
     be->release(moments_dev);
     model1d_stepper_free(stepper);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
-    free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(finite),
-        free(diverged);
+    free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(host_f0),
+        free(finite), free(diverged);
     free(fit_x), free(fit_y), free(config_text), free(p.record_step), free(p.snapshot_step);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }

@@ -1,6 +1,7 @@
 /* Ensemble moments: Welford and Chan against a two-pass reference, bitwise independence of the
- * chunking, skipped members, order errors; the per-member <C>, <C^2> of the backends against a
- * direct sum. Usage: test_moments [--backend cpu|cuda] (exit 77 = skipped: no device). */
+ * chunking, skipped members, order errors; the per-member <C>, <C^2> of the backends (deviations
+ * from the member's mean, their own mean projected out) against a direct long-double sum. Usage:
+ * test_moments [--backend cpu|cuda] (exit 77 = skipped: no device). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -120,9 +121,12 @@ int main(int argc, char **argv)
         be->copy_to_host(out, dout, 2 * count * sizeof *out);
         double worst = 0.0;
         for (int64_t k = 0; k < count; ++k) {
-            long double s = 0.0L, q = 0.0L;
+            /* the member is a deviation from mean[m]; its own mean is projected out */
+            long double drift = 0.0L, s = 0.0L, q = 0.0L;
+            for (int64_t i = 0; i < n; ++i) drift += u[i * ld + m0 + k];
+            drift /= n;
             for (int64_t i = 0; i < n; ++i) {
-                const long double c = (long double)u[i * ld + m0 + k] + mean[m0 + k];
+                const long double c = (long double)u[i * ld + m0 + k] - drift + mean[m0 + k];
                 s += c;
                 q += c * c;
             }

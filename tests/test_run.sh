@@ -78,6 +78,15 @@ else
     bad "sweep file: $("$cohort" info sweep-5.nc | grep -E 'sizes|variables')"
 fi
 
+# ch1d_forced over a small flow-map grid (f0 x <C>): runs, and the chunking changes nothing
+for chunk in 3 auto; do
+    "$cohort" run small.ini --quiet --backend cpu --set model.name=ch1d_forced \
+        --set sweep.model.f0=0:2:3 --set sweep.initial.mean=0:1:2 --set ensemble.chunk=$chunk \
+        -o "forced-$chunk.nc" || bad "ch1d_forced run, chunk $chunk"
+done
+"$python" "$here/compare_runs.py" forced-auto.nc forced-3.nc
+case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch1d_forced run" ;; esac
+
 # cohort info on a finished file, and on files that are not cohort's
 if "$cohort" info chunk-7.nc > info.txt && grep -q "40 members x 32 points, 6 records" info.txt &&
     grep -q "ensemble.chunk=7" info.txt && grep -q "ell_vs_log_t_slope\|dt " info.txt &&
@@ -117,6 +126,8 @@ expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.m
 expect_bad "cannot create /nonexistent-dir/x.nc.partial" small.ini -o /nonexistent-dir/x.nc
 expect_bad "sweep.ini:10: a zip design needs sweeps of equal length" sweep.ini --set sweep.design=zip
 expect_bad "sweep.model.f0: ch1d does not read model.f0" sweep.ini --set sweep.model.f0=0:1:3
+expect_bad "ch1d does not read model.v \(it reads model.gamma\)" small.ini --set sweep.model.v=0,1
+expect_bad "diffusion1d does not read model.gamma" sweep.ini --set model.name=diffusion1d
 expect_bad "missing.ini: cannot read" missing.ini
 expect_bad "unknown option '--frob'" small.ini --frob
 expect_bad "--backend 'gpu'" small.ini --backend gpu

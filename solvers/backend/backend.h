@@ -48,9 +48,9 @@ typedef struct cohort_backend {
     /* f = the explicit right-hand side of a 1D periodic model (model1d_numerics.h) of u, n points
      * per member, members [m0, m0 + count), u holding each member's deviation from mean[m] and
      * the deviation's own mean projected out (mean = NULL: u is the field, nothing projected);
-     * u and f do not overlap. */
+     * member_f0[m] (NULL: r->f0) is each member's forcing amplitude; u and f do not overlap. */
     int (*model1d_rhs)(const struct model1d_rhs *r, const double *u, double *f, const double *mean,
-                       int64_t n, int64_t ld, int64_t m0, int64_t count);
+                       const double *member_f0, int64_t n, int64_t ld, int64_t m0, int64_t count);
     /* out[k] = <C> and out[count + k] = <C^2> of member m0 + k (model1d_member_moments), u holding
      * deviations from mean[m] (NULL: u is the field); out in the backend's memory. */
     int (*model1d_moments)(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,

@@ -143,7 +143,8 @@ static int cpu_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t
 }
 
 static int cpu_model1d_rhs(const model1d_rhs *r, const double *u, double *f, const double *mean,
-                           int64_t n, int64_t ld, int64_t m0, int64_t count)
+                           const double *member_f0, int64_t n, int64_t ld, int64_t m0,
+                           int64_t count)
 {
     double *drift = NULL; /* each member's mean of u, projected out (model1d_rhs_point) */
     if (mean) {
@@ -154,16 +155,18 @@ static int cpu_model1d_rhs(const model1d_rhs *r, const double *u, double *f, con
     }
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) {
-        const double *row[5];
-        for (int k = 0; k < 5; ++k) {
-            int64_t j = i + k - 2;
-            j = j < 0 ? j + n : (j >= n ? j - n : j);
-            row[k] = u + j * ld;
+        const double *row[MODEL1D_WINDOW];
+        for (int k = 0; k < MODEL1D_WINDOW; ++k) {
+            int64_t j = (i + k - MODEL1D_RADIUS) % n;
+            row[k] = u + (j < 0 ? j + n : j) * ld;
         }
+        const double forcing = r->forcing ? r->forcing[i] : 0.0;
         double *out = f + i * ld;
         for (int64_t m = m0; m < m0 + count; ++m) {
-            const double c[5] = {row[0][m], row[1][m], row[2][m], row[3][m], row[4][m]};
-            out[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0);
+            double c[MODEL1D_WINDOW];
+            for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = row[k][m];
+            out[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0,
+                                       forcing, member_f0 ? member_f0[m] : r->f0);
         }
     }
     free(drift);

@@ -472,33 +472,38 @@ static int cuda_banded_solve(const banded_view *v, double *u, int64_t ld, int64_
 
 __global__ void __launch_bounds__(PORTABLE_THREADS)
     model1d_rhs_kernel(model1d_rhs r, const double *__restrict__ u, double *__restrict__ f,
-                       const double *__restrict__ mean, int64_t n, int64_t ld, int64_t m0,
-                       int64_t count)
+                       const double *__restrict__ mean, const double *__restrict__ member_f0,
+                       int64_t n, int64_t ld, int64_t m0, int64_t count)
 {
     const int64_t m = m0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (m >= m0 + count) return;
-    const double mu = mean ? mean[m] : 0.0;
+    const double mu = mean ? mean[m] : 0.0, f0 = member_f0 ? member_f0[m] : r.f0;
     const double drift = mean ? model1d_member_mean(u + m, n, ld) : 0.0; /* projected out */
-    if (n < 5) { /* the window would wrap onto itself: index each neighbour */
+    if (n < MODEL1D_WINDOW) { /* the window would wrap onto itself: index each neighbour */
         for (int64_t i = 0; i < n; ++i)
-            f[i * ld + m] = model1d_rhs_at(&r, u + m, n, ld, i, mu, drift);
+            f[i * ld + m] = model1d_rhs_at(&r, u + m, n, ld, i, mu, drift, f0);
         return;
     }
-    double c[5] = {u[(n - 2) * ld + m], u[(n - 1) * ld + m], u[m], u[ld + m], u[2 * ld + m]};
-    const double first = c[2], second = c[3];
+    double c[MODEL1D_WINDOW];
+    for (int k = 0; k < MODEL1D_WINDOW; ++k) {
+        const int64_t j = k - MODEL1D_RADIUS;
+        c[k] = u[(j < 0 ? j + n : j) * ld + m];
+    }
     for (int64_t i = 0; i < n; ++i) {
-        f[i * ld + m] = model1d_rhs_point(&r, c, mu, drift);
-        for (int k = 0; k < 4; ++k) c[k] = c[k + 1];
-        const int64_t next = i + 3;
-        c[4] = next < n ? __ldcs(u + next * ld + m) : (next == n ? first : second);
+        f[i * ld + m] = model1d_rhs_point(&r, c, mu, drift, r.forcing ? r.forcing[i] : 0.0, f0);
+        for (int k = 0; k < MODEL1D_WINDOW - 1; ++k) c[k] = c[k + 1];
+        const int64_t next = i + MODEL1D_RADIUS + 1;
+        c[MODEL1D_WINDOW - 1] = __ldcs(u + (next < n ? next : next - n) * ld + m);
     }
 }
 
 static int cuda_model1d_rhs(const model1d_rhs *r, const double *u, double *f, const double *mean,
-                            int64_t n, int64_t ld, int64_t m0, int64_t count)
+                            const double *member_f0, int64_t n, int64_t ld, int64_t m0,
+                            int64_t count)
 {
     const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
-    model1d_rhs_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*r, u, f, mean, n, ld, m0, count);
+    model1d_rhs_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*r, u, f, mean, member_f0, n, ld, m0,
+                                                               count);
     COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
     return COHORT_OK;
 }

@@ -11,6 +11,7 @@ struct model1d_stepper {
     model1d_rhs rhs;
     banded_factor *factor;
     banded_solver *solver;
+    double *forcing; /* ch1d_forced: dt k cos(k eta_i), in the backend's memory */
 };
 
 static int positive(double v)
@@ -27,13 +28,17 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
     if (!positive(p->dt) || !positive(p->length))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "dt = %g and length = %g must be > 0",
                            p->dt, p->length);
-    const int cahn_hilliard = p->kind == MODEL1D_CAHN_HILLIARD;
+    const int forced = p->kind == MODEL1D_CAHN_HILLIARD_FORCED;
+    const int cahn_hilliard = p->kind == MODEL1D_CAHN_HILLIARD || forced;
     if (p->kind != MODEL1D_DIFFUSION && p->kind != MODEL1D_HYPERDIFFUSION && !cahn_hilliard)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "unknown 1D model kind %d", (int)p->kind);
     if (!positive(cahn_hilliard ? p->gamma : p->alpha))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%s = %g must be > 0",
                            cahn_hilliard ? "gamma" : "alpha", cahn_hilliard ? p->gamma : p->alpha);
     if (p->n < 1) return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "n = %lld", (long long)p->n);
+    if (forced && !(isfinite(p->f0) && isfinite(p->v) && positive(p->k)))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "f0 = %g, v = %g (finite), k = %g (> 0)",
+                           p->f0, p->v, p->k);
 
     model1d_stepper *s = calloc(1, sizeof *s);
     if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "model1d_stepper");
@@ -72,6 +77,16 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
         COHORT_CALL_GOTO(rc, done,
                          banded_penta_factor_alloc(n, d[0], d[1], d[2], d[3], d[4], 1, &s->factor));
     }
+    if (forced) { /* eq. 34: dt [v dC/deta + f0 k cos(k eta)], eta_i = i dx in the wave's frame */
+        s->rhs.advection = p->dt * p->v / dx;
+        s->rhs.f0 = p->f0;
+        for (int64_t i = 0; i < n; ++i) d[0][i] = p->dt * p->k * cos(p->k * (double)i * dx);
+        COHORT_CALL_GOTO(rc, done,
+                         backend->alloc((void **)&s->forcing, (size_t)n * sizeof(double)));
+        COHORT_CALL_GOTO(rc, done,
+                         backend->copy_to_device(s->forcing, d[0], (size_t)n * sizeof(double)));
+        s->rhs.forcing = s->forcing;
+    }
     COHORT_CALL_GOTO(rc, done, banded_solver_alloc(backend, s->factor, &s->solver));
 done:
     for (int k = 0; k < 5; ++k) free(d[k]);
@@ -88,6 +103,7 @@ void model1d_stepper_free(model1d_stepper *s)
     if (!s) return;
     banded_solver_free(s->solver);
     banded_factor_free(s->factor);
+    if (s->forcing) s->backend->release(s->forcing);
     free(s);
 }
 
@@ -97,7 +113,7 @@ const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s)
 }
 
 int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
-                 int64_t ld, int64_t m0, int64_t count)
+                 const double *member_f0, int64_t ld, int64_t m0, int64_t count)
 {
     if (!s || !state || !scratch || !*state || !*scratch)
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
@@ -107,8 +123,8 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
     if (m0 < 0 || m0 > ld - count)
         return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
                            (long long)m0, (long long)count, (long long)ld);
-    COHORT_CALL(
-        s->backend->model1d_rhs(&s->rhs, *state, *scratch, mean, s->params.n, ld, m0, count));
+    COHORT_CALL(s->backend->model1d_rhs(&s->rhs, *state, *scratch, mean, member_f0, s->params.n, ld,
+                                        m0, count));
     COHORT_CALL(banded_solver_solve(s->solver, *scratch, ld, m0, count));
     double *t = *state;
     *state = *scratch;

@@ -17,7 +17,10 @@ extern "C" {
 typedef enum {
     MODEL1D_DIFFUSION = 0,      /* C_t = alpha C_xx */
     MODEL1D_HYPERDIFFUSION = 1, /* C_t = -alpha C_xxxx */
-    MODEL1D_CAHN_HILLIARD = 2   /* C_t = (C^3 - C - gamma C_xx)_xx */
+    MODEL1D_CAHN_HILLIARD = 2,  /* C_t = (C^3 - C - gamma C_xx)_xx */
+    /* C_t - v C_eta = (C^3 - C - gamma C_eta eta)_eta eta + f0 k cos(k eta), the travelling-wave
+     * forced equation in the wave's frame (seed 003, eq. 33-34) */
+    MODEL1D_CAHN_HILLIARD_FORCED = 3
 } model1d_kind;
 
 typedef struct model1d_params {
@@ -25,8 +28,10 @@ typedef struct model1d_params {
     int64_t n;     /* grid points on the periodic domain, dx = length / n */
     double length; /* domain length */
     double dt;
-    double alpha; /* diffusion1d, hyperdiffusion1d */
-    double gamma; /* ch1d */
+    double alpha;    /* diffusion1d, hyperdiffusion1d */
+    double gamma;    /* ch1d, ch1d_forced */
+    double f0, k, v; /* ch1d_forced: forcing amplitude (members may have their own), wavenumber,
+                      * wave speed */
 } model1d_params;
 
 typedef struct model1d_stepper model1d_stepper;
@@ -44,9 +49,11 @@ const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s);
 /* Advances members [m0, m0 + count) of *state by one step. *state holds each member's deviation
  * C - mean[m] from its mean (conserved by every model; see model1d_rhs_point), with mean an array
  * of ld values in the backend's memory, or NULL for the field itself. scratch is an array of the
- * same shape as the state; on return the two pointers are swapped, so *state holds step n+1. */
+ * same shape as the state; on return the two pointers are swapped, so *state holds step n+1.
+ * member_f0 (backend memory, ld values, or NULL for params.f0): ch1d_forced's forcing amplitude
+ * of each member. */
 int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
-                 int64_t ld, int64_t m0, int64_t count);
+                 const double *member_f0, int64_t ld, int64_t m0, int64_t count);
 
 #ifdef __cplusplus
 }

@@ -18,9 +18,14 @@
 extern "C" {
 #endif
 
+enum { MODEL1D_RADIUS = 3, MODEL1D_WINDOW = 2 * MODEL1D_RADIUS + 1 };
+
 typedef struct model1d_rhs {
     double weight[5]; /* linear stencil on C_{i-2} .. C_{i+2} */
     double nonlinear; /* dt / dx^2 for Cahn-Hilliard's delta_x^2 (C^3 - C); 0 otherwise */
+    double advection; /* dt v / dx for ch1d_forced's v dC/deta (WENO5, upwinded); 0 otherwise */
+    const double *forcing; /* n values dt k cos(k eta_i) in the backend's memory, or NULL */
+    double f0;             /* forcing amplitude of members without their own (swept) value */
 } model1d_rhs;
 
 COHORT_HD double model1d_chemical(double c)
@@ -28,37 +33,72 @@ COHORT_HD double model1d_chemical(double c)
     return c * c * c - c;
 }
 
-/* f_i from the five neighbours c[0..4] = C'_{i-2} .. C'_{i+2} of a member stored as its deviation
- * C' = C - mean from its mean. The linear weights sum to 1 and delta_x^2 sums to 0 over a
- * periodic domain, so every model conserves each member's mean exactly and C' keeps mean 0. In
- * floating point the banded solve's rounding weights the rows slightly unequally, and because a
- * member's pattern (its domains) persists for many steps, the mean of C' drifts linearly (measured:
- * ~1.5e-15 per step for ch1d at N = 256, 3e-12 after 2000 steps). The callers therefore pass
- * `drift`, the mean of C' they read, and the step uses C' - drift: a projection back onto the
- * conserved mean that costs no extra write. mean = drift = 0 evolves the field itself. */
-COHORT_HD double model1d_rhs_point(const model1d_rhs *r, const double c[5], double mean,
-                                   double drift)
+/* The fifth-order WENO derivative for Hamilton-Jacobi equations (Jiang and Peng; Osher and Fedkiw,
+ * Sec. 3.4) from five consecutive one-sided differences d[0..4], in units of 1/dx. */
+COHORT_HD double model1d_weno5(const double d[5])
+{
+    const double p1 = d[0] / 3.0 - 7.0 * d[1] / 6.0 + 11.0 * d[2] / 6.0;
+    const double p2 = -d[1] / 6.0 + 5.0 * d[2] / 6.0 + d[3] / 3.0;
+    const double p3 = d[2] / 3.0 + 5.0 * d[3] / 6.0 - d[4] / 6.0;
+    const double s1 = 13.0 / 12.0 * (d[0] - 2.0 * d[1] + d[2]) * (d[0] - 2.0 * d[1] + d[2]) +
+                      0.25 * (d[0] - 4.0 * d[1] + 3.0 * d[2]) * (d[0] - 4.0 * d[1] + 3.0 * d[2]);
+    const double s2 = 13.0 / 12.0 * (d[1] - 2.0 * d[2] + d[3]) * (d[1] - 2.0 * d[2] + d[3]) +
+                      0.25 * (d[1] - d[3]) * (d[1] - d[3]);
+    const double s3 = 13.0 / 12.0 * (d[2] - 2.0 * d[3] + d[4]) * (d[2] - 2.0 * d[3] + d[4]) +
+                      0.25 * (3.0 * d[2] - 4.0 * d[3] + d[4]) * (3.0 * d[2] - 4.0 * d[3] + d[4]);
+    double big = 0.0;
+    for (int k = 0; k < 5; ++k) big = d[k] * d[k] > big ? d[k] * d[k] : big;
+    const double eps = 1e-6 * big + 1e-99;
+    const double a1 = 0.1 / ((s1 + eps) * (s1 + eps)), a2 = 0.6 / ((s2 + eps) * (s2 + eps));
+    const double a3 = 0.3 / ((s3 + eps) * (s3 + eps));
+    return (a1 * p1 + a2 * p2 + a3 * p3) / (a1 + a2 + a3);
+}
+
+/* dC/deta at the centre of c[0..6] = C_{i-3} .. C_{i+3}, times dx, upwinded for
+ * C_t - v C_eta = ...: the characteristic speed is -v, so v > 0 takes the right-biased
+ * derivative and v < 0 the left-biased one. */
+COHORT_HD double model1d_upwind_derivative(const double c[MODEL1D_WINDOW], double v)
+{
+    double d[5];
+    for (int k = 0; k < 5; ++k)
+        d[k] = v > 0.0 ? c[6 - k] - c[5 - k] /* D+ C_{i+2} .. D+ C_{i-2} */
+                       : c[k + 1] - c[k];    /* D- C_{i-2} .. D- C_{i+2} */
+    return model1d_weno5(d);
+}
+
+/* f_i from the window c[0..6] = C'_{i-3} .. C'_{i+3} of a member stored as its deviation
+ * C' = C - mean from its mean. The linear weights sum to 1, delta_x^2 and the forcing sum to 0
+ * over a periodic domain, so the models conserve each member's mean (ch1d_forced's WENO
+ * derivative to rounding) and C' keeps mean 0. In floating point the banded solve's rounding
+ * weights the rows slightly unequally, and because a member's pattern (its domains) persists for
+ * many steps, the mean of C' drifts linearly (measured: ~1.5e-15 per step for ch1d at N = 256,
+ * 3e-12 after 2000 steps). The callers therefore pass `drift`, the mean of C' they read, and the
+ * step uses C' - drift: a projection back onto the conserved mean that costs no extra write.
+ * mean = drift = 0 evolves the field itself. forcing_i = the stepper's dt k cos(k eta_i), f0 the
+ * member's forcing amplitude. */
+COHORT_HD double model1d_rhs_point(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
+                                   double mean, double drift, double forcing_i, double f0)
 {
     double acc = -drift; /* the weights sum to 1 */
-    for (int k = 0; k < 5; ++k) acc += r->weight[k] * c[k];
+    for (int k = 0; k < 5; ++k) acc += r->weight[k] * c[k + 1];
     mean -= drift;
     if (r->nonlinear != 0.0)
-        acc += r->nonlinear * (model1d_chemical(c[1] + mean) - 2.0 * model1d_chemical(c[2] + mean) +
-                               model1d_chemical(c[3] + mean));
-    return acc;
+        acc += r->nonlinear * (model1d_chemical(c[2] + mean) - 2.0 * model1d_chemical(c[3] + mean) +
+                               model1d_chemical(c[4] + mean));
+    if (r->advection != 0.0) acc += r->advection * model1d_upwind_derivative(c, r->advection);
+    return acc + f0 * forcing_i;
 }
 
 /* f for point i of a periodic member x[j * s], j = 0..n-1. */
 COHORT_HD double model1d_rhs_at(const model1d_rhs *r, const double *x, int64_t n, int64_t s,
-                                int64_t i, double mean, double drift)
+                                int64_t i, double mean, double drift, double f0)
 {
-    double c[5];
-    for (int k = 0; k < 5; ++k) {
-        int64_t j = i + k - 2;
-        j = j < 0 ? j + n : (j >= n ? j - n : j);
-        c[k] = x[j * s];
+    double c[MODEL1D_WINDOW];
+    for (int k = 0; k < MODEL1D_WINDOW; ++k) {
+        int64_t j = (i + k - MODEL1D_RADIUS) % n;
+        c[k] = x[(j < 0 ? j + n : j) * s];
     }
-    return model1d_rhs_point(r, c, mean, drift);
+    return model1d_rhs_point(r, c, mean, drift, r->forcing ? r->forcing[i] : 0.0, f0);
 }
 
 /* The mean of member x[j * s], j = 0..n-1 (the drift of a deviation). */
@@ -70,14 +110,16 @@ COHORT_HD double model1d_member_mean(const double *x, int64_t n, int64_t s)
 }
 
 /* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid), the
- * member stored as its deviation from `mean`: the inputs of the coarsening length
- * ell = 1 / (1 - <C^2>) (seed 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
+ * member stored as its deviation from `mean`, with the deviation's own mean projected out as the
+ * next step would (model1d_rhs_point): the inputs of the coarsening length ell = 1 / (1 - <C^2>)
+ * (seed 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
 COHORT_HD void model1d_member_moments(const double *x, int64_t n, int64_t s, double mean,
                                       double *c_mean, double *c2_mean)
 {
+    const double drift = model1d_member_mean(x, n, s);
     double sum = 0.0, sum2 = 0.0;
     for (int64_t j = 0; j < n; ++j) {
-        const double c = x[j * s] + mean;
+        const double c = x[j * s] - drift + mean;
         sum += c;
         sum2 += c * c;
     }
