@@ -333,21 +333,7 @@ static void bad_inputs(const cohort_backend *be)
 
 int main(int argc, char **argv)
 {
-    const char *name = argc == 3 && strcmp(argv[1], "--backend") == 0 ? argv[2] : NULL;
-    if (!name) {
-        fprintf(stderr, "usage: test_banded --backend cpu|cuda\n");
-        return 2;
-    }
-    const cohort_backend *be = NULL;
-    int rc = cohort_backend_get(name, &be);
-    if (rc == COHORT_ERR_NO_DEVICE && strcmp(name, "cuda") == 0) {
-        printf("skipped: %s\n", cohort_error_detail());
-        return 77;
-    }
-    if (rc != COHORT_OK) {
-        fprintf(stderr, "%s\n", cohort_error_detail());
-        return 1;
-    }
+    const cohort_backend *be = test_backend(argc, argv, "cpu");
     char device[256] = "";
     be->describe(device, sizeof device);
     printf("test_banded on backend %s: %s\n", be->name, device);
@@ -382,8 +368,8 @@ int main(int argc, char **argv)
         kind_fixture *k = &kinds[c];
         if (!k->diagonals[0]) continue;
         EXPECT(k->ref_status == 0, "GSL LU of n=%lld", (long long)k->n);
-        rc = banded_factor_alloc(k->n, k->h, (const double *const *)k->diagonals, k->periodic,
-                                 &k->f);
+        int rc = banded_factor_alloc(k->n, k->h, (const double *const *)k->diagonals, k->periodic,
+                                     &k->f);
         EXPECT(rc == COHORT_OK, "factor h=%d periodic=%d n=%lld: %s", k->h, k->periodic,
                (long long)k->n, cohort_error_detail());
         if (rc != COHORT_OK) continue;

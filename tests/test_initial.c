@@ -44,17 +44,7 @@ static double raw_member_value(const cohort_backend *be, const initial1d *ic, in
 
 int main(int argc, char **argv)
 {
-    const char *name = argc == 3 && !strcmp(argv[1], "--backend") ? argv[2] : "cpu";
-    const cohort_backend *be = NULL;
-    int rc = cohort_backend_get(name, &be);
-    if (rc == COHORT_ERR_NO_DEVICE && !strcmp(name, "cuda")) {
-        printf("skipped: %s\n", cohort_error_detail());
-        return 77;
-    }
-    if (rc) {
-        fprintf(stderr, "%s\n", cohort_error_detail());
-        return 1;
-    }
+    const cohort_backend *be = test_backend(argc, argv, "cpu");
     const initial1d noise = {.kind = INITIAL_UNIFORM, .amplitude = 0.1, .mode = 1, .seed = 2024};
     double *a = malloc(N * LD * sizeof *a), *b = malloc(N * LD * sizeof *b);
     EXPECT(fill(be, &noise, LD, a) == COHORT_OK, "fill: %s", cohort_error_detail());

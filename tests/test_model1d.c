@@ -249,21 +249,7 @@ static void bad_parameters(const cohort_backend *be)
 
 int main(int argc, char **argv)
 {
-    const char *name = argc == 3 && strcmp(argv[1], "--backend") == 0 ? argv[2] : NULL;
-    if (!name) {
-        fprintf(stderr, "usage: test_model1d --backend cpu|cuda\n");
-        return 2;
-    }
-    const cohort_backend *be = NULL;
-    int rc = cohort_backend_get(name, &be);
-    if (rc == COHORT_ERR_NO_DEVICE && strcmp(name, "cuda") == 0) {
-        printf("skipped: %s\n", cohort_error_detail());
-        return 77;
-    }
-    if (rc != COHORT_OK) {
-        fprintf(stderr, "%s\n", cohort_error_detail());
-        return 1;
-    }
+    const cohort_backend *be = test_backend(argc, argv, "cpu");
     gsl_rng *rng = reference_rng_alloc("test_model1d");
     bad_parameters(be);
     static const int64_t sizes[] = {5, 31, 64, 97, 256};

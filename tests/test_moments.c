@@ -41,7 +41,7 @@ static void blocks_chunked(const double *x, int64_t n, int64_t chunk, const unsi
 
 int main(int argc, char **argv)
 {
-    const char *name = argc == 3 && !strcmp(argv[1], "--backend") ? argv[2] : "cpu";
+    const cohort_backend *be = test_backend(argc, argv, "cpu");
     gsl_rng *rng = reference_rng_alloc("test_moments");
     enum { N = 5000 };
     double *x = malloc(N * sizeof *x);
@@ -96,13 +96,6 @@ int main(int argc, char **argv)
     EXPECT(moments_blocks_alloc(&b, 0) == COHORT_ERR_EMPTY_BATCH, "no members");
 
     /* per-member <C>, <C^2> on the backend, members stored as deviations from their means */
-    const cohort_backend *be = NULL;
-    int rc = cohort_backend_get(name, &be);
-    if (rc == COHORT_ERR_NO_DEVICE && !strcmp(name, "cuda")) {
-        printf("skipped: %s\n", cohort_error_detail());
-        return 77;
-    }
-    EXPECT(rc == COHORT_OK, "backend %s", name);
     const int64_t n = 97, ld = 300, m0 = 17, count = 250;
     double *u = malloc(n * ld * sizeof *u), *mean = malloc(ld * sizeof *mean);
     double *out = malloc(2 * count * sizeof *out);
@@ -133,7 +126,7 @@ int main(int argc, char **argv)
             worst = fmax(worst,
                          fabs(out[k] - (double)(s / n)) + fabs(out[count + k] - (double)(q / n)));
         }
-        EXPECT(worst <= 1e-14, "per-member moments on %s: error %.3e", name, worst);
+        EXPECT(worst <= 1e-14, "per-member moments on %s: error %.3e", be->name, worst);
     }
     if (be) {
         be->release(du);

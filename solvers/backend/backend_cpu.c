@@ -15,9 +15,7 @@
 
 #include "backend/cohort_error.h"
 #include "backend/layout_numerics.h"
-#ifdef COHORT_HAVE_CURAND
-#    include <curand.h>
-#endif
+#include "backend/philox.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
 
@@ -185,25 +183,7 @@ static int cpu_model1d_moments(const double *u, const double *mean, int64_t n, i
 
 static int cpu_uniform(double *out, int64_t count, uint64_t seed, uint64_t offset)
 {
-#ifdef COHORT_HAVE_CURAND
-    curandGenerator_t g = NULL;
-    curandStatus_t st = curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10);
-    if (st == CURAND_STATUS_SUCCESS) st = curandSetPseudoRandomGeneratorSeed(g, seed);
-    if (st == CURAND_STATUS_SUCCESS)
-        st = curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY);
-    if (st == CURAND_STATUS_SUCCESS) st = curandSetGeneratorOffset(g, offset);
-    if (st == CURAND_STATUS_SUCCESS && count > 0)
-        st = curandGenerateUniformDouble(g, out, (size_t)count);
-    if (g) curandDestroyGenerator(g);
-    if (st != CURAND_STATUS_SUCCESS)
-        return COHORT_FAIL(COHORT_ERR_CURAND, "host Philox4x32-10 generator: status %d", (int)st);
-    return COHORT_OK;
-#else
-    (void)out, (void)count, (void)seed, (void)offset;
-    return COHORT_FAIL(COHORT_ERR_UNAVAILABLE,
-                       "random initial conditions need cuRAND, and this build found no CUDA "
-                       "toolkit");
-#endif
+    return philox_uniform(1, out, count, seed, offset);
 }
 
 static int cpu_interleave(const double *src, int64_t member_stride, double scale, double shift,

@@ -3,13 +3,13 @@
  * extern "C" functions and table of backend_cuda.h. */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
-#include <curand.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
 #include "backend/layout_numerics.h"
+#include "backend/philox.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
 
@@ -161,18 +161,7 @@ static int cuda_synchronize(void)
 
 static int cuda_uniform(double *out, int64_t count, uint64_t seed, uint64_t offset)
 {
-    curandGenerator_t g = NULL;
-    curandStatus_t st = curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10);
-    if (st == CURAND_STATUS_SUCCESS) st = curandSetPseudoRandomGeneratorSeed(g, seed);
-    if (st == CURAND_STATUS_SUCCESS)
-        st = curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY);
-    if (st == CURAND_STATUS_SUCCESS) st = curandSetGeneratorOffset(g, offset);
-    if (st == CURAND_STATUS_SUCCESS && count > 0)
-        st = curandGenerateUniformDouble(g, out, (size_t)count);
-    if (g) curandDestroyGenerator(g);
-    if (st != CURAND_STATUS_SUCCESS)
-        return COHORT_FAIL(COHORT_ERR_CURAND, "device Philox4x32-10 generator: status %d", (int)st);
-    return COHORT_OK;
+    return philox_uniform(0, out, count, seed, offset);
 }
 
 __global__ void interleave_kernel(const double *src, int64_t member_stride, double scale,
