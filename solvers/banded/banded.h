@@ -51,7 +51,9 @@ void banded_factor_free(banded_factor *f);
 
 int64_t banded_factor_size(const banded_factor *f);
 int banded_factor_half_bandwidth(const banded_factor *f);
-int banded_factor_is_periodic(const banded_factor *f);
+/* ||A||_inf of the matrix as given (largest row sum of |entries|, corners included when
+ * periodic): the scale of normwise backward errors ||Ax - d|| / (||A|| ||x|| + ||d||). */
+double banded_factor_norm_inf(const banded_factor *f);
 /* Bytes of factor data a solver uploads (O(N); never per system). */
 size_t banded_factor_bytes(const banded_factor *f);
 /* The host-memory view (for host-side solves of single vectors, e.g. in set-up code). */
@@ -65,7 +67,6 @@ void banded_factor_apply_member(const banded_factor *f, const double *x, int64_t
 /* Uploads the factor to `backend`. */
 int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, banded_solver **out);
 void banded_solver_free(banded_solver *s);
-const cohort_backend *banded_solver_backend(const banded_solver *s);
 /* The view whose pointers are in the backend's memory (for a backend's specialised paths). */
 const banded_view *banded_solver_view(const banded_solver *s);
 

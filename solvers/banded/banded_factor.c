@@ -343,9 +343,16 @@ int banded_factor_half_bandwidth(const banded_factor *f)
     return f->view.h;
 }
 
-int banded_factor_is_periodic(const banded_factor *f)
+double banded_factor_norm_inf(const banded_factor *f)
 {
-    return f->periodic;
+    double norm = 0.0;
+    for (int64_t i = 0; i < f->view.n; ++i) {
+        double row = 0.0;
+        for (int o = 0; o <= 2 * f->view.h; ++o)
+            row += fabs(f->original[(size_t)o * (size_t)f->view.n + (size_t)i]);
+        norm = fmax(norm, row);
+    }
+    return norm;
 }
 
 size_t banded_factor_bytes(const banded_factor *f)

@@ -49,11 +49,6 @@ void banded_solver_free(banded_solver *s)
     free(s);
 }
 
-const cohort_backend *banded_solver_backend(const banded_solver *s)
-{
-    return s->backend;
-}
-
 const banded_view *banded_solver_view(const banded_solver *s)
 {
     return &s->view;

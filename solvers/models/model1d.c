@@ -107,11 +107,6 @@ void model1d_stepper_free(model1d_stepper *s)
     free(s);
 }
 
-const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s)
-{
-    return &s->rhs;
-}
-
 int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                  const double *member_f0, int64_t ld, int64_t m0, int64_t count)
 {

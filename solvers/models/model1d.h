@@ -43,9 +43,6 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
                           model1d_stepper **out);
 void model1d_stepper_free(model1d_stepper *s);
 
-/* The right-hand side coefficients the stepper uses (for tests and documentation). */
-const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s);
-
 /* Advances members [m0, m0 + count) of *state by one step. *state holds each member's deviation
  * C - mean[m] from its mean (conserved by every model; see model1d_rhs_point), with mean an array
  * of ld values in the backend's memory, or NULL for the field itself. scratch is an array of the
