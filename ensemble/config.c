@@ -196,6 +196,10 @@ static void describe_range(const config_key *k, char *out, size_t len)
         snprintf(out, len, "true or false");
         return;
     }
+    if (k->type == CONFIG_STRING) {
+        snprintf(out, len, "a path");
+        return;
+    }
     const char *what = k->type == CONFIG_INT ? "an integer" : "a number";
     if (isinf(k->min) && isinf(k->max))
         snprintf(out, len, "%s", what);
