@@ -55,6 +55,30 @@ typedef struct cohort_backend {
      * deviations from mean[m] (NULL: u is the field); out in the backend's memory. */
     int (*model1d_moments)(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,
                            int64_t count, double *out);
+    /* Power spectra of periodic members: a plan for batches of up to max_count members of n
+     * points at leading dimension ld (cuFFT D2Z over the interleaved layout on cuda, GSL's
+     * mixed-radix real FFT on cpu); then power[k * count + j] = |C^_k|^2 (reduction_power) of
+     * member m0 + j for k = 1 .. n/2, and power[j] = mean[m0 + j]^2, the member's conserved <C>
+     * squared (u holds deviations from mean; mean = NULL: u is the field and k = 0 is its
+     * transform too). power is in the backend's memory. */
+    int (*spectrum_plan_alloc)(int64_t n, int64_t ld, int64_t max_count, void **plan);
+    void (*spectrum_plan_free)(void *plan);
+    int (*spectrum_power)(void *plan, const double *u, const double *mean, int64_t m0,
+                          int64_t count, double *power);
+    /* The ordered block fold: for each row r < rows, each local block b of the global members
+     * [first, first + count) cut at multiples of `block` (reduction_block_range), and each class
+     * c < classes: sums[(b * classes + c) * rows + r] += x[r * ld + m0 + j] over the members j of
+     * the block with cls[j] == c, one at a time in member order (cls = NULL: all class 0;
+     * REDUCTION_SKIP: left out). Because a sum carried over from the previous call continues in
+     * the same order, the result does not depend on where calls cut the members. x, cls and sums
+     * in the backend's memory; classes <= REDUCTION_MAX_CLASSES. */
+    int (*block_fold)(const double *x, int64_t rows, int64_t ld, int64_t m0, int64_t count,
+                      int64_t first, int64_t block, int classes, const unsigned char *cls,
+                      double *sums);
+    /* labels[j] and dist2[j]: the nearest of k centroids (k x n, row-major, backend memory) to
+     * member m0 + j of x and its squared distance (reduction_nearest_centroid). */
+    int (*nearest_centroid)(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
+                            const double *centroids, int k, unsigned char *labels, double *dist2);
 } cohort_backend;
 
 extern const cohort_backend cohort_backend_cpu;

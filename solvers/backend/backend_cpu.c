@@ -13,9 +13,13 @@
 #    include <omp.h>
 #endif
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fft_real.h>
+
 #include "backend/cohort_error.h"
 #include "backend/layout_numerics.h"
 #include "backend/philox.h"
+#include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
 
@@ -197,6 +201,112 @@ static int cpu_interleave(const double *src, int64_t member_stride, double scale
     return COHORT_OK;
 }
 
+/* ---- spectra, folds and centroids ---- */
+
+typedef struct cpu_spectrum_plan {
+    int64_t n, ld;
+    int threads;
+    gsl_fft_real_wavetable *table;
+    gsl_fft_real_workspace **work; /* one per thread */
+    double *buffer;                /* n values per thread */
+} cpu_spectrum_plan;
+
+static void cpu_spectrum_plan_free(void *plan)
+{
+    cpu_spectrum_plan *p = plan;
+    if (!p) return;
+    for (int t = 0; p->work && t < p->threads; ++t) gsl_fft_real_workspace_free(p->work[t]);
+    free(p->work);
+    gsl_fft_real_wavetable_free(p->table);
+    free(p->buffer);
+    free(p);
+}
+
+static int cpu_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, void **plan)
+{
+    (void)max_count;
+    if (n < 1 || ld < 1)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "n = %lld, ld = %lld", (long long)n,
+                           (long long)ld);
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    cpu_spectrum_plan *p = calloc(1, sizeof *p);
+    if (!p) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum plan");
+    p->n = n, p->ld = ld, p->threads = threads;
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    p->table = gsl_fft_real_wavetable_alloc((size_t)n);
+    p->work = calloc((size_t)threads, sizeof *p->work);
+    p->buffer = malloc((size_t)threads * (size_t)n * sizeof(double));
+    int ok = p->table && p->work && p->buffer;
+    for (int t = 0; ok && t < threads; ++t)
+        ok = (p->work[t] = gsl_fft_real_workspace_alloc((size_t)n)) != NULL;
+    gsl_set_error_handler(old);
+    if (!ok) {
+        cpu_spectrum_plan_free(p);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "GSL FFT tables for n = %lld", (long long)n);
+    }
+    *plan = p;
+    return COHORT_OK;
+}
+
+static int cpu_spectrum_power(void *plan, const double *u, const double *mean, int64_t m0,
+                              int64_t count, double *power)
+{
+    const cpu_spectrum_plan *p = plan;
+    const int64_t n = p->n, half = n / 2;
+    int failed = 0;
+#pragma omp parallel for schedule(static) reduction(| : failed)
+    for (int64_t j = 0; j < count; ++j) {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        double *buf = p->buffer + (size_t)t * (size_t)n;
+        for (int64_t i = 0; i < n; ++i) buf[i] = u[i * p->ld + m0 + j];
+        /* halfcomplex result: buf[0] = X_0, buf[2k - 1], buf[2k] = Re, Im X_k (Im X_{n/2} = 0) */
+        failed |= gsl_fft_real_transform(buf, 1, (size_t)n, p->table, p->work[t]) != GSL_SUCCESS;
+        power[j] = mean ? mean[m0 + j] * mean[m0 + j] : reduction_power(buf[0], 0.0, n);
+        for (int64_t k = 1; k <= half; ++k)
+            power[k * count + j] = reduction_power(buf[2 * k - 1], 2 * k < n ? buf[2 * k] : 0.0, n);
+    }
+    if (failed)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "GSL real FFT of n = %lld failed",
+                           (long long)n);
+    return COHORT_OK;
+}
+
+static int cpu_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0, int64_t count,
+                          int64_t first, int64_t block, int classes, const unsigned char *cls,
+                          double *sums)
+{
+    const int64_t blocks = (first + count - 1) / block - first / block + 1;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t b = 0; b < blocks; ++b)
+        for (int64_t r = 0; r < rows; ++r) {
+            int64_t lo, hi;
+            reduction_block_range(first, count, block, b, &lo, &hi);
+            const double *row = x + r * ld + m0;
+            for (int64_t j = lo; j < hi; ++j) {
+                const int c = cls ? cls[j] : 0;
+                if (c != REDUCTION_SKIP) sums[(b * classes + c) * rows + r] += row[j];
+            }
+        }
+    return COHORT_OK;
+}
+
+static int cpu_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
+                                const double *centroids, int k, unsigned char *labels,
+                                double *dist2)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < count; ++j)
+        labels[j] =
+            (unsigned char)reduction_nearest_centroid(x + m0 + j, n, ld, centroids, k, &dist2[j]);
+    return COHORT_OK;
+}
+
 const cohort_backend cohort_backend_cpu = {
     .name = "cpu",
     .kind = COHORT_BACKEND_CPU,
@@ -214,4 +324,9 @@ const cohort_backend cohort_backend_cpu = {
     .banded_solve = cpu_banded_solve,
     .model1d_rhs = cpu_model1d_rhs,
     .model1d_moments = cpu_model1d_moments,
+    .spectrum_plan_alloc = cpu_spectrum_plan_alloc,
+    .spectrum_plan_free = cpu_spectrum_plan_free,
+    .spectrum_power = cpu_spectrum_power,
+    .block_fold = cpu_block_fold,
+    .nearest_centroid = cpu_nearest_centroid,
 };

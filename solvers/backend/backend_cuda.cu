@@ -3,6 +3,7 @@
  * extern "C" functions and table of backend_cuda.h. */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -10,6 +11,7 @@
 #include "backend/cohort_error.h"
 #include "backend/layout_numerics.h"
 #include "backend/philox.h"
+#include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
 
@@ -515,6 +517,168 @@ static int cuda_model1d_moments(const double *u, const double *mean, int64_t n, 
     return COHORT_OK;
 }
 
+/* ---- spectra, folds and centroids ---- */
+
+#define COHORT_CUFFT_CHECK(expr)                                                                   \
+    do {                                                                                           \
+        cufftResult cohort_cufft_rc_ = (expr);                                                     \
+        if (cohort_cufft_rc_ != CUFFT_SUCCESS)                                                     \
+            return cohort_error_raise(COHORT_ERR_CUDA, __FILE__, __LINE__, "%s: cuFFT error %d",   \
+                                      #expr, (int)cohort_cufft_rc_);                               \
+    } while (0)
+
+typedef struct cuda_spectrum_plan {
+    int64_t n, ld, max_count, count; /* count: the batch of the current cuFFT plan (0: none) */
+    cufftHandle fft;
+    cufftDoubleComplex *out; /* (n / 2 + 1) x max_count, member fastest */
+} cuda_spectrum_plan;
+
+static void cuda_spectrum_plan_free(void *plan)
+{
+    cuda_spectrum_plan *p = (cuda_spectrum_plan *)plan;
+    if (!p) return;
+    if (p->count) cufftDestroy(p->fft);
+    cudaFree(p->out);
+    free(p);
+}
+
+static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, void **plan)
+{
+    if (n < 1 || ld < 1 || max_count < 1 || max_count > ld || n > INT32_MAX || ld > INT32_MAX)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "n = %lld, ld = %lld, max_count = %lld",
+                           (long long)n, (long long)ld, (long long)max_count);
+    cuda_spectrum_plan *p = (cuda_spectrum_plan *)calloc(1, sizeof *p);
+    if (!p) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum plan");
+    p->n = n, p->ld = ld, p->max_count = max_count;
+    const int rc = cuda_alloc((void **)&p->out,
+                              (size_t)(n / 2 + 1) * (size_t)max_count * sizeof(cufftDoubleComplex));
+    if (rc != COHORT_OK) {
+        free(p);
+        return rc;
+    }
+    *plan = p;
+    return COHORT_OK;
+}
+
+__global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x,
+                                      const double *__restrict__ mean, int64_t n, int64_t m0,
+                                      int64_t count, double *__restrict__ power)
+{
+    const int64_t rows = n / 2 + 1;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < rows * count;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = idx / count, j = idx - k * count;
+        power[idx] = k == 0 && mean ? mean[m0 + j] * mean[m0 + j]
+                                    : reduction_power(x[idx].x, 2 * k == n ? 0.0 : x[idx].y, n);
+    }
+}
+
+/* One batched D2Z straight from the interleaved layout: element i of member j at
+ * u[m0 + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * count + j]. The plan is
+ * made for the batch of the call and kept while the batch stays the same (every chunk but the
+ * last). */
+static int cuda_spectrum_power(void *plan, const double *u, const double *mean, int64_t m0,
+                               int64_t count, double *power)
+{
+    cuda_spectrum_plan *p = (cuda_spectrum_plan *)plan;
+    if (count < 1 || count > p->max_count || m0 < 0 || m0 + count > p->ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, ld = %lld",
+                           (long long)m0, (long long)count, (long long)p->ld);
+    if (p->count != count) {
+        if (p->count) cufftDestroy(p->fft);
+        p->count = 0;
+        int n = (int)p->n, inembed = (int)p->n, onembed = (int)(p->n / 2 + 1);
+        COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, 1, &n, &inembed, (int)p->ld, 1, &onembed,
+                                         (int)count, 1, CUFFT_D2Z, (int)count));
+        p->count = count;
+    }
+    /* cuFFT keeps the input of an out-of-place real-to-complex transform (only complex-to-real
+     * ones overwrite it); test_spectrum checks that u is unchanged. */
+    COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)(u + m0), p->out));
+    const int64_t total = (p->n / 2 + 1) * count;
+    const int64_t blocks = (total + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+    spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), PORTABLE_THREADS>>>(
+        p->out, mean, p->n, m0, count, power);
+    COHORT_CUDA_CHECK_LAUNCH("spectrum_power_kernel");
+    return COHORT_OK;
+}
+
+enum { FOLD_ROWS = 128, FOLD_MEMBERS = 16 };
+
+/* One (fold block, 128 rows) per thread block. Members are staged 16 at a time through shared
+ * memory (each half-warp reads 16 consecutive members of a row: a whole 128-byte line), then every
+ * thread adds its row's 16 values to its class accumulators in member order, as the cpu loop does.
+ */
+__global__ void __launch_bounds__(FOLD_ROWS)
+    block_fold_kernel(const double *__restrict__ x, int64_t rows, int64_t ld, int64_t m0,
+                      int64_t count, int64_t first, int64_t block, int classes,
+                      const unsigned char *__restrict__ cls, double *sums)
+{
+    __shared__ double tile[FOLD_ROWS][FOLD_MEMBERS + 1];
+    __shared__ unsigned char tile_cls[FOLD_MEMBERS];
+    __shared__ double acc[REDUCTION_MAX_CLASSES][FOLD_ROWS];
+    const int64_t b = blockIdx.x, r0 = (int64_t)blockIdx.y * FOLD_ROWS, r = r0 + threadIdx.x;
+    int64_t lo, hi;
+    reduction_block_range(first, count, block, b, &lo, &hi);
+    for (int c = 0; c < classes; ++c)
+        acc[c][threadIdx.x] = r < rows ? sums[(b * classes + c) * rows + r] : 0.0;
+    for (int64_t j0 = lo; j0 < hi; j0 += FOLD_MEMBERS) {
+        const int width = (int)(hi - j0 < FOLD_MEMBERS ? hi - j0 : FOLD_MEMBERS);
+        __syncthreads();
+        for (int e = threadIdx.x; e < FOLD_ROWS * FOLD_MEMBERS; e += FOLD_ROWS) {
+            const int rr = e / FOLD_MEMBERS, jj = e % FOLD_MEMBERS;
+            if (r0 + rr < rows && jj < width) tile[rr][jj] = x[(r0 + rr) * ld + m0 + j0 + jj];
+        }
+        if (threadIdx.x < width) tile_cls[threadIdx.x] = cls ? cls[j0 + threadIdx.x] : 0;
+        __syncthreads();
+        if (r < rows)
+            for (int jj = 0; jj < width; ++jj) {
+                const int c = tile_cls[jj];
+                if (c != REDUCTION_SKIP) acc[c][threadIdx.x] += tile[threadIdx.x][jj];
+            }
+    }
+    if (r < rows)
+        for (int c = 0; c < classes; ++c) sums[(b * classes + c) * rows + r] = acc[c][threadIdx.x];
+}
+
+static int cuda_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0, int64_t count,
+                           int64_t first, int64_t block, int classes, const unsigned char *cls,
+                           double *sums)
+{
+    if (classes < 1 || classes > REDUCTION_MAX_CLASSES || rows < 1 || count < 1 || block < 1)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "classes = %d, rows = %lld, count = %lld, block = %lld", classes,
+                           (long long)rows, (long long)count, (long long)block);
+    const int64_t blocks = (first + count - 1) / block - first / block + 1;
+    const dim3 grid((unsigned)blocks, (unsigned)((rows + FOLD_ROWS - 1) / FOLD_ROWS));
+    block_fold_kernel<<<grid, FOLD_ROWS>>>(x, rows, ld, m0, count, first, block, classes, cls,
+                                           sums);
+    COHORT_CUDA_CHECK_LAUNCH("block_fold_kernel");
+    return COHORT_OK;
+}
+
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    nearest_centroid_kernel(const double *__restrict__ x, int64_t n, int64_t ld, int64_t m0,
+                            int64_t count, const double *__restrict__ centroids, int k,
+                            unsigned char *labels, double *dist2)
+{
+    const int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (j < count)
+        labels[j] =
+            (unsigned char)reduction_nearest_centroid(x + m0 + j, n, ld, centroids, k, &dist2[j]);
+}
+
+static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
+                                 const double *centroids, int k, unsigned char *labels,
+                                 double *dist2)
+{
+    const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+    nearest_centroid_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(x, n, ld, m0, count, centroids,
+                                                                    k, labels, dist2);
+    COHORT_CUDA_CHECK_LAUNCH("nearest_centroid_kernel");
+    return COHORT_OK;
+}
+
 extern "C" const cohort_backend cohort_backend_cuda = {
     .name = "cuda",
     .kind = COHORT_BACKEND_CUDA,
@@ -532,4 +696,9 @@ extern "C" const cohort_backend cohort_backend_cuda = {
     .banded_solve = cuda_banded_solve,
     .model1d_rhs = cuda_model1d_rhs,
     .model1d_moments = cuda_model1d_moments,
+    .spectrum_plan_alloc = cuda_spectrum_plan_alloc,
+    .spectrum_plan_free = cuda_spectrum_plan_free,
+    .spectrum_power = cuda_spectrum_power,
+    .block_fold = cuda_block_fold,
+    .nearest_centroid = cuda_nearest_centroid,
 };

@@ -1,0 +1,49 @@
+/* k-means clustering of an ensemble's members by their fields (Lloyd's algorithm, k-means++
+ * seeding), out of core: the features come from a callback in chunks of members, and stay on the
+ * device when they fit there, otherwise they are streamed again for every pass. Every sum is an
+ * ordered sum (ordered_sum.h), and the k-means++ draws use a cumulative sum in member order, so
+ * labels do not depend on chunking; the same seed gives the same labels.
+ *
+ * Canonical numbering: clusters are numbered by ascending variance of their centroid over x
+ * (var_c = mean_i (c_i - mean_i c_i)^2), ties by ascending centroid mean, then by the order found;
+ * so a label means the same kind of pattern in every run (0: the flattest centroid). */
+#ifndef COHORT_KMEANS_H
+#define COHORT_KMEANS_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+/* Writes the features of members [first, first + count) member-major into host memory
+ * (dst[j * n + i]); returns a cohort status. */
+typedef int (*kmeans_load_fn)(void *ctx, int64_t first, int64_t count, double *dst);
+
+typedef struct kmeans_options {
+    int k;         /* clusters, 1 .. REDUCTION_MAX_CLASSES */
+    int restarts;  /* independent k-means++ seedings; the lowest inertia is kept */
+    int max_iter;  /* Lloyd iterations per restart */
+    double tol;    /* stop when the inertia falls by less than tol x inertia (0: only when no
+                    * label changes) */
+    uint64_t seed; /* the run's seed: k-means++ draws from Philox4x32-10 with this seed */
+    int64_t chunk; /* members per pass chunk; 0: all resident if they fit in device memory */
+    const double *initial; /* k x n starting centroids instead of k-means++ (restarts = 1), or
+                            * NULL */
+} kmeans_options;
+
+typedef struct kmeans_result {
+    unsigned char *labels; /* members (canonical) */
+    double *centroids;     /* k x n (canonical order) */
+    double *sizes;         /* k: members per cluster */
+    double inertia;        /* sum over members of the squared distance to their centroid */
+    int iterations;        /* Lloyd iterations of the kept restart */
+    int restart;           /* which restart was kept */
+    int resident;          /* the features stayed on the device */
+} kmeans_result;
+
+/* Clusters `members` members of n features each. Errors: COHORT_ERR_INVALID_ARGUMENT (k, sizes),
+ * COHORT_ERR_NO_MEMORY, the loader's and the backend's. */
+int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load_fn load, void *ctx,
+               const kmeans_options *opt, kmeans_result *out);
+void kmeans_result_free(kmeans_result *r);
+
+#endif

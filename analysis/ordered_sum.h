@@ -1,0 +1,44 @@
+/* Sums over an ensemble's members that do not depend on how the members were cut into calls
+ * (chunks): the backend's block_fold adds members one at a time, in member order, into fixed
+ * blocks of ORDERED_SUM_BLOCK global member indices, each block's sum carried from one call to
+ * the next on the host; the blocks are then added in a fixed pairwise tree. The same members give
+ * bitwise the same sums on any chunking, and on either backend given the same values. */
+#ifndef COHORT_ORDERED_SUM_H
+#define COHORT_ORDERED_SUM_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+enum { ORDERED_SUM_BLOCK = 1024 };
+
+typedef struct ordered_sum {
+    const cohort_backend *be;
+    int64_t members, rows, n_blocks, next; /* next: the next global member expected */
+    int classes;
+    double *host;       /* n_blocks x classes x rows */
+    double *device;     /* the blocks one call touches */
+    int64_t max_blocks; /* ... at most */
+} ordered_sum;
+
+/* rows values per member, `classes` classes, calls of at most max_count members. Errors:
+ * COHORT_ERR_INVALID_ARGUMENT, COHORT_ERR_NO_MEMORY. */
+int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members, int64_t rows,
+                      int classes, int64_t max_count);
+void ordered_sum_free(ordered_sum *s);
+/* Starts again from zero (members from 0 again). */
+void ordered_sum_reset(ordered_sum *s);
+/* Adds global members [first, first + count): row r of member first + j at x[r * ld + m0 + j],
+ * class cls[j] (backend memory; NULL: class 0; REDUCTION_SKIP: left out). Members must come in
+ * order, each once: COHORT_ERR_INVALID_ARGUMENT otherwise. */
+int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int64_t count,
+                    int64_t first, const unsigned char *cls);
+/* total[c * rows + r]: the sum over all blocks (a fixed pairwise tree). COHORT_ERR_NO_MEMORY. */
+int ordered_sum_total(const ordered_sum *s, double *total);
+
+/* The same order for values already on the host: sum of v[j], j < count, skipping j where
+ * include[j] == 0 (include = NULL: all), sequential within ORDERED_SUM_BLOCK blocks of j, blocks
+ * in the same pairwise tree. COHORT_ERR_NO_MEMORY. */
+int ordered_sum_host(const double *v, int64_t count, const unsigned char *include, double *total);
+
+#endif

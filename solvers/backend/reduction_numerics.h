@@ -1,0 +1,57 @@
+/* Member-wise reductions shared by the backends (COHORT_HD): the ordered block fold behind every
+ * ensemble statistic that must not depend on chunking, the nearest centroid of k-means, and the
+ * normalisation of a power spectrum. */
+#ifndef COHORT_REDUCTION_NUMERICS_H
+#define COHORT_REDUCTION_NUMERICS_H
+
+#include <stdint.h>
+
+#include "backend/cohort_hd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A member of class REDUCTION_SKIP is left out of a fold (diverged members). */
+enum { REDUCTION_SKIP = 255, REDUCTION_MAX_CLASSES = 16 };
+
+/* The first and one-past-last local member (0 .. count) of local fold block b of a call covering
+ * global members [first, first + count) with blocks of `block` global members. */
+COHORT_HD void reduction_block_range(int64_t first, int64_t count, int64_t block, int64_t b,
+                                     int64_t *lo, int64_t *hi)
+{
+    const int64_t start = (first / block + b) * block - first, end = start + block;
+    *lo = start > 0 ? start : 0;
+    *hi = end < count ? end : count;
+}
+
+/* Squared Euclidean distance from member x[i * s], i < n, to each of k centroids c[j * n + i]
+ * (summed over i in order), and the nearest (the lowest index among equals). */
+COHORT_HD int reduction_nearest_centroid(const double *x, int64_t n, int64_t s, const double *c,
+                                         int k, double *dist2)
+{
+    int best = 0;
+    double best_d = 0.0;
+    for (int j = 0; j < k; ++j) {
+        double d = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double diff = x[i * s] - c[j * n + i];
+            d += diff * diff;
+        }
+        if (j == 0 || d < best_d) best = j, best_d = d;
+    }
+    *dist2 = best_d;
+    return best;
+}
+
+/* |C^_k|^2 with C^_k = (1/n) sum_j C_j e^{-2 pi i jk/n} from an unnormalised DFT coefficient. */
+COHORT_HD double reduction_power(double re, double im, int64_t n)
+{
+    const double inv = 1.0 / (double)n;
+    return (re * re + im * im) * inv * inv;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

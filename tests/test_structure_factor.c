@@ -1,0 +1,160 @@
+/* The structure factor (analysis/structure_factor.h) on one backend, against a direct O(N^2) DFT
+ * of random fields (even and odd N) to 1e-12 of the largest entry: with mean = NULL (the field
+ * itself) and with per-member means (k = 0 is <C>^2); Parseval's identity; a unit cosine gives
+ * |C^_1|^2 = 1/4; diverged members left out; bitwise the same for any chunking; the input is not
+ * changed by the transform. Usage: test_structure_factor --backend cpu|cuda (77: no device). */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/structure_factor.h"
+#include "backend/cohort_error.h"
+#include "banded_reference.h"
+#include "test_common.h"
+
+#define DFT_RTOL 1e-12
+
+/* The mean over included members of |(1/n) sum_j C_j e^{-2 pi i jk/n}|^2, C = u (+ mean - the
+ * member's own mean of u, when means are given, for k = 0: <C>^2). */
+static void reference_spectrum(const double *u, const double *mean, const unsigned char *include,
+                               int64_t n, int64_t m, double *out)
+{
+    const double pi = acos(-1.0);
+    int64_t active = 0;
+    for (int64_t j = 0; j <= n / 2; ++j) out[j] = 0.0;
+    for (int64_t g = 0; g < m; ++g) {
+        if (include && !include[g]) continue;
+        ++active;
+        for (int64_t k = 0; k <= n / 2; ++k) {
+            double re = 0.0, im = 0.0;
+            for (int64_t j = 0; j < n; ++j) {
+                const double a = 2.0 * pi * (double)((j * k) % n) / (double)n;
+                re += u[j * m + g] * cos(a);
+                im -= u[j * m + g] * sin(a);
+            }
+            re /= (double)n, im /= (double)n;
+            out[k] += k == 0 && mean ? mean[g] * mean[g] : re * re + im * im;
+        }
+    }
+    for (int64_t j = 0; j <= n / 2; ++j) out[j] /= (double)active;
+}
+
+/* S from the backend with members cut into chunks of `chunk`. */
+static int backend_spectrum(const cohort_backend *be, const double *dev_u, const double *dev_mean,
+                            const unsigned char *include, int64_t n, int64_t m, int64_t chunk,
+                            double *out, double *k1)
+{
+    structure_factor *sf = NULL;
+    int rc = structure_factor_alloc(be, n, 2.0 * acos(-1.0), m, chunk, m, 2, &sf);
+    int64_t active = 0;
+    for (int64_t g = 0; g < m; ++g) active += include ? include[g] : 1;
+    for (int64_t first = 0, count = 0; first < m && rc == COHORT_OK; first += count) {
+        count = m - first < chunk ? m - first : chunk;
+        rc = structure_factor_add(sf, 1, dev_u, dev_mean, first, count, first,
+                                  include ? include + first : NULL);
+    }
+    if (rc == COHORT_OK) rc = structure_factor_result(sf, 1, active, out, k1);
+    structure_factor_free(sf);
+    return rc;
+}
+
+static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n, int with_mean)
+{
+    const int64_t m = 1000;
+    const size_t values = (size_t)(n * m);
+    double *u = malloc(values * sizeof(double)), *back = malloc(values * sizeof(double));
+    double *mean = malloc((size_t)m * sizeof(double));
+    unsigned char *include = malloc((size_t)m);
+    double *ref = malloc((size_t)(n / 2 + 1) * sizeof(double));
+    double *got = malloc((size_t)(n / 2 + 1) * sizeof(double)), *first_got = NULL;
+    double *dev_u = NULL, *dev_mean = NULL;
+    for (size_t i = 0; i < values; ++i) u[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+    for (int64_t g = 0; g < m; ++g) {
+        mean[g] = gsl_rng_uniform(rng) - 0.5;
+        include[g] = g % 17 != 3; /* some members "diverged" */
+    }
+    int rc = be->alloc((void **)&dev_u, values * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&dev_mean, (size_t)m * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev_u, u, values * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev_mean, mean, (size_t)m * sizeof(double));
+    EXPECT(rc == COHORT_OK, "setup: %s", cohort_error_detail());
+    reference_spectrum(u, with_mean ? mean : NULL, include, n, m, ref);
+    double scale = 0.0;
+    for (int64_t j = 0; j <= n / 2; ++j) scale = fmax(scale, ref[j]);
+    static const int64_t chunks[] = {1000, 1, 7, 333};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] && rc == COHORT_OK; ++c) {
+        double k1 = 0.0;
+        for (int64_t j = 0; j <= n / 2; ++j) got[j] = NAN;
+        rc = backend_spectrum(be, dev_u, with_mean ? dev_mean : NULL, include, n, m, chunks[c], got,
+                              &k1);
+        EXPECT(rc == COHORT_OK, "n = %lld chunk %lld: %s", (long long)n, (long long)chunks[c],
+               cohort_error_detail());
+        if (c == 0) {
+            double worst = 0.0;
+            for (int64_t j = 0; j <= n / 2; ++j)
+                worst = isnan(got[j]) ? INFINITY : fmax(worst, fabs(got[j] - ref[j]) / scale);
+            EXPECT(worst <= DFT_RTOL, "n = %lld mean %d: |S - DFT| / max S = %.3e", (long long)n,
+                   with_mean, worst);
+            const double k1_ref = structure_factor_k1(ref, n, 2.0 * acos(-1.0));
+            EXPECT(fabs(k1 - k1_ref) <= 1e-12 * k1_ref, "k1 %.17g vs %.17g", k1, k1_ref);
+            first_got = malloc((size_t)(n / 2 + 1) * sizeof(double));
+            if (first_got) memcpy(first_got, got, (size_t)(n / 2 + 1) * sizeof(double));
+        } else if (first_got) {
+            EXPECT(!memcmp(first_got, got, (size_t)(n / 2 + 1) * sizeof(double)),
+                   "n = %lld: chunk %lld differs from one chunk", (long long)n,
+                   (long long)chunks[c]);
+        }
+    }
+    if (!with_mean && first_got) { /* Parseval: sum over all k of |C^|^2 = <C^2> */
+        double lhs = first_got[0], rhs = 0.0;
+        for (int64_t j = 1; j <= n / 2; ++j) lhs += (2 * j == n ? 1.0 : 2.0) * first_got[j];
+        int64_t active = 0;
+        for (int64_t g = 0; g < m; ++g)
+            if (include[g]) {
+                ++active;
+                for (int64_t i = 0; i < n; ++i) rhs += u[i * m + g] * u[i * m + g] / (double)n;
+            }
+        rhs /= (double)active;
+        EXPECT(fabs(lhs - rhs) <= 1e-12 * rhs, "Parseval n = %lld: %.17g vs %.17g", (long long)n,
+               lhs, rhs);
+    }
+    if (rc == COHORT_OK) rc = be->copy_to_host(back, dev_u, values * sizeof(double));
+    EXPECT(rc == COHORT_OK && !memcmp(back, u, values * sizeof(double)),
+           "n = %lld: the transform changed its input", (long long)n);
+    be->release(dev_u), be->release(dev_mean);
+    free(u), free(back), free(mean), free(include), free(ref), free(got), free(first_got);
+}
+
+/* C = cos(2 pi x / L): |C^_1|^2 = 1/4, all else 0 (to rounding), k1 = 2 pi / L. */
+static void cosine_case(const cohort_backend *be)
+{
+    const int64_t n = 64, m = 3;
+    double u[64 * 3], out[33], k1 = 0.0, *dev = NULL;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t g = 0; g < m; ++g) u[i * m + g] = cos(2.0 * acos(-1.0) * (double)i / n);
+    int rc = be->alloc((void **)&dev, sizeof u);
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev, u, sizeof u);
+    if (rc == COHORT_OK) rc = backend_spectrum(be, dev, NULL, NULL, n, m, m, out, &k1);
+    EXPECT(rc == COHORT_OK, "cosine: %s", cohort_error_detail());
+    EXPECT(fabs(out[1] - 0.25) < 1e-15, "|C^_1|^2 = %.17g, want 1/4", out[1]);
+    double rest = 0.0;
+    for (int j = 0; j <= 32; ++j) rest += j == 1 ? 0.0 : out[j];
+    EXPECT(rest < 1e-28, "other modes hold %.3e", rest);
+    EXPECT(fabs(k1 - 1.0) < 1e-14, "k1 = %.17g, want 1 (L = 2 pi)", k1);
+    be->release(dev);
+}
+
+int main(int argc, char **argv)
+{
+    const cohort_backend *be = test_backend(argc, argv, "cpu");
+    gsl_rng *rng = reference_rng_alloc("test_structure_factor");
+    static const int64_t sizes[] = {64, 63, 7, 256};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+        spectrum_case(be, rng, sizes[i], 0);
+        spectrum_case(be, rng, sizes[i], 1);
+    }
+    cosine_case(be);
+    gsl_rng_free(rng);
+    return test_summary();
+}
