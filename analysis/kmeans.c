@@ -115,6 +115,9 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     for (int it = 1; it <= s->opt->max_iter; ++it) {
         COHORT_CALL(km_pass(s, centroids, k, 1, sums));
         COHORT_CALL(ordered_sum_host(s->dist, s->members, NULL, inertia));
+        if (!isfinite(*inertia))
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                               "k-means: features that are not finite (inertia %g)", *inertia);
         const int changed = it == 1 || memcmp(s->labels, s->prev, (size_t)s->members) != 0;
         memcpy(s->prev, s->labels, (size_t)s->members);
         double count[REDUCTION_MAX_CLASSES] = {0};
@@ -290,4 +293,15 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
     free(centroids), free(sums), free(scratch);
     if (rc != COHORT_OK) kmeans_result_free(out);
     return rc;
+}
+
+unsigned char kmeans_mode_label(const unsigned char *labels, int64_t count, int k)
+{
+    int64_t votes[REDUCTION_MAX_CLASSES] = {0};
+    for (int64_t j = 0; j < count; ++j)
+        if (labels[j] < k) ++votes[labels[j]];
+    int best = 0;
+    for (int c = 1; c < k; ++c)
+        if (votes[c] > votes[best]) best = c;
+    return votes[best] > 0 ? (unsigned char)best : (unsigned char)REDUCTION_SKIP;
 }

@@ -54,8 +54,8 @@ double structure_factor_bytes_per_member(int64_t n)
     return (double)(n / 2 + 1) * (16.0 + 8.0) + 1.0;
 }
 
-int structure_factor_add(structure_factor *sf, int64_t time, const double *u, const double *mean,
-                         int64_t m0, int64_t count, int64_t first, const unsigned char *include)
+int structure_factor_add(structure_factor *sf, int64_t time, const double *u, int64_t m0,
+                         int64_t count, int64_t first, const unsigned char *include)
 {
     if (time < 0 || time >= sf->n_times || count < 1 || count > sf->max_count)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "time %lld of %lld, count %lld of %lld",
@@ -67,7 +67,7 @@ int structure_factor_add(structure_factor *sf, int64_t time, const double *u, co
     for (int64_t j = 0; j < count; ++j)
         sf->host_cls[j] = include && !include[j] ? REDUCTION_SKIP : 0;
     COHORT_CALL(sf->be->copy_to_device(sf->cls, sf->host_cls, (size_t)count));
-    COHORT_CALL(sf->be->spectrum_power(sf->plan, u, mean, m0, count, sf->power));
+    COHORT_CALL(sf->be->spectrum_power(sf->plan, u, m0, count, sf->power));
     return ordered_sum_add(s, sf->power, count, 0, count, first, sf->cls);
 }
 

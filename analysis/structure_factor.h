@@ -2,7 +2,7 @@
  * C^_k = (1/N) sum_j C_j e^{-2 pi i jk/N} (a unit cosine has |C^| = 1/2), k = 2 pi j / L for
  * j = 0 .. N/2, and k1(t) = sum_{k != 0} S / sum_{k != 0} |k|^-1 S (cuSten eq. 6 in 1D, both sums
  * over all nonzero wavenumbers of the real field: the pair +-k counts twice, the Nyquist mode
- * once). The k = 0 entry is <C>^2, the members' conserved mean squared. Spectra come from the
+ * once); the k = 0 entry is <C>^2. Spectra come from the
  * backend (cuFFT or GSL) and are summed in member order (ordered_sum.h), so S does not depend on
  * chunking. */
 #ifndef COHORT_STRUCTURE_FACTOR_H
@@ -32,11 +32,11 @@ int structure_factor_alloc(const cohort_backend *be, int64_t n, double length, i
 void structure_factor_free(structure_factor *sf);
 /* Backend memory a structure factor needs per member of a call (for chunk sizing). */
 double structure_factor_bytes_per_member(int64_t n);
-/* Adds the spectra of global members [first, first + count) at time index `time`: u at columns
- * [m0, m0 + count) as for spectrum_power (deviations from mean, or the field with mean = NULL);
- * include[j] (host) = 0 leaves member first + j out (diverged). */
-int structure_factor_add(structure_factor *sf, int64_t time, const double *u, const double *mean,
-                         int64_t m0, int64_t count, int64_t first, const unsigned char *include);
+/* Adds the spectra of global members [first, first + count) at time index `time`: their fields
+ * at columns [m0, m0 + count) of u (backend memory, the plan's leading dimension); include[j]
+ * (host) = 0 leaves member first + j out (diverged). */
+int structure_factor_add(structure_factor *sf, int64_t time, const double *u, int64_t m0,
+                         int64_t count, int64_t first, const unsigned char *include);
 /* S(t, k_j) for j = 0 .. n/2 into spectrum (n_active members: NaN where 0) and k1. */
 int structure_factor_result(const structure_factor *sf, int64_t time, int64_t n_active,
                             double *spectrum, double *k1);

@@ -63,6 +63,18 @@ static const config_key schema[] = {
      "also store ell(t, member) for every member"},
     {"analysis", "fit_from", CONFIG_REAL, "1", 0, INF, 0, 0, NULL, "", "1",
      "start time of the fit of ell_mean against ln t"},
+    {"analysis", "structure_factor", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",
+     "at every output time, structure_factor(t, k) (mean |C^_k|^2 over active members) and "
+     "k1(t)"},
+    {"analysis", "kmeans", CONFIG_INT, "0", 0, 16, 0, 0, NULL, "", "clusters",
+     "cluster the members' final states into this many clusters (0: off): label(member), "
+     "centroid(cluster, x)"},
+    {"analysis", "kmeans_restarts", CONFIG_INT, "5", 1, 1000, 0, 0, NULL, "", "",
+     "k-means++ seedings; the lowest inertia is kept"},
+    {"analysis", "kmeans_max_iter", CONFIG_INT, "300", 1, 100000, 0, 0, NULL, "", "",
+     "Lloyd iterations per seeding at most"},
+    {"analysis", "kmeans_tol", CONFIG_REAL, "0", 0, INF, 0, 0, NULL, "", "1",
+     "stop when the inertia falls by less than this fraction (0: when no label changes)"},
 };
 enum { N_KEYS = sizeof schema / sizeof schema[0] };
 static const char *const sections[] = {"model",   "grid",  "time",   "ensemble",

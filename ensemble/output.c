@@ -13,6 +13,9 @@ struct cohort_output {
     int64_t members, n;
     int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
         var_diverged, var_t_snap, var_ell_member, var_param[8];
+    int var_spectrum, var_k1, var_label, var_centroid, var_cluster_size, var_inertia,
+        var_iterations, var_label_map;
+    int kmeans_k, var_k, var_cluster;
     char *path, *partial;
 };
 
@@ -43,9 +46,66 @@ static int define_series(cohort_output *o, int dim_t, const char *name, nc_type 
     return COHORT_OK;
 }
 
+/* The analyses' variables (output_spec). */
+static int define_analyses(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
+                           int dim_t, const int *dim_grid)
+{
+    o->var_spectrum = o->var_k1 = o->var_label = o->var_label_map = -1;
+    if (s->structure_factor) {
+        int dim_k, var_k, dims[2];
+        NC_CALL(o, nc_def_dim(o->ncid, "k", (size_t)(s->n / 2 + 1), &dim_k));
+        NC_CALL(o, nc_def_var(o->ncid, "k", NC_DOUBLE, 1, &dim_k, &var_k));
+        COHORT_CALL(put_text(o, var_k, "long_name", "wavenumber 2 pi j / L, j = 0 .. N/2"));
+        COHORT_CALL(put_text(o, var_k, "units", "1"));
+        dims[0] = dim_t, dims[1] = dim_k;
+        NC_CALL(o, nc_def_var(o->ncid, "structure_factor", NC_DOUBLE, 2, dims, &o->var_spectrum));
+        COHORT_CALL(put_text(o, o->var_spectrum, "long_name",
+                             "mean over active members of |C^_k|^2, C^_k = (1/N) sum_j C_j "
+                             "exp(-2 pi i j k / N)"));
+        COHORT_CALL(put_text(o, o->var_spectrum, "units", "1"));
+        COHORT_CALL(put_text(o, o->var_spectrum, "cell_methods", "realization: mean"));
+        COHORT_CALL(define_series(o, dim_t, "k1", NC_DOUBLE,
+                                  "sum over k != 0 of S / sum over k != 0 of S / |k| (cuSten eq. "
+                                  "6), from the mean spectrum",
+                                  NULL, &o->var_k1));
+        o->var_k = var_k;
+    }
+    o->kmeans_k = s->kmeans_k;
+    if (s->kmeans_k > 0) {
+        int dim_cluster, var_cluster, dims[2];
+        NC_CALL(o, nc_def_dim(o->ncid, "cluster", (size_t)s->kmeans_k, &dim_cluster));
+        NC_CALL(o, nc_def_var(o->ncid, "cluster", NC_INT, 1, &dim_cluster, &var_cluster));
+        COHORT_CALL(put_text(o, var_cluster, "long_name",
+                             "k-means cluster, numbered by ascending centroid variance"));
+        o->var_cluster = var_cluster;
+        NC_CALL(o, nc_def_var(o->ncid, "label", NC_UBYTE, 1, &dim_member, &o->var_label));
+        COHORT_CALL(put_text(o, o->var_label, "long_name", "k-means cluster of the final state"));
+        const unsigned char fill = 255; /* diverged members */
+        NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label, NC_FILL, &fill));
+        dims[0] = dim_cluster, dims[1] = dim_x;
+        NC_CALL(o, nc_def_var(o->ncid, "centroid", NC_DOUBLE, 2, dims, &o->var_centroid));
+        COHORT_CALL(put_text(o, o->var_centroid, "long_name", "k-means centroid"));
+        NC_CALL(o, nc_def_var(o->ncid, "cluster_size", NC_INT64, 1, &dim_cluster,
+                              &o->var_cluster_size));
+        NC_CALL(o, nc_def_var(o->ncid, "kmeans_inertia", NC_DOUBLE, 0, NULL, &o->var_inertia));
+        COHORT_CALL(put_text(o, o->var_inertia, "long_name",
+                             "sum over members of the squared distance to their centroid"));
+        NC_CALL(o, nc_def_var(o->ncid, "kmeans_iterations", NC_INT, 0, NULL, &o->var_iterations));
+        if (s->n_params == 2 && s->param_grid_count[0] > 0 && s->param_grid_count[1] > 0) {
+            dims[0] = dim_grid[0], dims[1] = dim_grid[1];
+            NC_CALL(o, nc_def_var(o->ncid, "label_map", NC_UBYTE, 2, dims, &o->var_label_map));
+            NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label_map, NC_FILL, &fill));
+            COHORT_CALL(put_text(o, o->var_label_map, "long_name",
+                                 "k-means label over the two swept parameters (the most frequent "
+                                 "among replicates, the lowest among equals)"));
+        }
+    }
+    return COHORT_OK;
+}
+
 static int define_file(cohort_output *o, const output_spec *s)
 {
-    int dim_member, dim_x, dim_t, var_member, var_x;
+    int dim_member, dim_x, dim_t, var_member, var_x, dim_grid[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
     NC_CALL(o, nc_def_dim(o->ncid, "member", (size_t)s->members, &dim_member));
     NC_CALL(o, nc_def_dim(o->ncid, "x", (size_t)s->n, &dim_x));
     NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
@@ -124,12 +184,14 @@ static int define_file(cohort_output *o, const output_spec *s)
             int dim, var;
             snprintf(grid, sizeof grid, "%s_grid", name);
             NC_CALL(o, nc_def_dim(o->ncid, grid, (size_t)s->param_grid_count[j], &dim));
+            dim_grid[j] = dim;
             NC_CALL(o, nc_def_var(o->ncid, grid, NC_DOUBLE, 1, &dim, &var));
             COHORT_CALL(put_text(o, var, "parameter", s->param_key[j]));
             COHORT_CALL(put_text(o, var, "long_name", "values of the swept parameter"));
             NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
         }
     }
+    COHORT_CALL(define_analyses(o, s, dim_member, dim_x, dim_t, dim_grid));
     COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
     COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
     COHORT_CALL(put_text(o, NC_GLOBAL, "history", s->history));
@@ -157,6 +219,15 @@ static int define_file(cohort_output *o, const output_spec *s)
     for (int64_t i = 0; i < s->n; ++i) x[i] = (double)i * s->length / (double)s->n;
     int rc = nc_put_var_longlong(o->ncid, var_member, index);
     if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
+    for (int64_t j = 0; rc == NC_NOERR && o->var_spectrum >= 0 && j <= s->n / 2; ++j) {
+        const size_t at = (size_t)j;
+        const double k = 2.0 * 3.14159265358979323846 * (double)j / s->length;
+        rc = nc_put_var1_double(o->ncid, o->var_k, &at, &k);
+    }
+    for (int c = 0; rc == NC_NOERR && c < s->kmeans_k; ++c) {
+        const size_t at = (size_t)c;
+        rc = nc_put_var1_int(o->ncid, o->var_cluster, &at, &c);
+    }
     free(index);
     free(x);
     NC_CALL(o, rc);
@@ -253,6 +324,51 @@ int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
 {
     const size_t at[1] = {(size_t)m0}, size[1] = {(size_t)count};
     NC_CALL(o, nc_put_vara_uchar(o->ncid, o->var_diverged, at, size, diverged));
+    return COHORT_OK;
+}
+
+int output_write_spectrum(cohort_output *o, int64_t record, const double *spectrum, double k1)
+{
+    if (o->var_spectrum < 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no structure factor defined");
+    const size_t at[2] = {(size_t)record, 0}, size[2] = {1, (size_t)(o->n / 2 + 1)};
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_spectrum, at, size, spectrum));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_k1, at, size, &k1));
+    return COHORT_OK;
+}
+
+int output_has_label_map(const cohort_output *o)
+{
+    return o->var_label_map >= 0;
+}
+
+int output_write_kmeans(cohort_output *o, const unsigned char *labels, const double *centroids,
+                        const double *sizes, double inertia, int iterations,
+                        const char *flag_meanings, const unsigned char *label_map)
+{
+    if (o->var_label < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no k-means defined");
+    unsigned char values[32];
+    long long counts[32];
+    for (int c = 0; c < o->kmeans_k; ++c)
+        values[c] = (unsigned char)c, counts[c] = (long long)sizes[c];
+    NC_CALL(o, nc_redef(o->ncid));
+    NC_CALL(o, nc_put_att_uchar(o->ncid, o->var_label, "flag_values", NC_UBYTE, (size_t)o->kmeans_k,
+                                values));
+    COHORT_CALL(put_text(o, o->var_label, "flag_meanings", flag_meanings));
+    if (o->var_label_map >= 0) {
+        NC_CALL(o, nc_put_att_uchar(o->ncid, o->var_label_map, "flag_values", NC_UBYTE,
+                                    (size_t)o->kmeans_k, values));
+        COHORT_CALL(put_text(o, o->var_label_map, "flag_meanings", flag_meanings));
+    }
+    NC_CALL(o, nc_enddef(o->ncid));
+    NC_CALL(o, nc_put_var_uchar(o->ncid, o->var_label, labels));
+    NC_CALL(o, nc_put_var_double(o->ncid, o->var_centroid, centroids));
+    NC_CALL(o, nc_put_var_longlong(o->ncid, o->var_cluster_size, counts));
+    NC_CALL(o, nc_put_var_double(o->ncid, o->var_inertia, &inertia));
+    NC_CALL(o, nc_put_var_int(o->ncid, o->var_iterations, &iterations));
+    if (o->var_label_map >= 0 && label_map)
+        NC_CALL(o, nc_put_var_uchar(o->ncid, o->var_label_map, label_map));
+    NC_CALL(o, nc_sync(o->ncid));
     return COHORT_OK;
 }
 

@@ -24,6 +24,11 @@ typedef struct output_spec {
     const char *param_key[8];      /* "initial.mean" */
     int64_t param_grid_count[8];   /* 0 for a zip design */
     const double *param_values[8]; /* the sweep's values (grid: the coordinate) */
+    /* analyses: structure_factor(t, k) and k1(t); k-means with kmeans_k clusters: label(member),
+     * centroid(cluster, x), cluster_size(cluster), kmeans_inertia, kmeans_iterations, and for a
+     * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
+    int structure_factor;
+    int kmeans_k;
     /* global attributes */
     const char *title, *history, *source, *config, *backend, *device, *libraries, *model;
     uint64_t seed;
@@ -55,6 +60,19 @@ int output_write_parameter(cohort_output *o, int j, const double *values);
 /* diverged[k] for members [m0, m0 + count): 1 where the member's state became non-finite. */
 int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
                           const unsigned char *diverged);
+
+/* structure_factor(record, k) for k = 0 .. n/2, and k1(record). */
+int output_write_spectrum(cohort_output *o, int64_t record, const double *spectrum, double k1);
+
+/* The k-means result: labels of every member, k x n centroids, cluster sizes, inertia and
+ * iterations; flag_meanings (space-separated names of labels 0 .. k-1); label_map (the grid's
+ * counts[0] x counts[1] values, or NULL where the file has no label_map). */
+int output_write_kmeans(cohort_output *o, const unsigned char *labels, const double *centroids,
+                        const double *sizes, double inertia, int iterations,
+                        const char *flag_meanings, const unsigned char *label_map);
+
+/* 1 when the file has label_map (a grid design of two swept keys). */
+int output_has_label_map(const cohort_output *o);
 
 /* A global attribute of type double (fit results, resolved dt, ...). */
 int output_put_double(cohort_output *o, const char *name, double value);

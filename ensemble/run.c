@@ -12,14 +12,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/flow_pattern.h"
+#include "analysis/kmeans.h"
 #include "analysis/moments.h"
+#include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "backend/reduction_numerics.h"
 #include "initial.h"
 #include "models/model1d.h"
 #include "output.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
+
+typedef struct run_features {
+    const double *values; /* member-major, every member */
+    const int64_t *index; /* the members clustered (those that did not diverge) */
+    int64_t n;
+} run_features;
 
 /* The resolved plan of a run. */
 typedef struct plan {
@@ -212,8 +222,10 @@ static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, cons
     if (!chunk->is_auto) return chunk->integer < p->members ? chunk->integer : p->members;
     size_t free_bytes = 0;
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
-    /* state, scratch, noise, moments, mean per member */
-    const double per_member = (3.0 * (double)p->model.n + 4.0) * sizeof(double);
+    /* state, scratch, noise, moments, mean per member, and the structure factor's spectra */
+    double per_member = (3.0 * (double)p->model.n + 4.0) * sizeof(double);
+    if (config_get(c, "analysis", "structure_factor")->integer)
+        per_member += structure_factor_bytes_per_member(p->model.n);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     if (fit < 1) fit = 1;
     return fit < p->members ? fit : p->members;
@@ -267,6 +279,79 @@ static void member_values(const double *moments2, int64_t count, double *ell, do
     }
 }
 
+static int load_features(void *ctx, int64_t first, int64_t count, double *dst)
+{
+    const run_features *f = ctx;
+    for (int64_t j = 0; j < count; ++j)
+        memcpy(dst + j * f->n, f->values + f->index[first + j] * f->n,
+               (size_t)f->n * sizeof(double));
+    return COHORT_OK;
+}
+
+/* analysis.kmeans on the final fields of the members that did not diverge (the others keep the
+ * label's fill value), with the names of the labels and, for a grid of two swept keys, the label
+ * map. */
+static int run_kmeans(const cohort_config *c, const cohort_backend *be, const plan *p,
+                      cohort_output *out, const double *values, const unsigned char *diverged,
+                      int quiet)
+{
+    const kmeans_options opt = {
+        .k = (int)config_get(c, "analysis", "kmeans")->integer,
+        .restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer,
+        .max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer,
+        .tol = real(c, "analysis", "kmeans_tol"),
+        .seed = p->ic.seed};
+    int64_t *index = malloc((size_t)p->members * sizeof *index), active = 0;
+    unsigned char *labels = malloc((size_t)p->members);
+    if (!index || !labels) {
+        free(index), free(labels);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means labels");
+    }
+    for (int64_t m = 0; m < p->members; ++m)
+        if (!diverged[m]) index[active++] = m;
+    if (active < opt.k) {
+        fprintf(stderr,
+                "cohort run: k-means skipped: %lld members did not diverge, fewer than "
+                "analysis.kmeans = %d\n",
+                (long long)active, opt.k);
+        free(index), free(labels);
+        return COHORT_OK;
+    }
+    run_features f = {values, index, p->model.n};
+    kmeans_result r;
+    const double start = seconds_now();
+    int rc = kmeans_run(be, p->model.n, active, load_features, &f, &opt, &r);
+    if (rc != COHORT_OK) {
+        free(index), free(labels);
+        return rc;
+    }
+    memset(labels, REDUCTION_SKIP, (size_t)p->members);
+    for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
+    char meanings[512];
+    rc = flow_pattern_names(config_get(c, "model", "name")->text, &r, opt.k, p->model.n, active,
+                            load_features, &f, 65536, meanings, sizeof meanings);
+    unsigned char *map = NULL;
+    if (output_has_label_map(out)) {
+        const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;
+        map = malloc((size_t)(n1 * n2));
+        if (!map && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "label map");
+        for (int64_t point = 0; map && point < n1 * n2; ++point)
+            map[point] = kmeans_mode_label(labels + point * p->replicates, p->replicates, opt.k);
+    }
+    if (rc == COHORT_OK)
+        rc = output_write_kmeans(out, labels, r.centroids, r.sizes, r.inertia, r.iterations,
+                                 meanings, map);
+    if (rc == COHORT_OK && !quiet)
+        fprintf(stderr,
+                "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
+                "iterations, %.2f s%s\n",
+                opt.k, meanings, (long long)active, r.inertia, r.iterations, seconds_now() - start,
+                r.resident ? "" : " (features streamed)");
+    free(map), free(index), free(labels);
+    kmeans_result_free(&r);
+    return rc;
+}
+
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
@@ -301,25 +386,27 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     char *config_text = config_render(c);
     const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
     const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
-    output_spec spec = {.path = path,
-                        .members = members,
-                        .n = n,
-                        .length = p.model.length,
-                        .archive_final = archive,
-                        .n_snapshots = p.n_snapshots,
-                        .member_series = (int)config_get(c, "output", "member_series")->integer,
-                        .archive_float =
-                            !strcmp(config_get(c, "output", "precision")->text, "float"),
-                        .chunk_members = p.chunk,
-                        .title = "cohort ensemble",
-                        .history = history,
-                        .source = opt->version,
-                        .config = config_text,
-                        .backend = be->name,
-                        .device = device,
-                        .libraries = libraries,
-                        .model = config_get(c, "model", "name")->text,
-                        .seed = p.ic.seed};
+    output_spec spec = {
+        .path = path,
+        .members = members,
+        .n = n,
+        .length = p.model.length,
+        .archive_final = archive,
+        .n_snapshots = p.n_snapshots,
+        .member_series = (int)config_get(c, "output", "member_series")->integer,
+        .archive_float = !strcmp(config_get(c, "output", "precision")->text, "float"),
+        .chunk_members = p.chunk,
+        .structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer,
+        .kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer,
+        .title = "cohort ensemble",
+        .history = history,
+        .source = opt->version,
+        .config = config_text,
+        .backend = be->name,
+        .device = device,
+        .libraries = libraries,
+        .model = config_get(c, "model", "name")->text,
+        .seed = p.ic.seed};
     spec.n_params = p.n_sweeps;
     for (int j = 0; j < p.n_sweeps; ++j) {
         size_t n_keys;
@@ -346,7 +433,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
     double *ell = malloc((size_t)chunk * sizeof(double)),
            *mass = malloc((size_t)chunk * sizeof(double));
-    const int states = archive || p.n_snapshots > 0;
+    const int states = archive || p.n_snapshots > 0 || spec.kmeans_k > 0;
     double *host_state = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
@@ -376,6 +463,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     if (rc == COHORT_OK) rc = be->alloc((void **)&f0, (size_t)chunk * sizeof(double));
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&moments_dev, (size_t)(2 * chunk) * sizeof(double));
+    structure_factor *sf = NULL;
+    if (rc == COHORT_OK && spec.structure_factor)
+        rc = structure_factor_alloc(be, n, p.model.length, chunk, chunk, members, p.n_records, &sf);
+    /* k-means features: every member's final field as archived (rounded to float with
+     * output.precision = float, so that `cohort analyze` of the archive finds the same labels) */
+    double *features = NULL;
+    if (rc == COHORT_OK && spec.kmeans_k > 0 &&
+        !(features = malloc((size_t)members * (size_t)n * sizeof(double))))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members x %lld points",
+                         (long long)members, (long long)n);
 
     progress pr = {opt->quiet, isatty(2), seconds_now(), 0.0, members * p.steps};
     int64_t member_steps = 0;
@@ -445,6 +542,10 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
                 if (rc == COHORT_OK && spec.member_series)
                     rc = output_write_member_ell(out, r, m0, count, ell);
+                if (rc == COHORT_OK && sf) /* the field as archived, in the scratch array */
+                    rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
+                if (rc == COHORT_OK && sf)
+                    rc = structure_factor_add(sf, r, scratch, 0, count, m0, finite);
                 ++r;
             }
             if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
@@ -455,14 +556,19 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 ++q;
             }
         }
-        if (rc == COHORT_OK && archive) {
+        if (rc == COHORT_OK && (archive || features))
             rc = states_to_host(be, state, host_state, member_major, host_mean, n, chunk, count);
-            if (rc == COHORT_OK) rc = output_write_state(out, m0, count, member_major);
-        }
+        if (rc == COHORT_OK && archive) rc = output_write_state(out, m0, count, member_major);
+        if (rc == COHORT_OK && features)
+            for (int64_t v = 0; v < count * n; ++v)
+                features[m0 * n + v] =
+                    spec.archive_float ? (double)(float)member_major[v] : member_major[v];
         progress_show(&pr, m0 + count, members, p.t_end, member_steps, m0 + count == members);
     }
 
     /* statistics, fit, flags */
+    double *spectrum = sf ? malloc((size_t)(n / 2 + 1) * sizeof(double)) : NULL;
+    if (sf && !spectrum && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");
     double *fit_x = malloc((size_t)p.n_records * sizeof(double));
     double *fit_y = malloc((size_t)p.n_records * sizeof(double));
     size_t n_fit = 0;
@@ -474,7 +580,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         const double t = p.record_step[r] * p.model.dt;
         rc = output_write_record(out, r, t, e.count ? e.mean : NAN, moments_variance(&e),
                                  moments_sem(&e), m.count ? m.mean : NAN, (int64_t)e.count);
-        if (t > 0.0 && t >= fit_from && e.count > 0 && fit_x && fit_y)
+        if (rc == COHORT_OK && sf && spectrum) {
+            double k1 = NAN;
+            rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
+            if (rc == COHORT_OK) rc = output_write_spectrum(out, r, spectrum, k1);
+        }
+        if (t > 0.0 && t >= fit_from && e.count > 0 && isfinite(e.mean) && fit_x && fit_y)
             fit_x[n_fit] = log(t), fit_y[n_fit++] = e.mean;
     }
     for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
@@ -487,6 +598,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         free(values);
     }
     if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.model.dt);
+    if (rc == COHORT_OK && features) { /* the run's device arrays make room for the features */
+        be->release(state), be->release(scratch), be->release(noise);
+        state = scratch = noise = NULL;
+        structure_factor_free(sf);
+        sf = NULL;
+        rc = run_kmeans(c, be, &p, out, features, diverged, opt->quiet);
+    }
     if (rc == COHORT_OK && n_fit >= 3) {
         double c0, c1, cov00, cov01, cov11, sumsq;
         gsl_fit_linear(fit_x, 1, fit_y, 1, n_fit, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
@@ -520,6 +638,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     be->release(amplitude);
     be->release(f0);
     be->release(moments_dev);
+    structure_factor_free(sf);
+    free(features), free(spectrum);
     model1d_stepper_free(stepper);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(host_f0),

@@ -27,7 +27,8 @@ INI
 
 # the same results whatever the chunk size
 for chunk in 1 7 1000 auto; do
-    if "$cohort" run small.ini --quiet --backend cpu --set ensemble.chunk=$chunk -o "chunk-$chunk.nc"; then
+    if "$cohort" run small.ini --quiet --backend cpu --set ensemble.chunk=$chunk \
+        --set analysis.structure_factor=true -o "chunk-$chunk.nc"; then
         ok
     else
         bad "run with ensemble.chunk=$chunk"
@@ -78,10 +79,12 @@ else
     bad "sweep file: $("$cohort" info sweep-5.nc | grep -E 'sizes|variables')"
 fi
 
-# ch1d_forced over a small flow-map grid (f0 x <C>): runs, and the chunking changes nothing
+# ch1d_forced over a small flow-map grid (f0 x <C>) with k-means: runs, and the chunking changes
+# nothing (labels, centroids and label_map included)
 for chunk in 3 auto; do
     "$cohort" run small.ini --quiet --backend cpu --set model.name=ch1d_forced \
         --set sweep.model.f0=0:2:3 --set sweep.initial.mean=0:1:2 --set ensemble.chunk=$chunk \
+        --set sweep.replicates=4 --set analysis.kmeans=3 --set analysis.structure_factor=true \
         -o "forced-$chunk.nc" || bad "ch1d_forced run, chunk $chunk"
 done
 "$python" "$here/compare_runs.py" forced-auto.nc forced-3.nc

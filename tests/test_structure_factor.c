@@ -1,6 +1,6 @@
 /* The structure factor (analysis/structure_factor.h) on one backend, against a direct O(N^2) DFT
- * of random fields (even and odd N) to 1e-12 of the largest entry: with mean = NULL (the field
- * itself) and with per-member means (k = 0 is <C>^2); Parseval's identity; a unit cosine gives
+ * of random fields with random member means (even and odd N) to 1e-12 of the largest entry;
+ * Parseval's identity; a unit cosine gives
  * |C^_1|^2 = 1/4; diverged members left out; bitwise the same for any chunking; the input is not
  * changed by the transform. Usage: test_structure_factor --backend cpu|cuda (77: no device). */
 #include <gsl/gsl_rng.h>
@@ -15,10 +15,9 @@
 
 #define DFT_RTOL 1e-12
 
-/* The mean over included members of |(1/n) sum_j C_j e^{-2 pi i jk/n}|^2, C = u (+ mean - the
- * member's own mean of u, when means are given, for k = 0: <C>^2). */
-static void reference_spectrum(const double *u, const double *mean, const unsigned char *include,
-                               int64_t n, int64_t m, double *out)
+/* The mean over included members of |(1/n) sum_j C_j e^{-2 pi i jk/n}|^2, C = u. */
+static void reference_spectrum(const double *u, const unsigned char *include, int64_t n, int64_t m,
+                               double *out)
 {
     const double pi = acos(-1.0);
     int64_t active = 0;
@@ -34,14 +33,14 @@ static void reference_spectrum(const double *u, const double *mean, const unsign
                 im -= u[j * m + g] * sin(a);
             }
             re /= (double)n, im /= (double)n;
-            out[k] += k == 0 && mean ? mean[g] * mean[g] : re * re + im * im;
+            out[k] += re * re + im * im;
         }
     }
     for (int64_t j = 0; j <= n / 2; ++j) out[j] /= (double)active;
 }
 
 /* S from the backend with members cut into chunks of `chunk`. */
-static int backend_spectrum(const cohort_backend *be, const double *dev_u, const double *dev_mean,
+static int backend_spectrum(const cohort_backend *be, const double *dev_u,
                             const unsigned char *include, int64_t n, int64_t m, int64_t chunk,
                             double *out, double *k1)
 {
@@ -51,7 +50,7 @@ static int backend_spectrum(const cohort_backend *be, const double *dev_u, const
     for (int64_t g = 0; g < m; ++g) active += include ? include[g] : 1;
     for (int64_t first = 0, count = 0; first < m && rc == COHORT_OK; first += count) {
         count = m - first < chunk ? m - first : chunk;
-        rc = structure_factor_add(sf, 1, dev_u, dev_mean, first, count, first,
+        rc = structure_factor_add(sf, 1, dev_u, first, count, first,
                                   include ? include + first : NULL);
     }
     if (rc == COHORT_OK) rc = structure_factor_result(sf, 1, active, out, k1);
@@ -59,43 +58,38 @@ static int backend_spectrum(const cohort_backend *be, const double *dev_u, const
     return rc;
 }
 
-static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n, int with_mean)
+static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n)
 {
     const int64_t m = 1000;
     const size_t values = (size_t)(n * m);
     double *u = malloc(values * sizeof(double)), *back = malloc(values * sizeof(double));
-    double *mean = malloc((size_t)m * sizeof(double));
     unsigned char *include = malloc((size_t)m);
     double *ref = malloc((size_t)(n / 2 + 1) * sizeof(double));
     double *got = malloc((size_t)(n / 2 + 1) * sizeof(double)), *first_got = NULL;
-    double *dev_u = NULL, *dev_mean = NULL;
-    for (size_t i = 0; i < values; ++i) u[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+    double *dev_u = NULL;
     for (int64_t g = 0; g < m; ++g) {
-        mean[g] = gsl_rng_uniform(rng) - 0.5;
+        const double mean = gsl_rng_uniform(rng) - 0.5;
+        for (int64_t i = 0; i < n; ++i) u[i * m + g] = mean + gsl_rng_uniform(rng) * 2.0 - 1.0;
         include[g] = g % 17 != 3; /* some members "diverged" */
     }
     int rc = be->alloc((void **)&dev_u, values * sizeof(double));
-    if (rc == COHORT_OK) rc = be->alloc((void **)&dev_mean, (size_t)m * sizeof(double));
     if (rc == COHORT_OK) rc = be->copy_to_device(dev_u, u, values * sizeof(double));
-    if (rc == COHORT_OK) rc = be->copy_to_device(dev_mean, mean, (size_t)m * sizeof(double));
     EXPECT(rc == COHORT_OK, "setup: %s", cohort_error_detail());
-    reference_spectrum(u, with_mean ? mean : NULL, include, n, m, ref);
+    reference_spectrum(u, include, n, m, ref);
     double scale = 0.0;
     for (int64_t j = 0; j <= n / 2; ++j) scale = fmax(scale, ref[j]);
     static const int64_t chunks[] = {1000, 1, 7, 333};
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] && rc == COHORT_OK; ++c) {
         double k1 = 0.0;
         for (int64_t j = 0; j <= n / 2; ++j) got[j] = NAN;
-        rc = backend_spectrum(be, dev_u, with_mean ? dev_mean : NULL, include, n, m, chunks[c], got,
-                              &k1);
+        rc = backend_spectrum(be, dev_u, include, n, m, chunks[c], got, &k1);
         EXPECT(rc == COHORT_OK, "n = %lld chunk %lld: %s", (long long)n, (long long)chunks[c],
                cohort_error_detail());
         if (c == 0) {
             double worst = 0.0;
             for (int64_t j = 0; j <= n / 2; ++j)
                 worst = isnan(got[j]) ? INFINITY : fmax(worst, fabs(got[j] - ref[j]) / scale);
-            EXPECT(worst <= DFT_RTOL, "n = %lld mean %d: |S - DFT| / max S = %.3e", (long long)n,
-                   with_mean, worst);
+            EXPECT(worst <= DFT_RTOL, "n = %lld: |S - DFT| / max S = %.3e", (long long)n, worst);
             const double k1_ref = structure_factor_k1(ref, n, 2.0 * acos(-1.0));
             EXPECT(fabs(k1 - k1_ref) <= 1e-12 * k1_ref, "k1 %.17g vs %.17g", k1, k1_ref);
             first_got = malloc((size_t)(n / 2 + 1) * sizeof(double));
@@ -106,7 +100,7 @@ static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n, int
                    (long long)chunks[c]);
         }
     }
-    if (!with_mean && first_got) { /* Parseval: sum over all k of |C^|^2 = <C^2> */
+    if (first_got) { /* Parseval: sum over all k of |C^|^2 = <C^2> */
         double lhs = first_got[0], rhs = 0.0;
         for (int64_t j = 1; j <= n / 2; ++j) lhs += (2 * j == n ? 1.0 : 2.0) * first_got[j];
         int64_t active = 0;
@@ -122,8 +116,8 @@ static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n, int
     if (rc == COHORT_OK) rc = be->copy_to_host(back, dev_u, values * sizeof(double));
     EXPECT(rc == COHORT_OK && !memcmp(back, u, values * sizeof(double)),
            "n = %lld: the transform changed its input", (long long)n);
-    be->release(dev_u), be->release(dev_mean);
-    free(u), free(back), free(mean), free(include), free(ref), free(got), free(first_got);
+    be->release(dev_u);
+    free(u), free(back), free(include), free(ref), free(got), free(first_got);
 }
 
 /* C = cos(2 pi x / L): |C^_1|^2 = 1/4, all else 0 (to rounding), k1 = 2 pi / L. */
@@ -135,7 +129,7 @@ static void cosine_case(const cohort_backend *be)
         for (int64_t g = 0; g < m; ++g) u[i * m + g] = cos(2.0 * acos(-1.0) * (double)i / n);
     int rc = be->alloc((void **)&dev, sizeof u);
     if (rc == COHORT_OK) rc = be->copy_to_device(dev, u, sizeof u);
-    if (rc == COHORT_OK) rc = backend_spectrum(be, dev, NULL, NULL, n, m, m, out, &k1);
+    if (rc == COHORT_OK) rc = backend_spectrum(be, dev, NULL, n, m, m, out, &k1);
     EXPECT(rc == COHORT_OK, "cosine: %s", cohort_error_detail());
     EXPECT(fabs(out[1] - 0.25) < 1e-15, "|C^_1|^2 = %.17g, want 1/4", out[1]);
     double rest = 0.0;
@@ -151,8 +145,7 @@ int main(int argc, char **argv)
     gsl_rng *rng = reference_rng_alloc("test_structure_factor");
     static const int64_t sizes[] = {64, 63, 7, 256};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
-        spectrum_case(be, rng, sizes[i], 0);
-        spectrum_case(be, rng, sizes[i], 1);
+        spectrum_case(be, rng, sizes[i]);
     }
     cosine_case(be);
     gsl_rng_free(rng);

@@ -58,13 +58,14 @@ typedef struct cohort_backend {
     /* Power spectra of periodic members: a plan for batches of up to max_count members of n
      * points at leading dimension ld (cuFFT D2Z over the interleaved layout on cuda, GSL's
      * mixed-radix real FFT on cpu); then power[k * count + j] = |C^_k|^2 (reduction_power) of
-     * member m0 + j for k = 1 .. n/2, and power[j] = mean[m0 + j]^2, the member's conserved <C>
-     * squared (u holds deviations from mean; mean = NULL: u is the field and k = 0 is its
-     * transform too). power is in the backend's memory. */
+     * member m0 + j of the field u, k = 0 .. n/2, in the backend's memory. */
     int (*spectrum_plan_alloc)(int64_t n, int64_t ld, int64_t max_count, void **plan);
     void (*spectrum_plan_free)(void *plan);
-    int (*spectrum_power)(void *plan, const double *u, const double *mean, int64_t m0,
-                          int64_t count, double *power);
+    int (*spectrum_power)(void *plan, const double *u, int64_t m0, int64_t count, double *power);
+    /* out = the fields of members [m0, m0 + count) of u (deviations from mean[m], the
+     * deviation's own mean projected out, as model1d_member_moments): what archives store. */
+    int (*model1d_field)(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,
+                         int64_t count, double *out);
     /* The ordered block fold: for each row r < rows, each local block b of the global members
      * [first, first + count) cut at multiples of `block` (reduction_block_range), and each class
      * c < classes: sums[(b * classes + c) * rows + r] += x[r * ld + m0 + j] over the members j of

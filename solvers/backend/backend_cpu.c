@@ -251,8 +251,7 @@ static int cpu_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, voi
     return COHORT_OK;
 }
 
-static int cpu_spectrum_power(void *plan, const double *u, const double *mean, int64_t m0,
-                              int64_t count, double *power)
+static int cpu_spectrum_power(void *plan, const double *u, int64_t m0, int64_t count, double *power)
 {
     const cpu_spectrum_plan *p = plan;
     const int64_t n = p->n, half = n / 2;
@@ -267,13 +266,21 @@ static int cpu_spectrum_power(void *plan, const double *u, const double *mean, i
         for (int64_t i = 0; i < n; ++i) buf[i] = u[i * p->ld + m0 + j];
         /* halfcomplex result: buf[0] = X_0, buf[2k - 1], buf[2k] = Re, Im X_k (Im X_{n/2} = 0) */
         failed |= gsl_fft_real_transform(buf, 1, (size_t)n, p->table, p->work[t]) != GSL_SUCCESS;
-        power[j] = mean ? mean[m0 + j] * mean[m0 + j] : reduction_power(buf[0], 0.0, n);
+        power[j] = reduction_power(buf[0], 0.0, n);
         for (int64_t k = 1; k <= half; ++k)
             power[k * count + j] = reduction_power(buf[2 * k - 1], 2 * k < n ? buf[2 * k] : 0.0, n);
     }
     if (failed)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "GSL real FFT of n = %lld failed",
                            (long long)n);
+    return COHORT_OK;
+}
+
+static int cpu_model1d_field(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,
+                             int64_t count, double *out)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t m = m0; m < m0 + count; ++m) model1d_member_field(u + m, n, ld, mean[m], out + m);
     return COHORT_OK;
 }
 
@@ -327,6 +334,7 @@ const cohort_backend cohort_backend_cpu = {
     .spectrum_plan_alloc = cpu_spectrum_plan_alloc,
     .spectrum_plan_free = cpu_spectrum_plan_free,
     .spectrum_power = cpu_spectrum_power,
+    .model1d_field = cpu_model1d_field,
     .block_fold = cpu_block_fold,
     .nearest_centroid = cpu_nearest_centroid,
 };

@@ -560,16 +560,14 @@ static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, vo
     return COHORT_OK;
 }
 
-__global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x,
-                                      const double *__restrict__ mean, int64_t n, int64_t m0,
+__global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, int64_t n,
                                       int64_t count, double *__restrict__ power)
 {
     const int64_t rows = n / 2 + 1;
     for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < rows * count;
          idx += (int64_t)gridDim.x * blockDim.x) {
         const int64_t k = idx / count, j = idx - k * count;
-        power[idx] = k == 0 && mean ? mean[m0 + j] * mean[m0 + j]
-                                    : reduction_power(x[idx].x, 2 * k == n ? 0.0 : x[idx].y, n);
+        power[idx] = reduction_power(x[idx].x, k == 0 || 2 * k == n ? 0.0 : x[idx].y, n);
     }
 }
 
@@ -577,8 +575,8 @@ __global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x,
  * u[m0 + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * count + j]. The plan is
  * made for the batch of the call and kept while the batch stays the same (every chunk but the
  * last). */
-static int cuda_spectrum_power(void *plan, const double *u, const double *mean, int64_t m0,
-                               int64_t count, double *power)
+static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t count,
+                               double *power)
 {
     cuda_spectrum_plan *p = (cuda_spectrum_plan *)plan;
     if (count < 1 || count > p->max_count || m0 < 0 || m0 + count > p->ld)
@@ -598,8 +596,25 @@ static int cuda_spectrum_power(void *plan, const double *u, const double *mean, 
     const int64_t total = (p->n / 2 + 1) * count;
     const int64_t blocks = (total + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
     spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), PORTABLE_THREADS>>>(
-        p->out, mean, p->n, m0, count, power);
+        p->out, p->n, count, power);
     COHORT_CUDA_CHECK_LAUNCH("spectrum_power_kernel");
+    return COHORT_OK;
+}
+
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    model1d_field_kernel(const double *__restrict__ u, const double *__restrict__ mean, int64_t n,
+                         int64_t ld, int64_t m0, int64_t count, double *out)
+{
+    const int64_t m = m0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m < m0 + count) model1d_member_field(u + m, n, ld, mean[m], out + m);
+}
+
+static int cuda_model1d_field(const double *u, const double *mean, int64_t n, int64_t ld,
+                              int64_t m0, int64_t count, double *out)
+{
+    const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+    model1d_field_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(u, mean, n, ld, m0, count, out);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_field_kernel");
     return COHORT_OK;
 }
 
@@ -699,6 +714,7 @@ extern "C" const cohort_backend cohort_backend_cuda = {
     .spectrum_plan_alloc = cuda_spectrum_plan_alloc,
     .spectrum_plan_free = cuda_spectrum_plan_free,
     .spectrum_power = cuda_spectrum_power,
+    .model1d_field = cuda_model1d_field,
     .block_fold = cuda_block_fold,
     .nearest_centroid = cuda_nearest_centroid,
 };

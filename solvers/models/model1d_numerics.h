@@ -127,6 +127,14 @@ COHORT_HD void model1d_member_moments(const double *x, int64_t n, int64_t s, dou
     *c2_mean = sum2 / (double)n;
 }
 
+/* The field C_j = x_j - drift + mean of member x[j * s] stored as its deviation from `mean`, its
+ * own mean (drift) projected out as the next step would: out[j * s]. */
+COHORT_HD void model1d_member_field(const double *x, int64_t n, int64_t s, double mean, double *out)
+{
+    const double drift = model1d_member_mean(x, n, s);
+    for (int64_t j = 0; j < n; ++j) out[j * s] = x[j * s] - drift + mean;
+}
+
 #ifdef __cplusplus
 }
 #endif
