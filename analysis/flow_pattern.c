@@ -6,15 +6,6 @@
 
 #include "backend/cohort_error.h"
 
-static double spatial_variance(const double *c, int64_t n)
-{
-    double m = 0.0, v = 0.0;
-    for (int64_t i = 0; i < n; ++i) m += c[i];
-    m /= (double)n;
-    for (int64_t i = 0; i < n; ++i) v += (c[i] - m) * (c[i] - m);
-    return v / (double)n;
-}
-
 int flow_pattern_names(const char *model, const kmeans_result *r, int k, int64_t n, int64_t members,
                        kmeans_load_fn load, void *ctx, int64_t chunk, char *out, size_t len)
 {
@@ -37,7 +28,7 @@ int flow_pattern_names(const char *model, const kmeans_result *r, int k, int64_t
         }
         for (int64_t j = 0; j < cnt; ++j) {
             const int c = r->labels[first + j];
-            mv[c] += spatial_variance(buf + j * n, n);
+            mv[c] += kmeans_spatial_variance(buf + j * n, n, NULL);
             count[c] += 1.0;
         }
     }
@@ -48,8 +39,8 @@ int flow_pattern_names(const char *model, const kmeans_result *r, int k, int64_t
         if (mv[c] < mv[a2]) a2 = c;
     }
     const int p = (a2 + 1) % 3, q = (a2 + 2) % 3;
-    const double lock_p = spatial_variance(r->centroids + p * n, n) / mv[p];
-    const double lock_q = spatial_variance(r->centroids + q * n, n) / mv[q];
+    const double lock_p = kmeans_spatial_variance(r->centroids + p * n, n, NULL) / mv[p];
+    const double lock_q = kmeans_spatial_variance(r->centroids + q * n, n, NULL) / mv[q];
     const int a1 = lock_q > lock_p ? q : p, a0 = a1 == p ? q : p;
     const char *name[3];
     name[a2] = "A2", name[a1] = "A1", name[a0] = "A0";

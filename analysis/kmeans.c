@@ -143,6 +143,16 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     return COHORT_OK;
 }
 
+double kmeans_spatial_variance(const double *c, int64_t n, double *mean)
+{
+    double m = 0.0, v = 0.0;
+    for (int64_t i = 0; i < n; ++i) m += c[i];
+    m /= (double)n;
+    for (int64_t i = 0; i < n; ++i) v += (c[i] - m) * (c[i] - m);
+    if (mean) *mean = m;
+    return v / (double)n;
+}
+
 /* Renumbers clusters by ascending centroid variance (then mean, then found order). */
 static void km_canonical(int64_t n, int64_t members, int k, double *centroids,
                          unsigned char *labels, double *sizes, double *copy)
@@ -254,7 +264,6 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
     if (rc == COHORT_OK) rc = be->alloc((void **)&s.centroids_dev, kn * sizeof(double));
     if (rc == COHORT_OK) rc = ordered_sum_alloc(&s.sums, be, members, n, k, s.chunk);
     if (rc == COHORT_OK && s.resident) { /* load once, in chunks of the staging size */
-        s.resident = 0;
         const int64_t stage = s.chunk;
         for (int64_t first = 0, count = 0; first < members && rc == COHORT_OK; first += count) {
             count = members - first < stage ? members - first : stage;
@@ -266,7 +275,6 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
                 rc =
                     be->interleave(s.stage, n, 1.0, 0.0, 0, NULL, s.feat, n, members, first, count);
         }
-        s.resident = 1;
     }
     out->inertia = INFINITY;
     const int restarts = opt->initial ? 1 : opt->restarts;

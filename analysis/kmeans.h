@@ -46,6 +46,10 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
                const kmeans_options *opt, kmeans_result *out);
 void kmeans_result_free(kmeans_result *r);
 
+/* mean_i (c_i - mean_i c_i)^2 of n values, and their mean (mean may be NULL): the variance
+ * behind the canonical numbering. */
+double kmeans_spatial_variance(const double *c, int64_t n, double *mean);
+
 /* The most frequent of `count` labels below k, the lowest among equals (REDUCTION_SKIP when
  * none is below k): one label for the replicates of a sweep point. */
 unsigned char kmeans_mode_label(const unsigned char *labels, int64_t count, int k);

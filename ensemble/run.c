@@ -212,7 +212,14 @@ static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->mean = real(c, "initial", "mean");
     p->members = config_get(c, "ensemble", "members")->integer;
-    return plan_sweeps(c, p, name->text, err, len);
+    const int rc = plan_sweeps(c, p, name->text, err, len);
+    const config_value *kmeans = config_get(c, "analysis", "kmeans");
+    if (rc == 0 && kmeans->integer > p->members) {
+        snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",
+                 kmeans->origin, (long long)kmeans->integer, (long long)p->members);
+        return 2;
+    }
+    return rc;
 }
 
 /* Members per chunk: ensemble.chunk, or as many as fit in half the free memory. */
@@ -252,18 +259,16 @@ static void progress_show(progress *pr, int64_t members_done, int64_t members, d
     fflush(stderr);
 }
 
-/* The chunk's states as fields (deviation, its own mean projected out, + mean), member-major, on
- * the host. */
-static int states_to_host(const cohort_backend *be, const double *state, double *host_state,
-                          double *member_major, const double *host_mean, int64_t n, int64_t chunk,
-                          int64_t count)
+/* The chunk's states as fields (model1d_field, into the scratch array, which is free between
+ * steps), member-major, on the host: what archives, snapshots and k-means features hold. */
+static int states_to_host(const cohort_backend *be, const double *state, double *scratch,
+                          const double *mean, double *host_state, double *member_major, int64_t n,
+                          int64_t chunk, int64_t count)
 {
-    COHORT_CALL(be->copy_to_host(host_state, state, (size_t)(n * chunk) * sizeof(double)));
-    for (int64_t k = 0; k < count; ++k) { /* the deviation's own mean projected out, as a step */
-        const double drift = model1d_member_mean(host_state + k, n, chunk);
-        for (int64_t i = 0; i < n; ++i)
-            member_major[k * n + i] = host_state[i * chunk + k] - drift + host_mean[k];
-    }
+    COHORT_CALL(be->model1d_field(state, mean, n, chunk, 0, count, scratch));
+    COHORT_CALL(be->copy_to_host(host_state, scratch, (size_t)(n * chunk) * sizeof(double)));
+    for (int64_t k = 0; k < count; ++k)
+        for (int64_t i = 0; i < n; ++i) member_major[k * n + i] = host_state[i * chunk + k];
     return COHORT_OK;
 }
 
@@ -549,15 +554,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 ++r;
             }
             if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
-                rc =
-                    states_to_host(be, state, host_state, member_major, host_mean, n, chunk, count);
+                rc = states_to_host(be, state, scratch, mean, host_state, member_major, n, chunk,
+                                    count);
                 if (rc == COHORT_OK)
                     rc = output_write_snapshot(out, q, next * p.model.dt, m0, count, member_major);
                 ++q;
             }
         }
         if (rc == COHORT_OK && (archive || features))
-            rc = states_to_host(be, state, host_state, member_major, host_mean, n, chunk, count);
+            rc =
+                states_to_host(be, state, scratch, mean, host_state, member_major, n, chunk, count);
         if (rc == COHORT_OK && archive) rc = output_write_state(out, m0, count, member_major);
         if (rc == COHORT_OK && features)
             for (int64_t v = 0; v < count * n; ++v)

@@ -125,6 +125,8 @@ expect_bad "grid.n = 4: ch1d needs grid.n >= 5" small.ini --set grid.n=4
 expect_bad "--set time.dt=0: time.dt = '0': expected a number > 0" small.ini --set time.dt=0
 expect_bad "time.t_end = 0.001 is less than one step" small.ini --set time.t_end=0.001 --set time.dt=0.01
 expect_bad "model.name = 'ch9d'" small.ini --set model.name=ch9d
+expect_bad "--set analysis.kmeans=16: analysis.kmeans = 16 clusters, more than the 8 members" \
+    small.ini --set ensemble.members=8 --set analysis.kmeans=16
 expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.model.f0=0:2
 expect_bad "cannot create /nonexistent-dir/x.nc.partial" small.ini -o /nonexistent-dir/x.nc
 expect_bad "sweep.ini:10: a zip design needs sweeps of equal length" sweep.ini --set sweep.design=zip
