@@ -533,6 +533,11 @@ const config_value *config_get(const cohort_config *c, const char *section, cons
     return k >= 0 ? &c->values[k] : NULL;
 }
 
+double config_real(const cohort_config *c, const char *section, const char *name)
+{
+    return config_get(c, section, name)->number;
+}
+
 char *config_render(const cohort_config *c)
 {
     size_t cap = 8192, used = 0;

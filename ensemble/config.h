@@ -68,6 +68,9 @@ void config_free(cohort_config *c);
 /* The value of section.name (the schema must have it). */
 const config_value *config_get(const cohort_config *c, const char *section, const char *name);
 
+/* The number section.name holds (CONFIG_REAL or CONFIG_INT). */
+double config_real(const cohort_config *c, const char *section, const char *name);
+
 /* The resolved configuration, defaults included, as INI text (malloc'd). */
 char *config_render(const cohort_config *c);
 

@@ -12,68 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/flow_pattern.h"
-#include "analysis/kmeans.h"
 #include "analysis/moments.h"
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
-#include "backend/reduction_numerics.h"
+#include "clustering.h"
 #include "initial.h"
 #include "models/model1d.h"
 #include "output.h"
+#include "plan.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
-
-typedef struct run_features {
-    const double *values; /* member-major, every member */
-    const int64_t *index; /* the members clustered (those that did not diverge) */
-    int64_t n;
-} run_features;
-
-/* The resolved plan of a run. */
-typedef struct plan {
-    model1d_params model;
-    initial1d ic;
-    double mean; /* initial.mean: every member's conserved mean */
-    int64_t members, chunk, steps;
-    double t_end;
-    int64_t n_records;
-    int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
-    int64_t n_snapshots;  /* output.archive = snapshots */
-    int64_t *snapshot_step;
-    /* [sweep]: member g is replicate g % replicates of point g / replicates; in a grid design
-     * the first swept key varies slowest */
-    int n_sweeps, grid;
-    const config_sweep *sweep[CONFIG_MAX_SWEEPS];
-    int64_t stride[CONFIG_MAX_SWEEPS], replicates;
-    int mean_sweep, amplitude_sweep, f0_sweep; /* per-member values: index into sweep, or -1 */
-    int n_stepper_sweeps, stepper_sweep[CONFIG_MAX_SWEEPS]; /* keys the stepper holds */
-} plan;
-
-/* The value of swept key j for global member g. */
-static double swept_value(const plan *p, int j, int64_t g)
-{
-    const int64_t point = g / p->replicates;
-    const int64_t index = p->grid ? (point / p->stride[j]) % p->sweep[j]->count : point;
-    return p->sweep[j]->values[index];
-}
-
-/* The steps nearest t = 0, every, 2 every, ... and t_end, without repeats. */
-static int64_t *event_steps(double every, const plan *p, int64_t *count)
-{
-    const int64_t most = (int64_t)floor(p->t_end / every) + 2;
-    int64_t *steps = malloc((size_t)most * sizeof *steps);
-    *count = 0;
-    for (int64_t r = 0; steps && r < most; ++r) {
-        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->model.dt);
-        if (step > p->steps) step = p->steps;
-        if (*count > 0 && step <= steps[*count - 1]) continue;
-        steps[(*count)++] = step;
-        if (step == p->steps) break;
-    }
-    return steps;
-}
 
 static double seconds_now(void)
 {
@@ -82,148 +31,8 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double real(const cohort_config *c, const char *section, const char *name)
-{
-    return config_get(c, section, name)->number;
-}
-
-/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v). */
-static int same_stepper(const plan *p, int64_t g, int64_t h)
-{
-    for (int j = 0; j < p->n_stepper_sweeps; ++j)
-        if (swept_value(p, p->stepper_sweep[j], g) != swept_value(p, p->stepper_sweep[j], h))
-            return 0;
-    return 1;
-}
-
-/* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
- * holds (its factor or its forcing is then rebuilt between groups of members). */
-static int plan_sweeps(const cohort_config *c, plan *p, const char *model, char *err, size_t len)
-{
-    size_t n_keys = 0;
-    const config_key *schema = config_schema(&n_keys);
-    const int forced = p->model.kind == MODEL1D_CAHN_HILLIARD_FORCED;
-    const char *reads =
-        p->model.kind == MODEL1D_DIFFUSION || p->model.kind == MODEL1D_HYPERDIFFUSION ? "alpha"
-        : forced ? "gamma, f0, k, v"
-                 : "gamma";
-    p->mean_sweep = p->amplitude_sweep = p->f0_sweep = -1;
-    p->n_stepper_sweeps = 0;
-    p->replicates = c->replicates;
-    p->grid = c->design_grid;
-    p->n_sweeps = c->n_sweeps;
-    int64_t points = 1;
-    for (int j = 0; j < c->n_sweeps; ++j) {
-        const config_sweep *sw = &c->sweeps[j];
-        const config_key *k = &schema[sw->key];
-        p->sweep[j] = sw;
-        if (!strcmp(k->section, "initial")) {
-            if (!strcmp(k->name, "mean"))
-                p->mean_sweep = j;
-            else
-                p->amplitude_sweep = j;
-        } else if (forced && !strcmp(k->name, "f0")) {
-            p->f0_sweep = j;
-        } else if (strstr(reads, k->name) && (strcmp(k->name, "k") || forced) &&
-                   (strcmp(k->name, "v") || forced)) {
-            p->stepper_sweep[p->n_stepper_sweeps++] = j;
-        } else {
-            snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
-                     sw->origin, k->section, k->name, model, k->name, reads);
-            return EXIT_BAD_INPUT;
-        }
-        if (!p->grid && sw->count != c->sweeps[0].count) {
-            snprintf(err, len,
-                     "%s: a zip design needs sweeps of equal length: %s.%s has %lld "
-                     "values, %s.%s (%s) has %lld",
-                     sw->origin, k->section, k->name, (long long)sw->count,
-                     schema[c->sweeps[0].key].section, schema[c->sweeps[0].key].name,
-                     c->sweeps[0].origin, (long long)c->sweeps[0].count);
-            return EXIT_BAD_INPUT;
-        }
-        if (p->grid && points > ((int64_t)1 << 40) / sw->count) {
-            snprintf(err, len, "%s: the grid of sweeps exceeds 2^40 points", sw->origin);
-            return EXIT_BAD_INPUT;
-        }
-        points = p->grid ? points * sw->count : sw->count;
-    }
-    for (int j = c->n_sweeps - 1; j >= 0; --j)
-        p->stride[j] = j == c->n_sweeps - 1 ? 1 : p->stride[j + 1] * c->sweeps[j + 1].count;
-    if (c->n_sweeps > 0) {
-        if (points > ((int64_t)1 << 40) / p->replicates) {
-            snprintf(err, len, "[sweep]: points x replicates exceeds 2^40 members");
-            return EXIT_BAD_INPUT;
-        }
-        p->members = points * p->replicates; /* ensemble.members is not used */
-    }
-    if (p->amplitude_sweep >= 0) p->ic.amplitude = 1.0; /* per member instead */
-    return 0;
-}
-
-/* Checks what the schema cannot (relations between keys, what this version can run) and derives
- * the plan. Messages name the key and where its value came from. */
-static int make_plan(const cohort_config *c, plan *p, char *err, size_t len)
-{
-    memset(p, 0, sizeof *p);
-    const config_value *name = config_get(c, "model", "name"), *n = config_get(c, "grid", "n");
-    p->model.kind = !strcmp(name->text, "diffusion1d")        ? MODEL1D_DIFFUSION
-                    : !strcmp(name->text, "hyperdiffusion1d") ? MODEL1D_HYPERDIFFUSION
-                    : !strcmp(name->text, "ch1d")             ? MODEL1D_CAHN_HILLIARD
-                                                              : MODEL1D_CAHN_HILLIARD_FORCED;
-    const int64_t n_min = p->model.kind == MODEL1D_DIFFUSION ? 3 : 5;
-    if (n->integer < n_min) {
-        snprintf(err, len, "%s: grid.n = %lld: %s needs grid.n >= %lld (the %s solver's minimum)",
-                 n->origin, (long long)n->integer, name->text, (long long)n_min,
-                 n_min == 3 ? "tridiagonal" : "pentadiagonal");
-        return EXIT_BAD_INPUT;
-    }
-    p->model.n = n->integer;
-    p->model.length = real(c, "grid", "length");
-    p->model.alpha = real(c, "model", "alpha");
-    p->model.gamma = real(c, "model", "gamma");
-    p->model.f0 = real(c, "model", "f0");
-    p->model.k = real(c, "model", "k");
-    p->model.v = real(c, "model", "v");
-    const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
-    const double dt_wanted = dt->is_auto ? 0.1 * p->model.length / (double)p->model.n : dt->number;
-    p->t_end = t_end->number;
-    if (p->t_end < dt_wanted) {
-        snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
-                 t_end->origin, p->t_end, dt_wanted, dt->origin);
-        return EXIT_BAD_INPUT;
-    }
-    /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
-    p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
-    p->model.dt = p->t_end / (double)p->steps;
-    /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike */
-    p->record_step = event_steps(real(c, "time", "output_every"), p, &p->n_records);
-    if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
-        p->snapshot_step = event_steps(real(c, "output", "snapshot_every"), p, &p->n_snapshots);
-    if (!p->record_step || (p->n_snapshots == 0 && p->snapshot_step)) {
-        snprintf(err, len, "out of memory");
-        return EXIT_FAILURE_RUNNING;
-    }
-    const config_value *kind = config_get(c, "initial", "kind");
-    p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
-                 : !strcmp(kind->text, "cosine") ? INITIAL_COSINE
-                                                 : INITIAL_MODE;
-    p->ic.amplitude = real(c, "initial", "amplitude");
-    p->ic.mode = config_get(c, "initial", "mode")->integer;
-    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
-    p->mean = real(c, "initial", "mean");
-    p->members = config_get(c, "ensemble", "members")->integer;
-    const int rc = plan_sweeps(c, p, name->text, err, len);
-    const config_value *kmeans = config_get(c, "analysis", "kmeans");
-    if (rc == 0 && kmeans->integer > p->members) {
-        snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",
-                 kmeans->origin, (long long)kmeans->integer, (long long)p->members);
-        return 2;
-    }
-    return rc;
-}
-
 /* Members per chunk: ensemble.chunk, or as many as fit in half the free memory. */
-static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const plan *p)
+static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const run_plan *p)
 {
     const config_value *chunk = config_get(c, "ensemble", "chunk");
     if (!chunk->is_auto) return chunk->integer < p->members ? chunk->integer : p->members;
@@ -284,95 +93,33 @@ static void member_values(const double *moments2, int64_t count, double *ell, do
     }
 }
 
-static int load_features(void *ctx, int64_t first, int64_t count, double *dst)
+/* The run's k-means features: every member's final field, member-major, in host memory. */
+typedef struct run_features {
+    const double *values;
+    int64_t n;
+} run_features;
+
+static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
 {
     const run_features *f = ctx;
-    for (int64_t j = 0; j < count; ++j)
-        memcpy(dst + j * f->n, f->values + f->index[first + j] * f->n,
-               (size_t)f->n * sizeof(double));
+    memcpy(dst, f->values + g0 * f->n, (size_t)(count * f->n) * sizeof(double));
     return COHORT_OK;
-}
-
-/* analysis.kmeans on the final fields of the members that did not diverge (the others keep the
- * label's fill value), with the names of the labels and, for a grid of two swept keys, the label
- * map. */
-static int run_kmeans(const cohort_config *c, const cohort_backend *be, const plan *p,
-                      cohort_output *out, const double *values, const unsigned char *diverged,
-                      int quiet)
-{
-    const kmeans_options opt = {
-        .k = (int)config_get(c, "analysis", "kmeans")->integer,
-        .restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer,
-        .max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer,
-        .tol = real(c, "analysis", "kmeans_tol"),
-        .seed = p->ic.seed};
-    int64_t *index = malloc((size_t)p->members * sizeof *index), active = 0;
-    unsigned char *labels = malloc((size_t)p->members);
-    if (!index || !labels) {
-        free(index), free(labels);
-        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means labels");
-    }
-    for (int64_t m = 0; m < p->members; ++m)
-        if (!diverged[m]) index[active++] = m;
-    if (active < opt.k) {
-        fprintf(stderr,
-                "cohort run: k-means skipped: %lld members did not diverge, fewer than "
-                "analysis.kmeans = %d\n",
-                (long long)active, opt.k);
-        free(index), free(labels);
-        return COHORT_OK;
-    }
-    run_features f = {values, index, p->model.n};
-    kmeans_result r;
-    const double start = seconds_now();
-    int rc = kmeans_run(be, p->model.n, active, load_features, &f, &opt, &r);
-    if (rc != COHORT_OK) {
-        free(index), free(labels);
-        return rc;
-    }
-    memset(labels, REDUCTION_SKIP, (size_t)p->members);
-    for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
-    char meanings[512];
-    rc = flow_pattern_names(config_get(c, "model", "name")->text, &r, opt.k, p->model.n, active,
-                            load_features, &f, 65536, meanings, sizeof meanings);
-    unsigned char *map = NULL;
-    if (output_has_label_map(out)) {
-        const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;
-        map = malloc((size_t)(n1 * n2));
-        if (!map && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "label map");
-        for (int64_t point = 0; map && point < n1 * n2; ++point)
-            map[point] = kmeans_mode_label(labels + point * p->replicates, p->replicates, opt.k);
-    }
-    if (rc == COHORT_OK)
-        rc = output_write_kmeans(out, labels, r.centroids, r.sizes, r.inertia, r.iterations,
-                                 meanings, map);
-    if (rc == COHORT_OK && !quiet)
-        fprintf(stderr,
-                "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
-                "iterations, %.2f s%s\n",
-                opt.k, meanings, (long long)active, r.inertia, r.iterations, seconds_now() - start,
-                r.resident ? "" : " (features streamed)");
-    free(map), free(index), free(labels);
-    kmeans_result_free(&r);
-    return rc;
 }
 
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
-    plan p;
-    int status = make_plan(c, &p, err, sizeof err);
+    run_plan p;
+    int status = run_plan_make(c, &p, err, sizeof err);
     if (status) {
         fprintf(stderr, "cohort run: %s\n", err);
-        free(p.record_step);
-        free(p.snapshot_step);
+        run_plan_free(&p);
         return status;
     }
     const cohort_backend *be = NULL;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_detail());
-        free(p.record_step);
-        free(p.snapshot_step);
+        run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
     const int64_t n = p.model.n, members = p.members;
@@ -426,8 +173,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
         free(config_text);
-        free(p.record_step);
-        free(p.snapshot_step);
+        run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
 
@@ -486,9 +232,9 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         count = m0 + chunk <= members ? chunk : members - m0;
         if (p.n_stepper_sweeps > 0) { /* a chunk never spans two steppers */
             int64_t k = 1;
-            while (k < count && same_stepper(&p, m0, m0 + k)) ++k;
+            while (k < count && run_plan_same_stepper(&p, m0, m0 + k)) ++k;
             count = k;
-            if (!stepper || !same_stepper(&p, m0, stepper_member)) {
+            if (!stepper || !run_plan_same_stepper(&p, m0, stepper_member)) {
                 model1d_stepper_free(stepper);
                 stepper = NULL;
                 for (int q = 0; q < p.n_stepper_sweeps; ++q) {
@@ -499,7 +245,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                                     : !strcmp(key, "gamma") ? &p.model.gamma
                                     : !strcmp(key, "k")     ? &p.model.k
                                                             : &p.model.v;
-                    *field = swept_value(&p, j, m0);
+                    *field = run_plan_swept_value(&p, j, m0);
                 }
                 rc = model1d_stepper_alloc(be, &p.model, &stepper);
                 stepper_member = m0;
@@ -508,10 +254,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         }
         /* the chunk's arrays hold its members at columns [0, count), leading dimension chunk */
         for (int64_t k = 0; k < count; ++k) {
-            host_mean[k] = p.mean_sweep >= 0 ? swept_value(&p, p.mean_sweep, m0 + k) : p.mean;
+            host_mean[k] =
+                p.mean_sweep >= 0 ? run_plan_swept_value(&p, p.mean_sweep, m0 + k) : p.mean;
             if (p.amplitude_sweep >= 0)
-                host_amplitude[k] = swept_value(&p, p.amplitude_sweep, m0 + k);
-            if (p.f0_sweep >= 0) host_f0[k] = swept_value(&p, p.f0_sweep, m0 + k);
+                host_amplitude[k] = run_plan_swept_value(&p, p.amplitude_sweep, m0 + k);
+            if (p.f0_sweep >= 0) host_f0[k] = run_plan_swept_value(&p, p.f0_sweep, m0 + k);
         }
         rc = be->copy_to_device(mean, host_mean, (size_t)count * sizeof(double));
         if (rc == COHORT_OK && p.amplitude_sweep >= 0)
@@ -579,7 +326,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *fit_y = malloc((size_t)p.n_records * sizeof(double));
     size_t n_fit = 0;
     int64_t n_diverged = 0;
-    const double fit_from = real(c, "analysis", "fit_from");
+    const double fit_from = config_real(c, "analysis", "fit_from");
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
         const moments e = moments_blocks_total(&ell_stats[r]);
         const moments m = moments_blocks_total(&mass_stats[r]);
@@ -599,7 +346,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     for (int j = 0; j < p.n_sweeps && rc == COHORT_OK; ++j) {
         double *values = malloc((size_t)members * sizeof *values);
         if (!values) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
-        for (int64_t g = 0; values && g < members; ++g) values[g] = swept_value(&p, j, g);
+        for (int64_t g = 0; values && g < members; ++g) values[g] = run_plan_swept_value(&p, j, g);
         if (rc == COHORT_OK) rc = output_write_parameter(out, j, values);
         free(values);
     }
@@ -609,7 +356,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         state = scratch = noise = NULL;
         structure_factor_free(sf);
         sf = NULL;
-        rc = run_kmeans(c, be, &p, out, features, diverged, opt->quiet);
+        clustering_options copt = clustering_options_from_config(c);
+        copt.quiet = opt->quiet;
+        run_features f = {features, n};
+        rc = clustering_run(be, &p, config_get(c, "model", "name")->text, &copt, run_features_load,
+                            &f, diverged, out);
     }
     if (rc == COHORT_OK && n_fit >= 3) {
         double c0, c1, cov00, cov01, cov11, sumsq;
@@ -650,6 +401,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(host_f0),
         free(finite), free(diverged);
-    free(fit_x), free(fit_y), free(config_text), free(p.record_step), free(p.snapshot_step);
+    free(fit_x), free(fit_y), free(config_text);
+    run_plan_free(&p);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }

@@ -1,0 +1,118 @@
+#define _POSIX_C_SOURCE 200809L
+#include "clustering.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/flow_pattern.h"
+#include "analysis/kmeans.h"
+#include "backend/cohort_error.h"
+#include "backend/reduction_numerics.h"
+
+/* The clustered members (index: their global numbers, ascending) as kmeans_run sees them:
+ * members 0 .. active-1. */
+typedef struct clustered_members {
+    member_fields_fn fields;
+    void *ctx;
+    const int64_t *index;
+    int64_t n;
+    double *span; /* fields of a run of global members, between the first and last asked for */
+    int64_t span_cap;
+} clustered_members;
+
+static int load_clustered(void *ctx, int64_t first, int64_t count, double *dst)
+{
+    clustered_members *f = ctx;
+    const int64_t g0 = f->index[first], span = f->index[first + count - 1] - g0 + 1;
+    if (span == count) return f->fields(f->ctx, g0, count, dst); /* no excluded member between */
+    if (span > f->span_cap) {
+        double *bigger = realloc(f->span, (size_t)(span * f->n) * sizeof(double));
+        if (!bigger)
+            return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "fields of %lld members", (long long)span);
+        f->span = bigger, f->span_cap = span;
+    }
+    COHORT_CALL(f->fields(f->ctx, g0, span, f->span));
+    for (int64_t j = 0; j < count; ++j)
+        memcpy(dst + j * f->n, f->span + (f->index[first + j] - g0) * f->n,
+               (size_t)f->n * sizeof(double));
+    return COHORT_OK;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+clustering_options clustering_options_from_config(const cohort_config *c)
+{
+    const clustering_options opt = {
+        .k = (int)config_get(c, "analysis", "kmeans")->integer,
+        .restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer,
+        .max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer,
+        .tol = config_real(c, "analysis", "kmeans_tol"),
+        .tool = "cohort run"};
+    return opt;
+}
+
+int clustering_run(const cohort_backend *be, const run_plan *p, const char *model,
+                   const clustering_options *opt, member_fields_fn fields, void *ctx,
+                   const unsigned char *excluded, cohort_output *out)
+{
+    const kmeans_options kopt = {.k = opt->k,
+                                 .restarts = opt->restarts,
+                                 .max_iter = opt->max_iter,
+                                 .tol = opt->tol,
+                                 .seed = p->ic.seed};
+    int64_t *index = malloc((size_t)p->members * sizeof *index), active = 0;
+    unsigned char *labels = malloc((size_t)p->members);
+    if (!index || !labels) {
+        free(index), free(labels);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means labels");
+    }
+    for (int64_t m = 0; m < p->members; ++m)
+        if (!excluded[m]) index[active++] = m;
+    if (active < kopt.k) {
+        fprintf(stderr,
+                "%s: k-means skipped: %lld members did not diverge, fewer than %d clusters\n",
+                opt->tool, (long long)active, kopt.k);
+        free(index), free(labels);
+        return COHORT_OK;
+    }
+    clustered_members f = {fields, ctx, index, p->model.n, NULL, 0};
+    kmeans_result r;
+    const double start = seconds_now();
+    int rc = kmeans_run(be, p->model.n, active, load_clustered, &f, &kopt, &r);
+    if (rc != COHORT_OK) {
+        free(index), free(labels), free(f.span);
+        return rc;
+    }
+    memset(labels, REDUCTION_SKIP, (size_t)p->members);
+    for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
+    char meanings[512];
+    rc = flow_pattern_names(model, &r, kopt.k, p->model.n, active, load_clustered, &f, 65536,
+                            meanings, sizeof meanings);
+    unsigned char *map = NULL;
+    if (output_has_label_map(out)) {
+        const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;
+        map = malloc((size_t)(n1 * n2));
+        if (!map && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "label map");
+        for (int64_t point = 0; map && point < n1 * n2; ++point)
+            map[point] = kmeans_mode_label(labels + point * p->replicates, p->replicates, kopt.k);
+    }
+    if (rc == COHORT_OK)
+        rc = output_write_kmeans(out, labels, r.centroids, r.sizes, r.inertia, r.iterations,
+                                 meanings, map);
+    if (rc == COHORT_OK && !opt->quiet)
+        fprintf(stderr,
+                "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
+                "iterations, %.2f s%s\n",
+                kopt.k, meanings, (long long)active, r.inertia, r.iterations, seconds_now() - start,
+                r.resident ? "" : " (features streamed)");
+    free(map), free(index), free(labels), free(f.span);
+    kmeans_result_free(&r);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/* analysis.kmeans for `cohort run` and `cohort analyze`: k-means over the members' final fields
+ * (those that did not diverge; the others keep the label's fill value), the names of the labels
+ * (flow_pattern.h), and for a grid of two swept keys the label map, written to the output. The
+ * features come from a loader over global member ranges: the run's host array, or the archive
+ * read chunk by chunk. */
+#ifndef COHORT_CLUSTERING_H
+#define COHORT_CLUSTERING_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "config.h"
+#include "output.h"
+#include "plan.h"
+
+/* Writes the fields of global members [g0, g0 + count) member-major (dst[j * n + i]). */
+typedef int (*member_fields_fn)(void *ctx, int64_t g0, int64_t count, double *dst);
+
+typedef struct clustering_options {
+    int k, restarts, max_iter;
+    double tol;
+    int quiet;        /* no summary line on stderr */
+    const char *tool; /* "cohort run": the prefix of messages */
+} clustering_options;
+
+/* The options analysis.kmeans* of c (k from analysis.kmeans). */
+clustering_options clustering_options_from_config(const cohort_config *c);
+
+/* Clusters the members of p with excluded[g] = 0 and writes the result to out. */
+int clustering_run(const cohort_backend *be, const run_plan *p, const char *model,
+                   const clustering_options *opt, member_fields_fn fields, void *ctx,
+                   const unsigned char *excluded, cohort_output *out);
+
+#endif

@@ -1,0 +1,45 @@
+/* The plan of a 1D run, resolved from its configuration: the model's parameters, the initial
+ * condition, the steps, the record and snapshot steps, and how the members map onto the points
+ * of the [sweep]. `cohort run` follows it; `cohort analyze` rebuilds it from the configuration
+ * stored in a file to find the members' parameters again. */
+#ifndef COHORT_PLAN_H
+#define COHORT_PLAN_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "initial.h"
+#include "models/model1d.h"
+
+typedef struct run_plan {
+    model1d_params model;
+    initial1d ic;
+    double mean; /* initial.mean: every member's conserved mean */
+    int64_t members, chunk, steps;
+    double t_end;
+    int64_t n_records;
+    int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
+    int64_t n_snapshots;  /* output.archive = snapshots */
+    int64_t *snapshot_step;
+    /* [sweep]: member g is replicate g % replicates of point g / replicates; in a grid design
+     * the first swept key varies slowest */
+    int n_sweeps, grid;
+    const config_sweep *sweep[CONFIG_MAX_SWEEPS];
+    int64_t stride[CONFIG_MAX_SWEEPS], replicates;
+    int mean_sweep, amplitude_sweep, f0_sweep; /* per-member values: index into sweep, or -1 */
+    int n_stepper_sweeps, stepper_sweep[CONFIG_MAX_SWEEPS]; /* keys the stepper holds */
+} run_plan;
+
+/* Checks what the schema cannot (relations between keys, what this version can run) and derives
+ * the plan. Returns 0, or 2 (bad configuration) or 1 (out of memory) with the message in err,
+ * which names the key and where its value came from. run_plan_free releases it either way. */
+int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len);
+void run_plan_free(run_plan *p);
+
+/* The value of swept key j for global member g. */
+double run_plan_swept_value(const run_plan *p, int j, int64_t g);
+
+/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v). */
+int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);
+
+#endif
