@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L
 #include "kmeans.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis/ordered_sum.h"
 #include "backend/cohort_error.h"
@@ -23,8 +25,23 @@ typedef struct km {
     unsigned char *labels_dev;
     ordered_sum sums;
     unsigned char *labels, *prev;
-    double *dist; /* host: per member */
+    double *dist;                  /* host: per member */
+    double iteration_seconds[256]; /* wall time of the first Lloyd iterations, every restart */
+    int timed;
 } km;
+
+static double km_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int km_compare_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 /* The features of members [first, first + count) on the device: where they stay (resident) or
  * loaded, copied and interleaved into feat (ld = chunk). */
@@ -113,6 +130,7 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     const int k = s->opt->k;
     double previous = INFINITY;
     for (int it = 1; it <= s->opt->max_iter; ++it) {
+        const double start = km_seconds();
         COHORT_CALL(km_pass(s, centroids, k, 1, sums));
         COHORT_CALL(ordered_sum_host(s->dist, s->members, NULL, inertia));
         if (!isfinite(*inertia))
@@ -136,6 +154,8 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
             COHORT_CALL(s->load(s->ctx, far, 1, centroids + (size_t)c * (size_t)n));
         }
         *iterations = it;
+        if (s->timed < (int)(sizeof s->iteration_seconds / sizeof s->iteration_seconds[0]))
+            s->iteration_seconds[s->timed++] = km_seconds() - start;
         if (!changed) break;
         if (previous - *inertia <= s->opt->tol * *inertia) break;
         previous = *inertia;
@@ -296,6 +316,8 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
         for (int64_t j = 0; j < members; ++j) out->sizes[out->labels[j]] += 1.0;
         km_canonical(n, members, k, out->centroids, out->labels, out->sizes, scratch);
         out->resident = s.resident;
+        qsort(s.iteration_seconds, (size_t)s.timed, sizeof(double), km_compare_double);
+        out->seconds_per_iteration = s.timed ? s.iteration_seconds[s.timed / 2] : NAN;
     }
     km_free(&s);
     free(centroids), free(sums), free(scratch);

@@ -31,13 +31,15 @@ typedef struct kmeans_options {
 } kmeans_options;
 
 typedef struct kmeans_result {
-    unsigned char *labels; /* members (canonical) */
-    double *centroids;     /* k x n (canonical order) */
-    double *sizes;         /* k: members per cluster */
-    double inertia;        /* sum over members of the squared distance to their centroid */
-    int iterations;        /* Lloyd iterations of the kept restart */
-    int restart;           /* which restart was kept */
-    int resident;          /* the features stayed on the device */
+    unsigned char *labels;        /* members (canonical) */
+    double *centroids;            /* k x n (canonical order) */
+    double *sizes;                /* k: members per cluster */
+    double inertia;               /* sum over members of the squared distance to their centroid */
+    int iterations;               /* Lloyd iterations of the kept restart */
+    int restart;                  /* which restart was kept */
+    int resident;                 /* the features stayed on the device */
+    double seconds_per_iteration; /* median wall time of a Lloyd iteration (labels, sums and
+                                   * new centroids), over every restart */
 } kmeans_result;
 
 /* Clusters `members` members of n features each. Errors: COHORT_ERR_INVALID_ARGUMENT (k, sizes),

@@ -478,8 +478,9 @@ static char *read_file(const char *path, char *err, size_t len, int *rc)
     return buf;
 }
 
-int config_load(cohort_config *c, const char *path, const char *const *sets, int n_sets, char *err,
-                size_t err_len)
+/* Defaults, then `text` (NULL: none; `name` in messages), then the --set arguments. */
+static int load(cohort_config *c, const char *name, const char *text, const char *const *sets,
+                int n_sets, char *err, size_t err_len)
 {
     memset(c, 0, sizeof *c);
     c->design_grid = 1;
@@ -489,18 +490,17 @@ int config_load(cohort_config *c, const char *path, const char *const *sets, int
     int rc = COHORT_OK;
     for (size_t k = 0; k < N_KEYS && rc == COHORT_OK; ++k)
         rc = assign(&schema[k], schema[k].default_value, "default", &c->values[k], err, err_len);
-    if (rc == COHORT_OK && path) {
-        load_state st = {c, path, NULL, calloc(N_KEYS, 1), COHORT_OK, err, err_len};
-        st.text = read_file(path, err, err_len, &rc);
-        if (rc == COHORT_OK && st.seen) {
+    if (rc == COHORT_OK && text) {
+        load_state st = {c, name, text, calloc(N_KEYS, 1), COHORT_OK, err, err_len};
+        if (!st.seen) rc = fail(err, err_len, "out of memory");
+        if (rc == COHORT_OK) {
             const int syntax = ini_parse_string(st.text, config_ini_entry, &st);
             if (st.rc != COHORT_OK)
                 rc = st.rc;
             else if (syntax > 0)
                 rc = fail(err, err_len, "%s:%d: not an INI line ('[section]' or 'key = value')",
-                          path, syntax);
+                          name, syntax);
         }
-        free((void *)st.text);
         free(st.seen);
     }
     for (int i = 0; i < n_sets && rc == COHORT_OK; ++i) {
@@ -512,12 +512,32 @@ int config_load(cohort_config *c, const char *path, const char *const *sets, int
             break;
         }
         snprintf(section, sizeof section, "%.*s", (int)(dot - sets[i]), sets[i]);
-        char name[CONFIG_TEXT];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
-        rc = apply(c, section, name, eq + 1, origin, err, err_len);
+        char key[CONFIG_TEXT];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+        rc = apply(c, section, key, eq + 1, origin, err, err_len);
     }
     if (rc != COHORT_OK) config_free(c);
     return rc;
+}
+
+int config_load(cohort_config *c, const char *path, const char *const *sets, int n_sets, char *err,
+                size_t err_len)
+{
+    int rc = COHORT_OK;
+    char *text = path ? read_file(path, err, err_len, &rc) : NULL;
+    if (rc != COHORT_OK) {
+        memset(c, 0, sizeof *c);
+        return rc;
+    }
+    rc = load(c, path, text, sets, n_sets, err, err_len);
+    free(text);
+    return rc;
+}
+
+int config_load_text(cohort_config *c, const char *name, const char *text, char *err,
+                     size_t err_len)
+{
+    return load(c, name, text, NULL, 0, err, err_len);
 }
 
 void config_free(cohort_config *c)

@@ -63,6 +63,10 @@ typedef struct cohort_config {
  * returns COHORT_ERR_CONFIG with the whole message in `err`; nothing needs freeing then. */
 int config_load(cohort_config *c, const char *path, const char *const *sets, int n_sets, char *err,
                 size_t err_len);
+/* The same from INI text (the configuration a file stores); `name` stands for the file in
+ * messages ("run.nc: config:12"). */
+int config_load_text(cohort_config *c, const char *name, const char *text, char *err,
+                     size_t err_len);
 void config_free(cohort_config *c);
 
 /* The value of section.name (the schema must have it). */

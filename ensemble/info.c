@@ -52,7 +52,12 @@ int info_print(const char *path, FILE *out)
     fprintf(out, "%s\n  made by   %s\n", path, source);
     for (size_t a = 0; a < sizeof text_attributes / sizeof text_attributes[0]; ++a) {
         char *text = global_text(nc, text_attributes[a]);
-        if (text) fprintf(out, "  %-9s %s\n", text_attributes[a], text);
+        if (text) { /* history holds a line per program that made the file */
+            fprintf(out, "  %-9s ", text_attributes[a]);
+            for (const char *c = text; *c; ++c)
+                fprintf(out, *c == '\n' ? "\n            " : "%c", *c);
+            fprintf(out, "\n");
+        }
         free(text);
     }
     unsigned long long seed = 0;

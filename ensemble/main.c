@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <gsl/gsl_version.h>
 #include <limits.h>
+#include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "config.h"
@@ -29,6 +31,8 @@ static void print_usage(FILE *out)
             "  cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc]\n"
             "             [--backend auto|cpu|cuda] [--quiet]\n"
             "      run an ensemble and write its statistics and states as NetCDF-4\n"
+            "  cohort analyze IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor] [--from T0]\n"
+            "      the structure factor and k-means again on the archive of a finished run\n"
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
             "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
             "      that share one left-hand side, and check every member's residual\n"
@@ -158,6 +162,103 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
     return status;
 }
 
+static void print_analyze_usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: cohort analyze IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor]\n"
+        "                      [--from T0] [--backend auto|cpu|cuda] [--quiet]\n"
+        "\n"
+        "Runs the analyses of cohort run again on the archive C of IN.nc (a run with\n"
+        "output.archive = final or snapshots), reading it chunk by chunk, and writes them to\n"
+        "a new file OUT.nc (default: IN.analysis.nc) with the coordinates, the swept\n"
+        "parameters and IN's provenance. IN is only read; OUT.nc appears only on success.\n"
+        "With the same backend the results equal the run's own, bit for bit.\n"
+        "\n"
+        "  --structure-factor  structure_factor(t, k) and k1(t) at every archived time\n"
+        "  --kmeans K          k-means with K clusters (1..16) of the final fields: label,\n"
+        "                      centroid, cluster_size, kmeans_inertia, label_map for a grid of\n"
+        "                      two swept keys; restarts, iterations and tolerance from IN's\n"
+        "                      analysis.kmeans_* keys\n"
+        "  --from T0           the structure factor only at archived times t >= T0 [0]\n"
+        "  -o OUT.nc           output file\n"
+        "  --backend B         auto (cuda when a device is present), cpu or cuda [auto]\n"
+        "  --quiet             no progress or summary on stderr\n"
+        "\n"
+        "Without --structure-factor or --kmeans, the analyses IN's run asked for.\n");
+}
+
+static int command_analyze(int argc, char **argv, int full_argc, char **full_argv)
+{
+    analyze_options opt = {.backend = "auto", .kmeans = -1, .structure_factor = -1};
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_analyze_usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            opt.quiet = 1;
+        } else if (!strcmp(arg, "--structure-factor")) {
+            opt.structure_factor = 1;
+        } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--backend") || !strcmp(arg, "--kmeans") ||
+                    !strcmp(arg, "--from")) &&
+                   !value) {
+            fprintf(stderr, "cohort analyze: %s needs a value (see cohort analyze --help)\n", arg);
+            return EXIT_USAGE;
+        } else if (!strcmp(arg, "-o")) {
+            opt.output_path = argv[++i];
+        } else if (!strcmp(arg, "--backend")) {
+            opt.backend = argv[++i];
+        } else if (!strcmp(arg, "--kmeans")) {
+            char *end = NULL;
+            errno = 0;
+            const long k = strtol(value, &end, 10);
+            if (end == value || *end || errno || k < 1 || k > 16) {
+                fprintf(stderr, "cohort analyze: --kmeans '%s': expected clusters in [1, 16]\n",
+                        value);
+                return EXIT_USAGE;
+            }
+            opt.kmeans = (int)k;
+            ++i;
+        } else if (!strcmp(arg, "--from")) {
+            char *end = NULL;
+            errno = 0;
+            opt.from = strtod(value, &end);
+            if (end == value || *end || errno || !(opt.from >= 0.0) || !isfinite(opt.from)) {
+                fprintf(stderr, "cohort analyze: --from '%s': expected a time >= 0\n", value);
+                return EXIT_USAGE;
+            }
+            ++i;
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "cohort analyze: unknown option '%s' (see cohort analyze --help)\n",
+                    arg);
+            return EXIT_USAGE;
+        } else if (!opt.input) {
+            opt.input = arg;
+        } else {
+            fprintf(stderr, "cohort analyze: one input file only ('%s', then '%s')\n", opt.input,
+                    arg);
+            return EXIT_USAGE;
+        }
+    }
+    if (!opt.input) {
+        fprintf(stderr, "cohort analyze: no input file\n\n");
+        print_analyze_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(opt.backend, "auto") && strcmp(opt.backend, "cpu") && strcmp(opt.backend, "cuda")) {
+        fprintf(stderr, "cohort analyze: --backend '%s': allowed values are auto, cpu, cuda\n",
+                opt.backend);
+        return EXIT_USAGE;
+    }
+    char command_line[4096], version[256];
+    join_arguments(full_argc, full_argv, command_line, sizeof command_line);
+    snprintf(version, sizeof version, "cohort %s (git %s)", cohort_version, cohort_git_hash);
+    opt.command_line = command_line;
+    opt.version = version;
+    return analyze_archive(&opt);
+}
+
 static void print_selfcheck_usage(FILE *out)
 {
     fprintf(out,
@@ -257,6 +358,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 1, argv + 1);
     if (strcmp(command, "run") == 0) return command_run(argc - 1, argv + 1, argc, argv);
+    if (strcmp(command, "analyze") == 0) return command_analyze(argc - 1, argv + 1, argc, argv);
     if (strcmp(command, "info") == 0) {
         if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: cohort info FILE.nc\n\nPrints what a cohort file holds (sizes, "
@@ -285,9 +387,10 @@ int main(int argc, char **argv)
         config_print_models(stdout);
         return 0;
     }
-    fprintf(stderr,
-            "cohort: unknown command '%s' (commands: run, info, models, selfcheck; see cohort "
-            "--help)\n",
-            command);
+    fprintf(
+        stderr,
+        "cohort: unknown command '%s' (commands: run, analyze, info, models, selfcheck; see cohort "
+        "--help)\n",
+        command);
     return EXIT_USAGE;
 }

@@ -103,23 +103,11 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
     return COHORT_OK;
 }
 
-static int define_file(cohort_output *o, const output_spec *s)
+/* What a run writes besides the analyses: the statistics over t, the divergence flags, the
+ * archive and the per-member series. */
+static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
+                                int dim_t)
 {
-    int dim_member, dim_x, dim_t, var_member, var_x, dim_grid[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    NC_CALL(o, nc_def_dim(o->ncid, "member", (size_t)s->members, &dim_member));
-    NC_CALL(o, nc_def_dim(o->ncid, "x", (size_t)s->n, &dim_x));
-    NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
-    NC_CALL(o, nc_def_var(o->ncid, "member", NC_INT64, 1, &dim_member, &var_member));
-    COHORT_CALL(put_text(o, var_member, "standard_name", "realization"));
-    COHORT_CALL(put_text(o, var_member, "long_name", "global member index"));
-    NC_CALL(o, nc_def_var(o->ncid, "x", NC_DOUBLE, 1, &dim_x, &var_x));
-    COHORT_CALL(put_text(o, var_x, "long_name", "position on the periodic domain"));
-    COHORT_CALL(put_text(o, var_x, "units", "1"));
-    COHORT_CALL(put_text(o, var_x, "axis", "X"));
-    NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
-    COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
-    COHORT_CALL(put_text(o, o->var_t, "units", "1"));
-    COHORT_CALL(put_text(o, o->var_t, "axis", "T"));
     COHORT_CALL(define_series(o, dim_t, "ell_mean", NC_DOUBLE,
                               "ensemble mean of the coarsening length 1/(1 - <C^2>)",
                               "member: mean", &o->var_ell_mean));
@@ -139,7 +127,6 @@ static int define_file(cohort_output *o, const output_spec *s)
     const signed char flags[2] = {0, 1};
     NC_CALL(o, nc_put_att_schar(o->ncid, o->var_diverged, "flag_values", NC_BYTE, 2, flags));
     COHORT_CALL(put_text(o, o->var_diverged, "flag_meanings", "finite diverged"));
-    o->var_c = o->var_t_snap = o->var_ell_member = -1;
     const size_t chunk_members =
         (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members);
     if (s->archive_final || s->n_snapshots > 0) {
@@ -173,6 +160,28 @@ static int define_file(cohort_output *o, const output_spec *s)
                              "coarsening length 1/(1 - <C^2>) of each member"));
         COHORT_CALL(put_text(o, o->var_ell_member, "units", "1"));
     }
+    return COHORT_OK;
+}
+
+static int define_file(cohort_output *o, const output_spec *s)
+{
+    int dim_member, dim_x, dim_t, var_member, var_x, dim_grid[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    NC_CALL(o, nc_def_dim(o->ncid, "member", (size_t)s->members, &dim_member));
+    NC_CALL(o, nc_def_dim(o->ncid, "x", (size_t)s->n, &dim_x));
+    NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
+    NC_CALL(o, nc_def_var(o->ncid, "member", NC_INT64, 1, &dim_member, &var_member));
+    COHORT_CALL(put_text(o, var_member, "standard_name", "realization"));
+    COHORT_CALL(put_text(o, var_member, "long_name", "global member index"));
+    NC_CALL(o, nc_def_var(o->ncid, "x", NC_DOUBLE, 1, &dim_x, &var_x));
+    COHORT_CALL(put_text(o, var_x, "long_name", "position on the periodic domain"));
+    COHORT_CALL(put_text(o, var_x, "units", "1"));
+    COHORT_CALL(put_text(o, var_x, "axis", "X"));
+    NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
+    COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
+    COHORT_CALL(put_text(o, o->var_t, "units", "1"));
+    COHORT_CALL(put_text(o, o->var_t, "axis", "T"));
+    o->var_c = o->var_t_snap = o->var_ell_member = -1;
+    if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_t));
     for (int j = 0; j < s->n_params; ++j) {
         char name[NC_MAX_NAME - 8], grid[NC_MAX_NAME + 1];
         snprintf(name, sizeof name, "%s", s->param_key[j]);
@@ -195,6 +204,7 @@ static int define_file(cohort_output *o, const output_spec *s)
     COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
     COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
     COHORT_CALL(put_text(o, NC_GLOBAL, "history", s->history));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "analysed_file", s->analysed_file));
     COHORT_CALL(put_text(o, NC_GLOBAL, "source", s->source));
     COHORT_CALL(put_text(o, NC_GLOBAL, "model", s->model));
     COHORT_CALL(put_text(o, NC_GLOBAL, "config", s->config));
@@ -280,6 +290,13 @@ int output_write_record(cohort_output *o, int64_t record, double t, double ell_m
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_mass_mean, at, one, &mass_mean));
     NC_CALL(o, nc_put_vara_longlong(o->ncid, o->var_n_active, at, one, &active));
     NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
+int output_write_time(cohort_output *o, int64_t record, double t)
+{
+    const size_t at[1] = {(size_t)record}, one[1] = {1};
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_t, at, one, &t));
     return COHORT_OK;
 }
 

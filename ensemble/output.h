@@ -29,6 +29,10 @@ typedef struct output_spec {
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
     int structure_factor;
     int kmeans_k;
+    /* a file of `cohort analyze`: only coordinates, parameters and analyses (no statistics over
+     * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */
+    int analysis_only;
+    const char *analysed_file;
     /* global attributes */
     const char *title, *history, *source, *config, *backend, *device, *libraries, *model;
     uint64_t seed;
@@ -42,6 +46,9 @@ int output_create(const output_spec *spec, cohort_output **out);
 /* One record of the statistics at time t (record = 0, 1, ...). */
 int output_write_record(cohort_output *o, int64_t record, double t, double ell_mean, double ell_var,
                         double ell_sem, double mass_mean, int64_t n_active);
+
+/* t of record `record` alone (analysis-only files). */
+int output_write_time(cohort_output *o, int64_t record, double t);
 
 /* Members [m0, m0 + count) of the final state, member-major (state[k * n + i]). */
 int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double *state);

@@ -228,8 +228,10 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     progress pr = {opt->quiet, isatty(2), seconds_now(), 0.0, members * p.steps};
     int64_t member_steps = 0;
     int64_t stepper_member = -1; /* a member whose swept stepper keys the stepper has */
+    int64_t n_chunks = 0;
     for (int64_t m0 = 0, count = 0; m0 < members && rc == COHORT_OK; m0 += count) {
         count = m0 + chunk <= members ? chunk : members - m0;
+        ++n_chunks;
         if (p.n_stepper_sweeps > 0) { /* a chunk never spans two steppers */
             int64_t k = 1;
             while (k < count && run_plan_same_stepper(&p, m0, m0 + k)) ++k;
@@ -379,11 +381,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
     if (ok && closed == COHORT_OK && !opt->quiet)
         fprintf(stderr,
-                "wrote %s: %lld members x %lld points, %lld steps of dt = %.6g to t = %g, "
-                "%lld records, %lld diverged, backend %s (%s), %.2f s\n",
-                path, (long long)members, (long long)n, (long long)p.steps, p.model.dt, p.t_end,
-                (long long)p.n_records, (long long)n_diverged, be->name, device,
-                seconds_now() - pr.start);
+                "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld steps "
+                "of dt = %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
+                path, (long long)members, (long long)n, (long long)n_chunks, (long long)chunk,
+                (long long)p.steps, p.model.dt, p.t_end, (long long)p.n_records,
+                (long long)n_diverged, be->name, device, seconds_now() - pr.start);
     for (int64_t r = 0; r < p.n_records; ++r) {
         if (ell_stats) moments_blocks_free(&ell_stats[r]);
         if (mass_stats) moments_blocks_free(&mass_stats[r]);

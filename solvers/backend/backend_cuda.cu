@@ -531,6 +531,7 @@ typedef struct cuda_spectrum_plan {
     int64_t n, ld, max_count, count; /* count: the batch of the current cuFFT plan (0: none) */
     cufftHandle fft;
     cufftDoubleComplex *out; /* (n / 2 + 1) x max_count, member fastest */
+    double *column;          /* n: a batch of one member, gathered contiguously */
 } cuda_spectrum_plan;
 
 static void cuda_spectrum_plan_free(void *plan)
@@ -539,6 +540,7 @@ static void cuda_spectrum_plan_free(void *plan)
     if (!p) return;
     if (p->count) cufftDestroy(p->fft);
     cudaFree(p->out);
+    cudaFree(p->column);
     free(p);
 }
 
@@ -550,10 +552,11 @@ static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, vo
     cuda_spectrum_plan *p = (cuda_spectrum_plan *)calloc(1, sizeof *p);
     if (!p) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum plan");
     p->n = n, p->ld = ld, p->max_count = max_count;
-    const int rc = cuda_alloc((void **)&p->out,
-                              (size_t)(n / 2 + 1) * (size_t)max_count * sizeof(cufftDoubleComplex));
+    int rc = cuda_alloc((void **)&p->out,
+                        (size_t)(n / 2 + 1) * (size_t)max_count * sizeof(cufftDoubleComplex));
+    if (rc == COHORT_OK) rc = cuda_alloc((void **)&p->column, (size_t)n * sizeof(double));
     if (rc != COHORT_OK) {
-        free(p);
+        cuda_spectrum_plan_free(p);
         return rc;
     }
     *plan = p;
@@ -574,7 +577,8 @@ __global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, 
 /* One batched D2Z straight from the interleaved layout: element i of member j at
  * u[m0 + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * count + j]. The plan is
  * made for the batch of the call and kept while the batch stays the same (every chunk but the
- * last). */
+ * last). cuFFT (CUDA 13.0, H100) refuses that layout for a batch of one with
+ * CUFFT_INVALID_VALUE, so a lone member is first gathered into a contiguous column. */
 static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t count,
                                double *power)
 {
@@ -586,15 +590,23 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
         if (p->count) cufftDestroy(p->fft);
         p->count = 0;
         int n = (int)p->n, inembed = (int)p->n, onembed = (int)(p->n / 2 + 1);
-        /* known failure (H100, CUDA 13.0): a batch of one member is refused with
-         * CUFFT_INVALID_VALUE (test_structure_factor --backend cuda, chunk 1) */
-        COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, 1, &n, &inembed, (int)p->ld, 1, &onembed,
-                                         (int)count, 1, CUFFT_D2Z, (int)count));
+        if (count == 1)
+            COHORT_CUFFT_CHECK(cufftPlan1d(&p->fft, n, CUFFT_D2Z, 1));
+        else
+            COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, 1, &n, &inembed, (int)p->ld, 1, &onembed,
+                                             (int)count, 1, CUFFT_D2Z, (int)count));
         p->count = count;
+    }
+    const double *in = u + m0;
+    if (count == 1) {
+        COHORT_CUDA_CHECK(cudaMemcpy2D(p->column, sizeof(double), u + m0,
+                                       (size_t)p->ld * sizeof(double), sizeof(double),
+                                       (size_t)p->n, cudaMemcpyDeviceToDevice));
+        in = p->column;
     }
     /* cuFFT keeps the input of an out-of-place real-to-complex transform (only complex-to-real
      * ones overwrite it); test_spectrum checks that u is unchanged. */
-    COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)(u + m0), p->out));
+    COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)in, p->out));
     const int64_t total = (p->n / 2 + 1) * count;
     const int64_t blocks = (total + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
     spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), PORTABLE_THREADS>>>(

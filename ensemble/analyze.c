@@ -1,0 +1,433 @@
+#define _POSIX_C_SOURCE 200809L
+#include "analyze.h"
+
+#include <gsl/gsl_version.h>
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/structure_factor.h"
+#include "backend/backend.h"
+#include "backend/cohort_error.h"
+#include "clustering.h"
+#include "config.h"
+#include "output.h"
+#include "plan.h"
+
+enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
+
+/* The archive C of the input: C(member, x), or C(t_snap, member, x) with the snapshot times. */
+typedef struct archive {
+    const char *path;
+    int nc, var;
+    int snapshots;
+    int64_t members, n, n_times;
+    double *times;
+    int bad;       /* a read failed: the input is corrupt or truncated (exit 2) */
+    int64_t final; /* the time index of the final state */
+} archive;
+
+/* Fields of global members [g0, g0 + count) at time index `time`, member-major. A failed read
+ * marks the archive bad: the input, not the run, is at fault. */
+static int archive_read(archive *a, int64_t time, int64_t g0, int64_t count, double *dst)
+{
+    size_t start[3], size[3];
+    int d = 0;
+    if (a->snapshots) start[d] = (size_t)time, size[d++] = 1;
+    start[d] = (size_t)g0, size[d++] = (size_t)count;
+    start[d] = 0, size[d++] = (size_t)a->n;
+    const int status = nc_get_vara_double(a->nc, a->var, start, size, dst);
+    if (status != NC_NOERR) {
+        a->bad = 1;
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: reading C of members %lld..%lld: %s", a->path,
+                           (long long)g0, (long long)(g0 + count - 1), nc_strerror(status));
+    }
+    return COHORT_OK;
+}
+
+typedef struct final_fields {
+    archive *a;
+} final_fields;
+
+static int final_fields_load(void *ctx, int64_t g0, int64_t count, double *dst)
+{
+    archive *a = ((final_fields *)ctx)->a;
+    return archive_read(a, a->final, g0, count, dst);
+}
+
+/* A global text attribute (malloc'd), or NULL. */
+static char *global_text(int nc, const char *name)
+{
+    size_t len = 0;
+    nc_type type;
+    if (nc_inq_att(nc, NC_GLOBAL, name, &type, &len) != NC_NOERR || type != NC_CHAR) return NULL;
+    char *text = calloc(len + 1, 1);
+    if (text && nc_get_att_text(nc, NC_GLOBAL, name, text) != NC_NOERR) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Finds C and checks its shape against the plan; err says what is wrong. */
+static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
+{
+    int ndims, dims[NC_MAX_VAR_DIMS];
+    nc_type type;
+    if (nc_inq_varid(a->nc, "C", &a->var) != NC_NOERR) {
+        snprintf(err, len,
+                 "%s has no archive (variable C): the run had output.archive = none; run it with "
+                 "output.archive = final or snapshots",
+                 a->path);
+        return EXIT_BAD_INPUT;
+    }
+    if (nc_inq_var(a->nc, a->var, NULL, &type, &ndims, dims, NULL) != NC_NOERR ||
+        (type != NC_DOUBLE && type != NC_FLOAT) || ndims < 2 || ndims > 3) {
+        snprintf(err, len, "%s: C is not a double or float variable of 2 or 3 dimensions", a->path);
+        return EXIT_BAD_INPUT;
+    }
+    a->snapshots = ndims == 3;
+    static const char *const expected[2][3] = {{"member", "x", ""}, {"t_snap", "member", "x"}};
+    const int64_t want[3] = {a->snapshots ? -1 : p->members, a->snapshots ? p->members : p->model.n,
+                             p->model.n};
+    for (int d = 0; d < ndims; ++d) {
+        char name[NC_MAX_NAME + 1];
+        size_t length = 0;
+        if (nc_inq_dim(a->nc, dims[d], name, &length) != NC_NOERR ||
+            strcmp(name, expected[a->snapshots][d]) ||
+            (want[d] >= 0 && (int64_t)length != want[d]) || length == 0) {
+            snprintf(err, len,
+                     "%s: C has the wrong shape: dimension %d is %s = %zu, expected %s = %lld "
+                     "(from the file's configuration)",
+                     a->path, d, name, length, expected[a->snapshots][d],
+                     (long long)(want[d] >= 0 ? want[d] : 1));
+            return EXIT_BAD_INPUT;
+        }
+        if (d == 0 && a->snapshots) a->n_times = (int64_t)length;
+    }
+    a->members = p->members, a->n = p->model.n;
+    if (!a->snapshots) a->n_times = 1;
+    a->times = malloc((size_t)a->n_times * sizeof(double));
+    if (!a->times) {
+        snprintf(err, len, "out of memory");
+        return EXIT_FAILURE_RUNNING;
+    }
+    int var_t;
+    if (a->snapshots && (nc_inq_varid(a->nc, "t_snap", &var_t) != NC_NOERR ||
+                         nc_get_var_double(a->nc, var_t, a->times) != NC_NOERR)) {
+        snprintf(err, len, "%s: C has snapshots but t_snap cannot be read", a->path);
+        return EXIT_BAD_INPUT;
+    }
+    if (!a->snapshots) a->times[0] = p->t_end;
+    a->final = a->n_times - 1;
+    /* HDF5 decompresses a whole chunk for any part of it: keep one chunk of C in the cache */
+    size_t chunk[3] = {1, 1, 1};
+    int storage = 0;
+    if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED) {
+        double bytes = (type == NC_DOUBLE ? 8.0 : 4.0);
+        for (int d = 0; d < ndims; ++d) bytes *= (double)chunk[d];
+        nc_set_var_chunk_cache(a->nc, a->var, (size_t)fmin(1.5 * bytes, 4.0e9), 1009, 0.75f);
+    }
+    return 0;
+}
+
+/* The output name: IN with its .nc replaced by .analysis.nc (malloc'd). */
+static char *default_output(const char *input)
+{
+    const size_t len = strlen(input);
+    const size_t stem = len > 3 && !strcmp(input + len - 3, ".nc") ? len - 3 : len;
+    char *out = malloc(stem + sizeof ".analysis.nc");
+    if (out) sprintf(out, "%.*s.analysis.nc", (int)stem, input);
+    return out;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Whether a member counts at a time, as the run decides it: <C> and <C^2> of its field finite
+ * (model1d_member_moments sums the same values in the same order). A field of finite values can
+ * still overflow <C^2>. */
+static int field_active(const double *c, int64_t n)
+{
+    double sum = 0.0, sum2 = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        sum += c[j];
+        sum2 += c[j] * c[j];
+    }
+    return isfinite(sum / (double)n) && isfinite(sum2 / (double)n);
+}
+
+/* Members whose final field does not count (field_active), or that the run flagged in
+ * diverged(member): left out of k-means as in the run. */
+static int excluded_members(archive *a, int64_t chunk, unsigned char *excluded, double *buffer)
+{
+    int var;
+    memset(excluded, 0, (size_t)a->members);
+    if (nc_inq_varid(a->nc, "diverged", &var) == NC_NOERR) {
+        const int status = nc_get_var_uchar(a->nc, var, excluded);
+        if (status != NC_NOERR) {
+            a->bad = 1;
+            return COHORT_FAIL(COHORT_ERR_IO, "%s: reading diverged: %s", a->path,
+                               nc_strerror(status));
+        }
+    }
+    for (int64_t g0 = 0, count; g0 < a->members; g0 += count) {
+        count = a->members - g0 < chunk ? a->members - g0 : chunk;
+        COHORT_CALL(archive_read(a, a->final, g0, count, buffer));
+        for (int64_t k = 0; k < count; ++k)
+            excluded[g0 + k] |= !field_active(buffer + k * a->n, a->n);
+    }
+    return COHORT_OK;
+}
+
+/* structure_factor(t, k) and k1(t) at the archived times t >= from, records 0, 1, ... of out. */
+static int analyze_structure_factor(const cohort_backend *be, archive *a, const run_plan *p,
+                                    int64_t chunk, double from, cohort_output *out, int quiet)
+{
+    const int64_t n = a->n;
+    int64_t first_time = 0;
+    while (first_time < a->n_times && a->times[first_time] < from) ++first_time;
+    structure_factor *sf = NULL;
+    double *dev = NULL, *member_major = malloc((size_t)(n * chunk) * sizeof(double));
+    double *interleaved = malloc((size_t)(n * chunk) * sizeof(double));
+    double *spectrum = malloc((size_t)(n / 2 + 1) * sizeof(double));
+    unsigned char *finite = malloc((size_t)chunk);
+    int rc = member_major && interleaved && spectrum && finite
+                 ? COHORT_OK
+                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers of %lld members", (long long)chunk);
+    if (rc == COHORT_OK) rc = be->alloc((void **)&dev, (size_t)(n * chunk) * sizeof(double));
+    if (rc == COHORT_OK)
+        rc = structure_factor_alloc(be, n, p->model.length, chunk, chunk, a->members,
+                                    a->n_times - first_time, &sf);
+    for (int64_t s = first_time; s < a->n_times && rc == COHORT_OK; ++s) {
+        int64_t active = 0;
+        for (int64_t g0 = 0, count; g0 < a->members && rc == COHORT_OK; g0 += count) {
+            count = a->members - g0 < chunk ? a->members - g0 : chunk;
+            rc = archive_read(a, s, g0, count, member_major);
+            for (int64_t k = 0; k < count && rc == COHORT_OK; ++k) {
+                finite[k] = field_active(member_major + k * n, n);
+                for (int64_t i = 0; i < n; ++i) /* the run's layout: ld = chunk */
+                    interleaved[i * chunk + k] = member_major[k * n + i];
+                active += finite[k];
+            }
+            if (rc == COHORT_OK)
+                rc = be->copy_to_device(dev, interleaved, (size_t)(n * chunk) * sizeof(double));
+            if (rc == COHORT_OK)
+                rc = structure_factor_add(sf, s - first_time, dev, 0, count, g0, finite);
+        }
+        double k1 = NAN;
+        if (rc == COHORT_OK)
+            rc = structure_factor_result(sf, s - first_time, active, spectrum, &k1);
+        if (rc == COHORT_OK) rc = output_write_time(out, s - first_time, a->times[s]);
+        if (rc == COHORT_OK) rc = output_write_spectrum(out, s - first_time, spectrum, k1);
+        if (rc == COHORT_OK && !quiet)
+            fprintf(stderr, "structure factor at t = %g: %lld members, k1 = %.6g\n", a->times[s],
+                    (long long)active, k1);
+    }
+    structure_factor_free(sf);
+    be->release(dev);
+    free(member_major), free(interleaved), free(spectrum), free(finite);
+    return rc;
+}
+
+/* Members per chunk: the run's chunk of the archive (its NetCDF chunking along member, so that
+ * the spectra are taken at the run's leading dimension), fewer where memory is short. */
+static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int with_spectra)
+{
+    size_t chunk[3] = {0, 0, 0}, free_bytes = 0;
+    int storage = 0;
+    int64_t run_chunk = a->members;
+    if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED)
+        run_chunk = (int64_t)chunk[a->snapshots];
+    if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
+    double per_member = (double)a->n * sizeof(double);
+    if (with_spectra) per_member += structure_factor_bytes_per_member(a->n);
+    int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
+    fit = fit < 1 ? 1 : fit;
+    const int64_t c = run_chunk < fit ? run_chunk : fit;
+    return c < 1 ? 1 : c > a->members ? a->members : c;
+}
+
+int analyze_archive(const analyze_options *opt)
+{
+    char err[1024] = "";
+    archive a = {.path = opt->input, .nc = -1};
+    cohort_config c;
+    int config_loaded = 0, status = EXIT_BAD_INPUT;
+    run_plan p = {0};
+    char *source = NULL, *config_text = NULL, *in_history = NULL, *out_path = NULL;
+    const cohort_backend *be = NULL;
+    cohort_output *out = NULL;
+    unsigned char *excluded = NULL;
+    double *buffer = NULL;
+
+    int nc_status = nc_open(opt->input, NC_NOWRITE, &a.nc);
+    if (nc_status != NC_NOERR) {
+        snprintf(err, sizeof err, "%s: cannot open it as NetCDF: %s", opt->input,
+                 nc_strerror(nc_status));
+        a.nc = -1;
+        goto done;
+    }
+    source = global_text(a.nc, "source");
+    config_text = global_text(a.nc, "config");
+    if (!source || strncmp(source, "cohort", 6) != 0 || !config_text) {
+        snprintf(err, sizeof err,
+                 "%s: not a cohort file (no 'source' = cohort ... and 'config' global attributes)",
+                 opt->input);
+        goto done;
+    }
+    char name[1024];
+    snprintf(name, sizeof name, "%s: attribute config", opt->input);
+    if (config_load_text(&c, name, config_text, err, sizeof err) != COHORT_OK) goto done;
+    config_loaded = 1;
+    status = run_plan_make(&c, &p, err, sizeof err);
+    if (status) goto done;
+    status = archive_open(&a, &p, err, sizeof err);
+    if (status) goto done;
+    status = EXIT_BAD_INPUT;
+    const int sf_on = opt->structure_factor >= 0 || opt->kmeans >= 0
+                          ? opt->structure_factor > 0
+                          : (int)config_get(&c, "analysis", "structure_factor")->integer;
+    const int k = opt->kmeans >= 0             ? opt->kmeans
+                  : opt->structure_factor >= 0 ? 0
+                                               : (int)config_get(&c, "analysis", "kmeans")->integer;
+    if (!sf_on && k == 0) {
+        snprintf(err, sizeof err,
+                 "nothing to do: the run asked for no analysis; give --structure-factor and/or "
+                 "--kmeans K");
+        goto done;
+    }
+    if (k > p.members) {
+        snprintf(err, sizeof err, "--kmeans %d: more clusters than the %lld members of %s", k,
+                 (long long)p.members, opt->input);
+        goto done;
+    }
+    if (sf_on && a.times[a.n_times - 1] < opt->from) {
+        snprintf(err, sizeof err,
+                 "--from %g: %s has no archived time at or after it (the last is %g)", opt->from,
+                 opt->input, a.times[a.n_times - 1]);
+        goto done;
+    }
+    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
+        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_detail());
+        goto done;
+    }
+    out_path = opt->output_path ? strdup(opt->output_path) : default_output(opt->input);
+    if (!out_path) {
+        snprintf(err, sizeof err, "out of memory");
+        status = EXIT_FAILURE_RUNNING;
+        goto done;
+    }
+    if (!strcmp(out_path, opt->input) || same_file(out_path, opt->input)) {
+        snprintf(err, sizeof err, "-o %s: that is the input, which analyze never modifies",
+                 out_path);
+        goto done;
+    }
+
+    /* the output, as `cohort run` writes its analyses */
+    char device[256] = "", cuda[128], libraries[512], stamp[64],
+         param_keys[CONFIG_MAX_SWEEPS][2 * CONFIG_TEXT];
+    be->describe(device, sizeof device);
+    cohort_cuda_versions(cuda, sizeof cuda);
+    snprintf(libraries, sizeof libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(), GSL_VERSION,
+             cuda);
+    const time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    in_history = global_text(a.nc, "history");
+    const size_t history_len =
+        strlen(opt->command_line) + (in_history ? strlen(in_history) : 0) + 96;
+    char *history = malloc(history_len);
+    if (!history) {
+        snprintf(err, sizeof err, "out of memory");
+        status = EXIT_FAILURE_RUNNING;
+        goto done;
+    }
+    snprintf(history, history_len, "%s %s%s%s", stamp, opt->command_line, in_history ? "\n" : "",
+             in_history ? in_history : "");
+    int64_t n_sf_times = 0;
+    for (int64_t s = 0; sf_on && s < a.n_times; ++s) n_sf_times += a.times[s] >= opt->from;
+    output_spec spec = {.path = out_path,
+                        .members = p.members,
+                        .n = p.model.n,
+                        .length = p.model.length,
+                        .chunk_members = p.members,
+                        .structure_factor = sf_on,
+                        .kmeans_k = k,
+                        .analysis_only = 1,
+                        .analysed_file = opt->input,
+                        .title = "cohort analysis of an archived ensemble",
+                        .history = history,
+                        .source = opt->version,
+                        .config = config_text,
+                        .backend = be->name,
+                        .device = device,
+                        .libraries = libraries,
+                        .model = config_get(&c, "model", "name")->text,
+                        .seed = p.ic.seed,
+                        .n_params = p.n_sweeps};
+    for (int j = 0; j < p.n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *key = &config_schema(&n_keys)[p.sweep[j]->key];
+        snprintf(param_keys[j], sizeof param_keys[j], "%s.%s", key->section, key->name);
+        spec.param_key[j] = param_keys[j];
+        spec.param_grid_count[j] = p.grid ? p.sweep[j]->count : 0;
+        spec.param_values[j] = p.sweep[j]->values;
+    }
+    const int created = output_create(&spec, &out);
+    free(history);
+    if (created != COHORT_OK) {
+        snprintf(err, sizeof err, "%s", cohort_error_detail());
+        goto done;
+    }
+
+    const int64_t chunk = analyze_chunk(be, &a, sf_on);
+    int rc = COHORT_OK;
+    for (int j = 0; j < p.n_sweeps && rc == COHORT_OK; ++j) {
+        double *values = malloc((size_t)p.members * sizeof *values);
+        if (!values) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
+        for (int64_t g = 0; values && g < p.members; ++g)
+            values[g] = run_plan_swept_value(&p, j, g);
+        if (rc == COHORT_OK) rc = output_write_parameter(out, j, values);
+        free(values);
+    }
+    if (rc == COHORT_OK && sf_on)
+        rc = analyze_structure_factor(be, &a, &p, chunk, opt->from, out, opt->quiet);
+    if (rc == COHORT_OK && k > 0) {
+        excluded = malloc((size_t)p.members);
+        buffer = malloc((size_t)(chunk * p.model.n) * sizeof(double));
+        rc = excluded && buffer ? excluded_members(&a, chunk, excluded, buffer)
+                                : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers");
+        if (rc == COHORT_OK) rc = output_put_double(out, "kmeans_time", a.times[a.final]);
+        clustering_options copt = clustering_options_from_config(&c);
+        copt.k = k, copt.quiet = opt->quiet, copt.tool = "cohort analyze";
+        final_fields f = {&a};
+        if (rc == COHORT_OK)
+            rc = clustering_run(be, &p, spec.model, &copt, final_fields_load, &f, excluded, out);
+    }
+    const int closed = output_close(out, rc == COHORT_OK);
+    out = NULL;
+    if (rc != COHORT_OK || closed != COHORT_OK) {
+        snprintf(err, sizeof err, "%s", cohort_error_detail());
+        status = a.bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
+        goto done;
+    }
+    status = 0;
+    if (!opt->quiet) fprintf(stderr, "wrote %s (analyses of %s)\n", out_path, opt->input);
+done:
+    if (status) fprintf(stderr, "cohort analyze: %s\n", err);
+    output_close(out, 0);
+    if (a.nc >= 0) nc_close(a.nc);
+    if (config_loaded) config_free(&c);
+    run_plan_free(&p);
+    free(a.times), free(source), free(config_text), free(in_history), free(out_path);
+    free(excluded), free(buffer);
+    return status;
+}

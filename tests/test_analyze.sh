@@ -1,0 +1,116 @@
+#!/bin/sh
+# cohort analyze: on a run's archive it reproduces the run's own structure factor and k-means bit
+# for bit (same backend); the input is never modified; a missing, foreign, truncated or wrongly
+# shaped input, or a bad option, is a clear message, exit 2, and no output file.
+# Usage: test_analyze.sh COHORT COMPARE_NC BACKEND WORKDIR (exit 77: BACKEND not usable here)
+cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+if [ "$backend" = cuda ] && ! "$cohort" --version | grep -q "cuda backend: usable"; then
+    echo "skipped: no usable CUDA device"
+    exit 77
+fi
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+checksum() { cksum < "$1"; }
+
+# a small flow map: ch1d_forced over f0 x <C> with replicates, snapshots at the record times,
+# structure factor and k-means in the run
+cat > forced.ini <<'INI'
+[model]
+name = ch1d_forced
+[grid]
+n = 32
+length = 2*pi
+[time]
+t_end = 0.5
+output_every = 0.1
+[ensemble]
+seed = 11
+chunk = 7
+[output]
+path = run.nc
+archive = snapshots
+snapshot_every = 0.1
+[analysis]
+structure_factor = true
+kmeans = 3
+[sweep]
+model.f0 = 0:2:3
+initial.mean = 0:1:3
+replicates = 4
+INI
+"$cohort" run forced.ini --quiet --backend "$backend" || bad "the run"
+before=$(checksum run.nc)
+analyses="t k structure_factor k1 label centroid cluster_size kmeans_inertia kmeans_iterations label_map"
+if "$cohort" analyze run.nc --quiet --backend "$backend" && [ -e run.analysis.nc ] &&
+    "$compare" run.nc run.analysis.nc $analyses; then
+    ok
+else
+    bad "analyze run.nc does not reproduce the run's analyses"
+fi
+# one analysis at a time, a later start, and a final float archive (k-means on rounded fields)
+"$cohort" analyze run.nc --quiet --backend "$backend" --kmeans 3 -o km.nc &&
+    "$compare" run.nc km.nc label centroid label_map && ok || bad "--kmeans 3"
+if "$cohort" analyze run.nc --quiet --backend "$backend" --structure-factor --from 0.25 -o late.nc &&
+    "$cohort" info late.nc | grep -q "x 32 points, 3 records in t" &&
+    ! "$cohort" info late.nc | grep -q "label(member)"; then
+    ok
+else
+    bad "--structure-factor --from 0.25: $("$cohort" info late.nc 2>&1 | grep -E 'sizes|variables')"
+fi
+"$cohort" run forced.ini --quiet --backend "$backend" --set output.archive=final \
+    --set output.precision=float -o final.nc || bad "the float run"
+"$cohort" analyze final.nc --quiet --backend "$backend" --kmeans 3 -o final-km.nc &&
+    "$compare" final.nc final-km.nc label centroid kmeans_inertia && ok ||
+    bad "k-means of a float archive"
+[ "$(checksum run.nc)" = "$before" ] && ok || bad "analyze modified its input"
+
+# expect_bad PATTERN ARGS...: exit 2, a message matching PATTERN, no bad-out.nc (or .partial)
+expect_bad() {
+    pattern=$1; shift
+    rm -f bad-out.nc bad-out.nc.partial
+    msg=$("$cohort" analyze "$@" --quiet --backend "$backend" -o bad-out.nc 2>&1); status=$?
+    if [ $status -eq 2 ] && printf '%s' "$msg" | grep -Eq -- "$pattern" && [ ! -e bad-out.nc ] &&
+        [ ! -e bad-out.nc.partial ]; then
+        ok
+    else
+        bad "cohort analyze $* -> status $status, message: $msg"
+    fi
+}
+expect_bad "missing.nc: cannot open it as NetCDF" missing.nc
+printf 'not netcdf' > foreign.nc
+expect_bad "foreign.nc: cannot open it as NetCDF" foreign.nc
+head -c 20000 run.nc > truncated.nc
+expect_bad "truncated.nc: (cannot open it as NetCDF|reading C)" truncated.nc
+# a NetCDF file that is cohort's but holds no archive (an analysis file)
+expect_bad "run.analysis.nc has no archive.*output.archive = final or snapshots" run.analysis.nc
+"$cohort" run forced.ini --quiet --backend "$backend" --set output.archive=none -o plain.nc
+expect_bad "plain.nc has no archive" plain.nc
+"$cohort" run forced.ini --quiet --backend "$backend" --set analysis.kmeans=0 \
+    --set analysis.structure_factor=false -o none.nc
+expect_bad "nothing to do: the run asked for no analysis" none.nc
+expect_bad "--kmeans 'abc': expected clusters in \[1, 16\]" run.nc --kmeans abc
+"$cohort" run forced.ini --quiet --backend "$backend" --set sweep.replicates=1 -o few.nc
+expect_bad "--kmeans 10: more clusters than the 9 members of few.nc" few.nc --kmeans 10
+expect_bad "--from 7: run.nc has no archived time at or after it \(the last is 0.5\)" run.nc \
+    --structure-factor --from 7
+expect_bad "--from '-1': expected a time >= 0" run.nc --from -1
+expect_bad "unknown option '--frob'" run.nc --frob
+msg=$("$cohort" analyze run.nc --quiet --backend "$backend" -o run.nc 2>&1); status=$?
+[ $status -eq 2 ] && printf '%s' "$msg" | grep -q "that is the input" && ok || bad "-o IN: $msg"
+# foreign and wrongly shaped NetCDF, where ncgen is at hand
+if command -v ncgen > /dev/null && command -v ncdump > /dev/null; then
+    printf 'netcdf f { dimensions: x = 4 ; variables: double C(x) ; }\n' > f.cdl
+    ncgen -4 -o netcdf-foreign.nc f.cdl
+    expect_bad "netcdf-foreign.nc: not a cohort file" netcdf-foreign.nc
+    ncdump -h final.nc | sed 's/\bx = 32 ;/x = 16 ;/' > shape.cdl
+    ncgen -4 -o shape.nc shape.cdl
+    expect_bad "shape.nc: C has the wrong shape: dimension 1 is x = 16, expected x = 32" shape.nc
+else
+    echo "ncgen/ncdump not found: foreign-NetCDF cases skipped"
+fi
+[ "$(checksum run.nc)" = "$before" ] && ok || bad "analyze modified its input"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
