@@ -58,9 +58,8 @@ static int backend_spectrum(const cohort_backend *be, const double *dev_u,
     return rc;
 }
 
-static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n)
+static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n, int64_t m)
 {
-    const int64_t m = 1000;
     const size_t values = (size_t)(n * m);
     double *u = malloc(values * sizeof(double)), *back = malloc(values * sizeof(double));
     unsigned char *include = malloc((size_t)m);
@@ -78,13 +77,17 @@ static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n)
     reference_spectrum(u, include, n, m, ref);
     double scale = 0.0;
     for (int64_t j = 0; j <= n / 2; ++j) scale = fmax(scale, ref[j]);
-    static const int64_t chunks[] = {1000, 1, 7, 333};
+    /* every chunking on its own (a failure does not hide the next); odd chunks start columns at
+     * odd offsets, which cuFFT's alignment rule makes a case of their own */
+    const int64_t chunks[] = {m, 1, 7, 333};
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] && rc == COHORT_OK; ++c) {
+        if (chunks[c] > m || (c > 0 && chunks[c] == m)) continue;
         double k1 = 0.0;
         for (int64_t j = 0; j <= n / 2; ++j) got[j] = NAN;
-        rc = backend_spectrum(be, dev_u, include, n, m, chunks[c], got, &k1);
-        EXPECT(rc == COHORT_OK, "n = %lld chunk %lld: %s", (long long)n, (long long)chunks[c],
-               cohort_error_detail());
+        const int chunk_rc = backend_spectrum(be, dev_u, include, n, m, chunks[c], got, &k1);
+        EXPECT(chunk_rc == COHORT_OK, "n = %lld m = %lld chunk %lld: %s", (long long)n,
+               (long long)m, (long long)chunks[c], cohort_error_detail());
+        if (chunk_rc != COHORT_OK) continue;
         if (c == 0) {
             double worst = 0.0;
             for (int64_t j = 0; j <= n / 2; ++j)
@@ -144,9 +147,9 @@ int main(int argc, char **argv)
     const cohort_backend *be = test_backend(argc, argv, "cpu");
     gsl_rng *rng = reference_rng_alloc("test_structure_factor");
     static const int64_t sizes[] = {64, 63, 7, 256};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
-        spectrum_case(be, rng, sizes[i]);
-    }
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+        spectrum_case(be, rng, sizes[i], 1000);
+    spectrum_case(be, rng, 64, 1); /* one member in all (ld = 1) */
     cosine_case(be);
     gsl_rng_free(rng);
     return test_summary();

@@ -528,33 +528,39 @@ static int cuda_model1d_moments(const double *u, const double *mean, int64_t n, 
     } while (0)
 
 typedef struct cuda_spectrum_plan {
-    int64_t n, ld, max_count, count; /* count: the batch of the current cuFFT plan (0: none) */
+    int64_t n, ld, max_count;
+    int batch; /* the batch of the current cuFFT plan (0: none) */
     cufftHandle fft;
-    cufftDoubleComplex *out; /* (n / 2 + 1) x max_count, member fastest */
-    double *column;          /* n: a batch of one member, gathered contiguously */
+    cufftDoubleComplex *out; /* (n / 2 + 1) x (max_count + 2), member fastest */
+    double *pair;            /* ld = 1: the lone member and a zero column, interleaved (n x 2) */
 } cuda_spectrum_plan;
 
 static void cuda_spectrum_plan_free(void *plan)
 {
     cuda_spectrum_plan *p = (cuda_spectrum_plan *)plan;
     if (!p) return;
-    if (p->count) cufftDestroy(p->fft);
+    if (p->batch) cufftDestroy(p->fft);
     cudaFree(p->out);
-    cudaFree(p->column);
+    cudaFree(p->pair);
     free(p);
 }
 
 static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, void **plan)
 {
-    if (n < 1 || ld < 1 || max_count < 1 || max_count > ld || n > INT32_MAX || ld > INT32_MAX)
+    if (n < 1 || ld < 1 || max_count < 1 || max_count > ld || n > INT32_MAX || ld > INT32_MAX - 2)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "n = %lld, ld = %lld, max_count = %lld",
                            (long long)n, (long long)ld, (long long)max_count);
     cuda_spectrum_plan *p = (cuda_spectrum_plan *)calloc(1, sizeof *p);
     if (!p) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum plan");
     p->n = n, p->ld = ld, p->max_count = max_count;
     int rc = cuda_alloc((void **)&p->out,
-                        (size_t)(n / 2 + 1) * (size_t)max_count * sizeof(cufftDoubleComplex));
-    if (rc == COHORT_OK) rc = cuda_alloc((void **)&p->column, (size_t)n * sizeof(double));
+                        (size_t)(n / 2 + 1) * (size_t)(max_count + 2) * sizeof(cufftDoubleComplex));
+    if (rc == COHORT_OK && ld == 1) {
+        rc = cuda_alloc((void **)&p->pair, (size_t)(2 * n) * sizeof(double));
+        if (rc == COHORT_OK &&
+            cudaMemset(p->pair, 0, (size_t)(2 * n) * sizeof(double)) != cudaSuccess)
+            rc = COHORT_FAIL(COHORT_ERR_CUDA, "cudaMemset");
+    }
     if (rc != COHORT_OK) {
         cuda_spectrum_plan_free(p);
         return rc;
@@ -563,22 +569,30 @@ static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, vo
     return COHORT_OK;
 }
 
+/* power[k * count + j] from coefficient k of transform `first + j` at x[k * batch + first + j] */
 __global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, int64_t n,
-                                      int64_t count, double *__restrict__ power)
+                                      int64_t batch, int64_t first, int64_t count,
+                                      double *__restrict__ power)
 {
     const int64_t rows = n / 2 + 1;
     for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < rows * count;
          idx += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = idx / count;
-        power[idx] = reduction_power(x[idx].x, k == 0 || 2 * k == n ? 0.0 : x[idx].y, n);
+        const int64_t k = idx / count, j = idx - k * count;
+        const cufftDoubleComplex c = x[k * batch + first + j];
+        power[idx] = reduction_power(c.x, k == 0 || 2 * k == n ? 0.0 : c.y, n);
     }
 }
 
-/* One batched D2Z straight from the interleaved layout: element i of member j at
- * u[m0 + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * count + j]. The plan is
- * made for the batch of the call and kept while the batch stays the same (every chunk but the
- * last). cuFFT (CUDA 13.0, H100) refuses that layout for a batch of one with
- * CUFFT_INVALID_VALUE, so a lone member is first gathered into a contiguous column. */
+/* One batched D2Z straight from the interleaved layout: element i of column j at
+ * u[start + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * batch + j]. cuFFT
+ * (CUDA 13.0, H100) refuses two cases of this layout: an input pointer that is not 16-byte
+ * aligned (CUFFT_INVALID_VALUE at execution: odd m0) and a batch of one (CUFFT_INVALID_VALUE when
+ * planning). So the transformed columns are widened by neighbours inside [0, ld) whose results
+ * are dropped: one to the left for an odd start, one more to the right (or two to the left at the
+ * end) for a single member; a member alone in its array (ld = 1) is copied beside a zero column.
+ * Every member goes through the same strided algorithm whatever the
+ * chunking; test_structure_factor checks that the spectra do not depend on it. The plan is kept
+ * while the batch stays the same (every chunk but the last). */
 static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t count,
                                double *power)
 {
@@ -586,31 +600,38 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
     if (count < 1 || count > p->max_count || m0 < 0 || m0 + count > p->ld)
         return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, ld = %lld",
                            (long long)m0, (long long)count, (long long)p->ld);
-    if (p->count != count) {
-        if (p->count) cufftDestroy(p->fft);
-        p->count = 0;
-        int n = (int)p->n, inembed = (int)p->n, onembed = (int)(p->n / 2 + 1);
-        if (count == 1)
-            COHORT_CUFFT_CHECK(cufftPlan1d(&p->fft, n, CUFFT_D2Z, 1));
-        else
-            COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, 1, &n, &inembed, (int)p->ld, 1, &onembed,
-                                             (int)count, 1, CUFFT_D2Z, (int)count));
-        p->count = count;
+    int64_t start = m0, batch = count, stride = p->ld;
+    if (p->pair) {
+        COHORT_CUDA_CHECK(cudaMemcpy2D(p->pair, 2 * sizeof(double), u, sizeof(double),
+                                       sizeof(double), (size_t)p->n, cudaMemcpyDeviceToDevice));
+        u = p->pair, start = 0, batch = stride = 2;
     }
-    const double *in = u + m0;
-    if (count == 1) {
-        COHORT_CUDA_CHECK(cudaMemcpy2D(p->column, sizeof(double), u + m0,
-                                       (size_t)p->ld * sizeof(double), sizeof(double),
-                                       (size_t)p->n, cudaMemcpyDeviceToDevice));
-        in = p->column;
+    if (((uintptr_t)(u + start) & 15u) != 0) --start, ++batch;
+    if (batch == 1) {
+        if (start + 1 < stride)
+            batch = 2;
+        else
+            start -= 2, batch = 3;
+    }
+    if (start < 0 || ((uintptr_t)(u + start) & 15u) != 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "cuFFT needs 16-byte aligned columns: u = %p, m0 = %lld, ld = %lld",
+                           (const void *)u, (long long)m0, (long long)p->ld);
+    if (p->batch != batch) {
+        if (p->batch) cufftDestroy(p->fft);
+        p->batch = 0;
+        int n = (int)p->n, inembed = (int)p->n, onembed = (int)(p->n / 2 + 1);
+        COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, 1, &n, &inembed, (int)stride, 1, &onembed,
+                                         (int)batch, 1, CUFFT_D2Z, (int)batch));
+        p->batch = (int)batch;
     }
     /* cuFFT keeps the input of an out-of-place real-to-complex transform (only complex-to-real
      * ones overwrite it); test_spectrum checks that u is unchanged. */
-    COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)in, p->out));
+    COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)(u + start), p->out));
     const int64_t total = (p->n / 2 + 1) * count;
     const int64_t blocks = (total + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
     spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), PORTABLE_THREADS>>>(
-        p->out, p->n, count, power);
+        p->out, p->n, batch, m0 - start, count, power);
     COHORT_CUDA_CHECK_LAUNCH("spectrum_power_kernel");
     return COHORT_OK;
 }
