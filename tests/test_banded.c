@@ -331,6 +331,41 @@ static void bad_inputs(const cohort_backend *be)
     banded_factor_free(f);
 }
 
+/* banded_solver_solve_groups: `groups` batches of M members at a stride with padding between them
+ * equal the batches solved one by one, bit for bit, and the padding is untouched. */
+static void groups_case(const cohort_backend *be, const kind_fixture *k, banded_solver *s,
+                        int64_t m, gsl_rng *rng)
+{
+    const int64_t groups = 5, stride = k->n * m + 11, values = groups * stride;
+    double *host = malloc((size_t)values * sizeof(double));
+    double *one = malloc((size_t)values * sizeof(double)),
+           *all = malloc((size_t)values * sizeof(double));
+    double *dev = NULL;
+    for (int64_t v = 0; v < values; ++v) host[v] = gsl_rng_uniform(rng) - 0.5;
+    int rc = be->alloc((void **)&dev, (size_t)values * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev, host, (size_t)values * sizeof(double));
+    for (int64_t g = 0; g < groups && rc == COHORT_OK; ++g)
+        rc = banded_solver_solve(s, dev + g * stride, m, 0, m);
+    if (rc == COHORT_OK) rc = be->copy_to_host(one, dev, (size_t)values * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev, host, (size_t)values * sizeof(double));
+    if (rc == COHORT_OK) rc = banded_solver_solve_groups(s, dev, m, 0, m, groups, stride);
+    if (rc == COHORT_OK) rc = be->copy_to_host(all, dev, (size_t)values * sizeof(double));
+    EXPECT(rc == COHORT_OK, "groups h=%d n=%lld M=%lld: %s", k->h, (long long)k->n, (long long)m,
+           cohort_error_detail());
+    int same = rc == COHORT_OK && !memcmp(one, all, (size_t)values * sizeof(double));
+    for (int64_t g = 0; g < groups && same; ++g)
+        same =
+            !memcmp(all + g * stride + k->n * m, host + g * stride + k->n * m, 11 * sizeof(double));
+    EXPECT(same,
+           "groups h=%d periodic=%d n=%lld M=%lld: differ from one by one, or padding changed",
+           k->h, k->periodic, (long long)k->n, (long long)m);
+    EXPECT(banded_solver_solve_groups(s, dev, m, 0, m, groups, m - 1) ==
+               COHORT_ERR_INVALID_ARGUMENT,
+           "groups closer than count refused");
+    be->release(dev);
+    free(host), free(one), free(all);
+}
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -380,6 +415,10 @@ int main(int argc, char **argv)
         EXPECT(rc == COHORT_OK, "solver: %s", cohort_error_detail());
         for (int b = 0; b < N_BATCHES && rc == COHORT_OK; ++b)
             if (k->n * batches[b] <= MAX_VALUES) run_batch(be, k, s, s_cpu, batches[b], rng);
+        if (rc == COHORT_OK && k->n <= 256) {
+            groups_case(be, k, s, 3, rng);   /* portable on cuda */
+            groups_case(be, k, s, 300, rng); /* tiled where the tile fits */
+        }
         banded_solver_free(s);
         banded_solver_free(s_cpu);
         banded_factor_free(k->f);

@@ -14,6 +14,8 @@ extern "C" {
 
 struct banded_view;
 struct model1d_rhs;
+struct stencil_view;
+struct stencil_op_args;
 
 typedef enum { COHORT_BACKEND_CPU = 0, COHORT_BACKEND_CUDA = 1 } cohort_backend_kind;
 
@@ -42,9 +44,11 @@ typedef struct cohort_backend {
     int (*interleave)(const double *src, int64_t member_stride, double scale, double shift,
                       int remove_mean, const double *member_scale, double *dst, int64_t n,
                       int64_t ld, int64_t m0, int64_t count);
-    /* Batched operations. Arguments are validated by the caller (banded_solver_solve). */
+    /* Batched operations. Arguments are validated by the caller (banded_solver_solve): members
+     * [m0, m0 + count) of `groups` batches, batch g at u + g * group_stride (the x lines of 2D
+     * members: one batch per y row). */
     int (*banded_solve)(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
-                        int64_t count);
+                        int64_t count, int64_t groups, int64_t group_stride);
     /* f = the explicit right-hand side of a 1D periodic model (model1d_numerics.h) of u, n points
      * per member, members [m0, m0 + count), u holding each member's deviation from mean[m] and
      * the deviation's own mean projected out (mean = NULL: u is the field, nothing projected);
@@ -80,6 +84,14 @@ typedef struct cohort_backend {
      * member m0 + j of x and its squared distance (reduction_nearest_centroid). */
     int (*nearest_centroid)(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
                             const double *centroids, int k, unsigned char *labels, double *dist2);
+    /* 2D stencils (stencil/stencil_numerics.h) on members [m0, m0 + count) of interleaved
+     * nx x ny fields: out = the weights stencil of in, or point operator `op` (a stencil_op) of
+     * a->in; periodic, or bounded (points whose stencil leaves the field are not written). out
+     * must not overlap an input that the operator reads at neighbouring points. */
+    int (*stencil_weights)(const struct stencil_view *v, const double *in, double *out, int64_t ld,
+                           int64_t m0, int64_t count);
+    int (*stencil_operator)(int op, const struct stencil_op_args *a, int periodic, double *out,
+                            int64_t nx, int64_t ny, int64_t ld, int64_t m0, int64_t count);
 } cohort_backend;
 
 extern const cohort_backend cohort_backend_cpu;

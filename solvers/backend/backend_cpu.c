@@ -22,6 +22,7 @@
 #include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
+#include "stencil/stencil_numerics.h"
 
 /* 32 members = 256 bytes of each row: four cache lines, a whole vector loop. */
 enum { CPU_MEMBER_BLOCK = 32 };
@@ -123,23 +124,26 @@ static inline void cpu_banded_block(const banded_view *v, int h, int border, dou
         for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[j][b];
 }
 
-static int cpu_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count)
+static int cpu_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                            int64_t groups, int64_t group_stride)
 {
     const int64_t blocks = (count + CPU_MEMBER_BLOCK - 1) / CPU_MEMBER_BLOCK;
     const int h = v->h, border = v->border;
 #pragma omp parallel for schedule(static)
-    for (int64_t b = 0; b < blocks; ++b) {
+    for (int64_t gb = 0; gb < groups * blocks; ++gb) {
+        const int64_t b = gb % blocks;
+        double *u_group = u + (gb / blocks) * group_stride;
         const int64_t mb = m0 + b * CPU_MEMBER_BLOCK;
         const int64_t width =
             m0 + count - mb < CPU_MEMBER_BLOCK ? m0 + count - mb : CPU_MEMBER_BLOCK;
         if (h == 1 && border == 0)
-            cpu_banded_block(v, 1, 0, u, ld, mb, width);
+            cpu_banded_block(v, 1, 0, u_group, ld, mb, width);
         else if (h == 1)
-            cpu_banded_block(v, 1, 1, u, ld, mb, width);
+            cpu_banded_block(v, 1, 1, u_group, ld, mb, width);
         else if (border == 0)
-            cpu_banded_block(v, 2, 0, u, ld, mb, width);
+            cpu_banded_block(v, 2, 0, u_group, ld, mb, width);
         else
-            cpu_banded_block(v, 2, 2, u, ld, mb, width);
+            cpu_banded_block(v, 2, 2, u_group, ld, mb, width);
     }
     return COHORT_OK;
 }
@@ -314,6 +318,61 @@ static int cpu_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t 
     return COHORT_OK;
 }
 
+/* The points (i, j) a stencil writes: all where periodic, those whose stencil lies inside where
+ * bounded. */
+static void stencil_range(int periodic, int64_t nx, int64_t ny, int left, int right, int top,
+                          int bottom, int64_t r[4])
+{
+    r[0] = periodic ? 0 : left, r[1] = periodic ? nx : nx - right;
+    r[2] = periodic ? 0 : top, r[3] = periodic ? ny : ny - bottom;
+}
+
+static int cpu_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,
+                               int64_t m0, int64_t count)
+{
+    int64_t r[4];
+    stencil_range(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom, r);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t j = r[2]; j < r[3]; ++j)
+        for (int64_t i = r[0]; i < r[1]; ++i)
+            for (int64_t m = m0; m < m0 + count; ++m)
+                out[(j * v->nx + i) * ld + m] = stencil_weights_point(v, in + m, ld, i, j);
+    return COHORT_OK;
+}
+
+/* The loop of one point operator; called with constant fn, inputs and radii, which the
+ * compiler propagates into a loop per operator. */
+static void cpu_stencil_loop(double (*fn)(stencil_window, const double *), int inputs, int rx,
+                             int ry, const stencil_op_args *a, int periodic, double *out,
+                             int64_t nx, int64_t ny, int64_t ld, int64_t m0, int64_t count)
+{
+    int64_t r[4];
+    stencil_range(periodic, nx, ny, rx, rx, ry, ry, r);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t j = r[2]; j < r[3]; ++j)
+        for (int64_t i = r[0]; i < r[1]; ++i)
+            for (int64_t m = m0; m < m0 + count; ++m) {
+                stencil_window w;
+                stencil_gather(a, inputs, rx, ry, periodic, nx, ny, ld, m, i, j, w);
+                out[(j * nx + i) * ld + m] = fn(w, a->p);
+            }
+}
+
+#define CPU_STENCIL_OP_CASE(name, fn, inputs, rx, ry)                                              \
+    case name:                                                                                     \
+        cpu_stencil_loop(fn, inputs, rx, ry, a, periodic, out, nx, ny, ld, m0, count);             \
+        return COHORT_OK;
+
+static int cpu_stencil_operator(int op, const stencil_op_args *a, int periodic, double *out,
+                                int64_t nx, int64_t ny, int64_t ld, int64_t m0, int64_t count)
+{
+    switch (op) {
+        STENCIL_OPERATORS(CPU_STENCIL_OP_CASE)
+    default:
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "unknown stencil operator %d", (int)op);
+    }
+}
+
 const cohort_backend cohort_backend_cpu = {
     .name = "cpu",
     .kind = COHORT_BACKEND_CPU,
@@ -337,4 +396,6 @@ const cohort_backend cohort_backend_cpu = {
     .model1d_field = cpu_model1d_field,
     .block_fold = cpu_block_fold,
     .nearest_centroid = cpu_nearest_centroid,
+    .stencil_weights = cpu_stencil_weights,
+    .stencil_operator = cpu_stencil_operator,
 };

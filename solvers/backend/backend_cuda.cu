@@ -14,6 +14,7 @@
 #include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
+#include "stencil/stencil_numerics.h"
 
 #define COHORT_CUDA_CHECK(expr)                                                                    \
     do {                                                                                           \
@@ -189,12 +190,14 @@ static int cuda_interleave(const double *src, int64_t member_stride, double scal
 
 /* ---- batched banded solve: the portable path ---- */
 
+/* Group g of a launch (blockIdx.y) solves the systems at u + (group0 + g) * group_stride. */
 __global__ void __launch_bounds__(PORTABLE_THREADS)
-    banded_portable_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count)
+    banded_portable_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                           int64_t group_stride)
 {
     const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (m >= count) return;
-    double *x = u + m0 + m;
+    double *x = u + blockIdx.y * group_stride + m0 + m;
     if (v.h == 1 && v.border == 0)
         banded_system_solve(&v, 1, 0, x, ld);
     else if (v.h == 1)
@@ -388,8 +391,9 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
 
 __global__ void __launch_bounds__(TILE_THREADS)
     banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
-                        int w_shift)
+                        int w_shift, int64_t group_stride)
 {
+    u += blockIdx.y * group_stride;
     if (v.h == 1 && v.border == 0)
         tiled_body(v, 1, 0, u, ld, m0, count, w_shift);
     else if (v.h == 1)
@@ -419,9 +423,11 @@ extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_b
     return 0;
 }
 
-extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, int64_t ld,
-                                             int64_t m0, int64_t count,
-                                             cohort_cuda_banded_path path, size_t tile_bytes)
+/* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
+ * per launch). */
+static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                         int64_t groups, int64_t group_stride, cohort_cuda_banded_path path,
+                         size_t tile_bytes)
 {
     const int width = cohort_cuda_banded_tile_width(v, tile_bytes);
     if (path == COHORT_CUDA_BANDED_TILED && width == 0)
@@ -429,33 +435,48 @@ extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, in
                            "no tile of >= %d members of n = %lld rows (%d segments) fits in %zu "
                            "bytes",
                            TILE_MIN_WIDTH, (long long)v->n, v->n_seg, tile_bytes);
+    /* AUTO decides by the system size alone, never by the count: a member's solution then does
+     * not depend on how members are batched (the run's chunks, 2D line groups) */
     const int portable =
         path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
         (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH_PER_H * v->h);
-    if (portable) {
-        const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
-        banded_portable_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*v, u, ld, m0, count);
-        COHORT_CUDA_CHECK_LAUNCH("banded_portable_kernel");
-        return COHORT_OK;
-    }
     static int shared_limit_raised = 0;
-    if (!shared_limit_raised) {
+    if (!portable && !shared_limit_raised) {
         COHORT_CUDA_CHECK(cudaFuncSetAttribute(
             banded_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
         shared_limit_raised = 1;
     }
     int shift = 0;
     while ((1 << shift) < width) ++shift;
-    const int64_t blocks = (count + width - 1) / width;
-    banded_tiled_kernel<<<(unsigned)blocks, (unsigned)(width * v->n_seg),
-                          tile_bytes_for(v, width)>>>(*v, u, ld, m0, count, shift);
-    COHORT_CUDA_CHECK_LAUNCH("banded_tiled_kernel");
+    for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
+        const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
+        double *base = u + g0 * group_stride;
+        if (portable) {
+            const dim3 grid((unsigned)((count + PORTABLE_THREADS - 1) / PORTABLE_THREADS), gy);
+            banded_portable_kernel<<<grid, PORTABLE_THREADS>>>(*v, base, ld, m0, count,
+                                                               group_stride);
+            COHORT_CUDA_CHECK_LAUNCH("banded_portable_kernel");
+        } else {
+            const dim3 grid((unsigned)((count + width - 1) / width), gy);
+            banded_tiled_kernel<<<grid, (unsigned)(width * v->n_seg), tile_bytes_for(v, width)>>>(
+                *v, base, ld, m0, count, shift, group_stride);
+            COHORT_CUDA_CHECK_LAUNCH("banded_tiled_kernel");
+        }
+    }
     return COHORT_OK;
 }
 
-static int cuda_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count)
+extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, int64_t ld,
+                                             int64_t m0, int64_t count,
+                                             cohort_cuda_banded_path path, size_t tile_bytes)
 {
-    return cohort_cuda_banded_solve_path(v, u, ld, m0, count, COHORT_CUDA_BANDED_AUTO, 0);
+    return banded_launch(v, u, ld, m0, count, 1, 0, path, tile_bytes);
+}
+
+static int cuda_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                             int64_t groups, int64_t group_stride)
+{
+    return banded_launch(v, u, ld, m0, count, groups, group_stride, COHORT_CUDA_BANDED_AUTO, 0);
 }
 
 /* ---- 1D model right-hand sides: one thread per member, a window of five rows in registers, so
@@ -729,7 +750,99 @@ static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t
     return COHORT_OK;
 }
 
-extern "C" const cohort_backend cohort_backend_cuda = {
+extern "C" /* ---- 2D stencils: one thread per (point, member) of a row, member fastest, so a warp
+            * reads consecutive addresses; neighbours come through L1/L2 ---- */
+
+    /* The points a stencil writes in x and y (stencil_range of the cpu backend). */
+    struct stencil_bounds {
+    int64_t i0, i1, j0, j1;
+};
+
+static stencil_bounds stencil_bounds_of(int periodic, int64_t nx, int64_t ny, int left, int right,
+                                        int top, int bottom)
+{
+    stencil_bounds b = {periodic ? 0 : left, periodic ? nx : nx - right, periodic ? 0 : top,
+                        periodic ? ny : ny - bottom};
+    return b;
+}
+
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    stencil_weights_kernel(stencil_view v, const double *__restrict__ in, double *__restrict__ out,
+                           int64_t ld, int64_t m0, int64_t count, stencil_bounds b, int64_t j_first)
+{
+    const int64_t j = j_first + blockIdx.y;
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; /* (i - i0) * count + m */
+    if (k >= (b.i1 - b.i0) * count) return;
+    const int64_t i = b.i0 + k / count, m = m0 + k % count;
+    out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j);
+}
+
+template <int OP>
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    stencil_operator_kernel(stencil_op_args a, int periodic, double *out, int64_t nx, int64_t ny,
+                            int64_t ld, int64_t m0, int64_t count, stencil_bounds b,
+                            int64_t j_first)
+{
+    const int64_t j = j_first + blockIdx.y;
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k >= (b.i1 - b.i0) * count) return;
+    const int64_t i = b.i0 + k / count, m = m0 + k % count;
+    stencil_window w;
+    switch (OP) { /* resolved when the template is instantiated */
+#define CUDA_STENCIL_OP_CASE(name, fn, inputs, rx, ry)                                             \
+    case name:                                                                                     \
+        stencil_gather(&a, inputs, rx, ry, periodic, nx, ny, ld, m, i, j, w);                      \
+        out[(j * nx + i) * ld + m] = fn(w, a.p);                                                   \
+        break;
+        STENCIL_OPERATORS(CUDA_STENCIL_OP_CASE)
+#undef CUDA_STENCIL_OP_CASE
+    }
+}
+
+/* Rows j0 .. j1-1 in launches of at most 65535 (grid.y). */
+#define STENCIL_LAUNCH_ROWS(b, count, launch)                                                      \
+    for (int64_t j_first = (b).j0; j_first < (b).j1; j_first += 65535) {                           \
+        const unsigned rows_ = (unsigned)((b).j1 - j_first < 65535 ? (b).j1 - j_first : 65535);    \
+        const int64_t points_ = ((b).i1 - (b).i0) * (count);                                       \
+        const dim3 grid_((unsigned)((points_ + PORTABLE_THREADS - 1) / PORTABLE_THREADS), rows_);  \
+        launch;                                                                                    \
+    }
+
+static int cuda_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,
+                                int64_t m0, int64_t count)
+{
+    const stencil_bounds b =
+        stencil_bounds_of(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom);
+    if (b.i1 <= b.i0 || b.j1 <= b.j0) return COHORT_OK;
+    STENCIL_LAUNCH_ROWS(b, count,
+                        stencil_weights_kernel<<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0,
+                                                                            count, b, j_first));
+    COHORT_CUDA_CHECK_LAUNCH("stencil_weights_kernel");
+    return COHORT_OK;
+}
+
+static int cuda_stencil_operator(int op, const stencil_op_args *a, int periodic, double *out,
+                                 int64_t nx, int64_t ny, int64_t ld, int64_t m0, int64_t count)
+{
+    switch (op) {
+#define CUDA_STENCIL_OP_LAUNCH(name, fn, inputs, rx, ry)                                           \
+    case name: {                                                                                   \
+        const stencil_bounds b = stencil_bounds_of(periodic, nx, ny, rx, rx, ry, ry);              \
+        if (b.i1 <= b.i0 || b.j1 <= b.j0) return COHORT_OK;                                        \
+        STENCIL_LAUNCH_ROWS(b, count,                                                              \
+                            stencil_operator_kernel<name><<<grid_, PORTABLE_THREADS>>>(            \
+                                *a, periodic, out, nx, ny, ld, m0, count, b, j_first));            \
+        COHORT_CUDA_CHECK_LAUNCH(#fn);                                                             \
+        return COHORT_OK;                                                                          \
+    }
+        STENCIL_OPERATORS(CUDA_STENCIL_OP_LAUNCH)
+#undef CUDA_STENCIL_OP_LAUNCH
+    default:
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "unknown stencil operator %d", op);
+    }
+}
+
+const cohort_backend cohort_backend_cuda = {
     .name = "cuda",
     .kind = COHORT_BACKEND_CUDA,
     .describe = cuda_describe,
@@ -752,4 +865,6 @@ extern "C" const cohort_backend cohort_backend_cuda = {
     .model1d_field = cuda_model1d_field,
     .block_fold = cuda_block_fold,
     .nearest_centroid = cuda_nearest_centroid,
+    .stencil_weights = cuda_stencil_weights,
+    .stencil_operator = cuda_stencil_operator,
 };

@@ -76,6 +76,13 @@ const banded_view *banded_solver_view(const banded_solver *s);
  * cuda backend (stream order); call backend->synchronize before reading u on the host. */
 int banded_solver_solve(const banded_solver *s, double *u, int64_t ld, int64_t m0, int64_t count);
 
+/* The same for `groups` batches at once, batch g at u + g * group_stride; the batches must not
+ * share elements (the caller's to ensure; group_stride >= count is checked). The lines of a batch
+ * of 2D members u[(j * nx + i) * M + m]: along x, groups j of members m with ld = M and
+ * group_stride = nx M; along y, groups i with ld = nx M and group_stride = M. */
+int banded_solver_solve_groups(const banded_solver *s, double *u, int64_t ld, int64_t m0,
+                               int64_t count, int64_t groups, int64_t group_stride);
+
 #ifdef __cplusplus
 }
 #endif

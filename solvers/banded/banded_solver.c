@@ -56,6 +56,12 @@ const banded_view *banded_solver_view(const banded_solver *s)
 
 int banded_solver_solve(const banded_solver *s, double *u, int64_t ld, int64_t m0, int64_t count)
 {
+    return banded_solver_solve_groups(s, u, ld, m0, count, 1, 0);
+}
+
+int banded_solver_solve_groups(const banded_solver *s, double *u, int64_t ld, int64_t m0,
+                               int64_t count, int64_t groups, int64_t group_stride)
+{
     if (!s || !u) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "solver and u are required");
     if (ld < 1 || count < 1)
         return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld (both must be >= 1)",
@@ -63,6 +69,11 @@ int banded_solver_solve(const banded_solver *s, double *u, int64_t ld, int64_t m
     if (m0 < 0 || m0 > ld - count)
         return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
                            (long long)m0, (long long)count, (long long)ld);
-    COHORT_CALL(s->backend->banded_solve(&s->view, u, ld, m0, count));
+    if (groups < 1 || (groups > 1 && group_stride < count))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "groups = %lld, group_stride = %lld: groups >= 1, apart by at least "
+                           "count = %lld",
+                           (long long)groups, (long long)group_stride, (long long)count);
+    COHORT_CALL(s->backend->banded_solve(&s->view, u, ld, m0, count, groups, group_stride));
     return COHORT_OK;
 }

@@ -1,0 +1,151 @@
+#include "models/ch2d.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "banded/banded.h"
+#include "stencil/stencil.h"
+
+/* The factors of the main step (L_x, L_y) and of the start-up half steps. */
+enum { MAIN_X, MAIN_Y, HALF_X, HALF_Y, N_FACTORS };
+
+struct ch2d_stepper {
+    const cohort_backend *be;
+    ch2d_params p;
+    banded_factor *factor[N_FACTORS];
+    banded_solver *solver[N_FACTORS];
+};
+
+/* I + a delta^4: the periodic pentadiagonal (a, -4a, 1 + 6a, -4a, a) of n points. */
+static int hyperdiffusion_factor(int64_t n, double a, banded_factor **out)
+{
+    double *d[5];
+    int rc = COHORT_OK;
+    for (int k = 0; k < 5; ++k)
+        if (!(d[k] = malloc((size_t)n * sizeof(double))))
+            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld", (long long)n);
+    for (int64_t i = 0; rc == COHORT_OK && i < n; ++i) {
+        d[0][i] = d[4][i] = a;
+        d[1][i] = d[3][i] = -4.0 * a;
+        d[2][i] = 1.0 + 6.0 * a;
+    }
+    if (rc == COHORT_OK) rc = banded_penta_factor_alloc(n, d[0], d[1], d[2], d[3], d[4], 1, out);
+    for (int k = 0; k < 5; ++k) free(d[k]);
+    return rc;
+}
+
+int ch2d_stepper_alloc(const cohort_backend *be, const ch2d_params *p, ch2d_stepper **out)
+{
+    if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (!be || !p) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend and params needed");
+    if (p->nx < 5 || p->ny < 5)
+        return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "nx = %lld, ny = %lld (>= 5 each)",
+                           (long long)p->nx, (long long)p->ny);
+    if (!(p->length > 0.0) || !(p->D > 0.0) || !(p->gamma > 0.0) || !(p->dt > 0.0) ||
+        !isfinite(p->length * p->D * p->gamma * p->dt))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "length = %g, D = %g, gamma = %g, dt = %g must be finite and > 0",
+                           p->length, p->D, p->gamma, p->dt);
+    ch2d_stepper *s = calloc(1, sizeof *s);
+    if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "ch2d_stepper");
+    s->be = be;
+    s->p = *p;
+    const double dx = p->length / (double)p->nx, dy = p->length / (double)p->ny;
+    const double main = 2.0 / 3.0 * p->D * p->gamma * p->dt, half = 0.5 * p->D * p->gamma * p->dt;
+    const double a[N_FACTORS] = {main / pow(dx, 4), main / pow(dy, 4), half / pow(dx, 4),
+                                 half / pow(dy, 4)};
+    const int64_t n[N_FACTORS] = {p->nx, p->ny, p->nx, p->ny};
+    int rc = COHORT_OK;
+    for (int f = 0; f < N_FACTORS && rc == COHORT_OK; ++f) {
+        rc = hyperdiffusion_factor(n[f], a[f], &s->factor[f]);
+        if (rc == COHORT_OK) rc = banded_solver_alloc(be, s->factor[f], &s->solver[f]);
+    }
+    if (rc != COHORT_OK) {
+        ch2d_stepper_free(s);
+        return rc;
+    }
+    *out = s;
+    return COHORT_OK;
+}
+
+void ch2d_stepper_free(ch2d_stepper *s)
+{
+    if (!s) return;
+    for (int f = 0; f < N_FACTORS; ++f) {
+        banded_solver_free(s->solver[f]);
+        banded_factor_free(s->factor[f]);
+    }
+    free(s);
+}
+
+/* Lines along x (factor MAIN_X or HALF_X) or y of members [m0, m0 + count), in place. */
+static int solve_lines(const ch2d_stepper *s, int factor, double *u, int64_t ld, int64_t m0,
+                       int64_t count)
+{
+    const int64_t nx = s->p.nx, ny = s->p.ny;
+    if (factor == MAIN_X || factor == HALF_X)
+        return banded_solver_solve_groups(s->solver[factor], u, ld, m0, count, ny, nx * ld);
+    if (m0 == 0 && count == ld) /* whole batch: the y lines are one contiguous batch */
+        return banded_solver_solve(s->solver[factor], u, nx * ld, 0, nx * ld);
+    return banded_solver_solve_groups(s->solver[factor], u, nx * ld, m0, count, nx, ld);
+}
+
+/* The explicit operator's parameters (stencil_op_ch2d_explicit) for
+ * s0 A + s1 B - [c4x dx^-4 delta_x^4 + c4y dy^-4 delta_y^4 + 2 cm (dx dy)^-2 delta_x^2 delta_y^2]
+ * (e0 A + e1 B) + cl [dx^-2 delta_x^2 + dy^-2 delta_y^2] (A^3 - A). */
+static stencil_op_args explicit_args(const ch2d_stepper *s, const double *a, const double *b,
+                                     double s0, double s1, double e0, double e1, double c4x,
+                                     double c4y, double cm, double cl)
+{
+    const double dx = s->p.length / (double)s->p.nx, dy = s->p.length / (double)s->p.ny;
+    stencil_op_args args = {{a, b, NULL},
+                            {s0, s1, e0, e1, c4x / pow(dx, 4), 2.0 * cm / (dx * dx * dy * dy),
+                             c4y / pow(dy, 4), cl / (dx * dx), cl / (dy * dy)}};
+    return args;
+}
+
+int ch2d_start(const ch2d_stepper *s, double **cur, double **prev, double *scratch, int64_t ld,
+               int64_t m0, int64_t count)
+{
+    if (!s || !cur || !prev || !*cur || !*prev || !scratch)
+        return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, fields and scratch are required");
+    const int64_t nx = s->p.nx, ny = s->p.ny;
+    const double h = 0.5 * s->p.dt, dg = h * s->p.D * s->p.gamma, d = h * s->p.D;
+    /* eq. 3a: (I + h D gamma dx^-4 delta_x^4) C^{n+1/2} = C^n + h[-D gamma (2 delta_x^2 delta_y^2
+     * + delta_y^4) C^n + D lap_h (C^3 - C)^n] */
+    stencil_op_args a = explicit_args(s, *cur, *cur, 1.0, 0.0, 1.0, 0.0, 0.0, dg, dg, d);
+    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_CH2D_EXPLICIT, &a, STENCIL_PERIODIC,
+                                         scratch, nx, ny, ld, m0, count));
+    COHORT_CALL(solve_lines(s, HALF_X, scratch, ld, m0, count));
+    /* eq. 3b: the same from C^{n+1/2}, implicit in y */
+    a = explicit_args(s, scratch, scratch, 1.0, 0.0, 1.0, 0.0, dg, 0.0, dg, d);
+    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_CH2D_EXPLICIT, &a, STENCIL_PERIODIC,
+                                         *prev, nx, ny, ld, m0, count));
+    COHORT_CALL(solve_lines(s, HALF_Y, *prev, ld, m0, count));
+    stencil_swap(cur, prev);
+    return COHORT_OK;
+}
+
+int ch2d_step(const ch2d_stepper *s, double **cur, double **prev, double *scratch, int64_t ld,
+              int64_t m0, int64_t count)
+{
+    if (!s || !cur || !prev || !*cur || !*prev || !scratch)
+        return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, fields and scratch are required");
+    const int64_t nx = s->p.nx, ny = s->p.ny;
+    const double a = 2.0 / 3.0 * s->p.D * s->p.gamma * s->p.dt, b = 2.0 / 3.0 * s->p.D * s->p.dt;
+    /* eq. 2a right-hand side, A = C^n, B = C^{n-1} */
+    stencil_op_args args =
+        explicit_args(s, *cur, *prev, -2.0 / 3.0, 2.0 / 3.0, 2.0, -1.0, a, a, a, b);
+    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_CH2D_EXPLICIT, &args, STENCIL_PERIODIC,
+                                         scratch, nx, ny, ld, m0, count));
+    COHORT_CALL(solve_lines(s, MAIN_X, scratch, ld, m0, count)); /* eq. 2a: w */
+    COHORT_CALL(solve_lines(s, MAIN_Y, scratch, ld, m0, count)); /* eq. 2b: v */
+    /* eq. 2c: C^{n+1} = 2 C^n - C^{n-1} + v, over C^{n-1} (each point reads only itself) */
+    const stencil_op_args update = {{*cur, *prev, scratch}, {2.0, -1.0, 1.0}};
+    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_COMBINE, &update, STENCIL_PERIODIC,
+                                         *prev, nx, ny, ld, m0, count));
+    stencil_swap(cur, prev);
+    return COHORT_OK;
+}

@@ -1,0 +1,115 @@
+#include "stencil/stencil.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+
+struct stencil {
+    const cohort_backend *be;
+    stencil_view view;
+    double *weights; /* backend memory */
+};
+
+int stencil_create(const cohort_backend *be, stencil_direction direction, stencil_boundary boundary,
+                   int64_t nx, int64_t ny, int left, int right, int top, int bottom,
+                   const double *weights, stencil **out)
+{
+    if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (!be || !weights) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend and weights needed");
+    if (nx < 1 || ny < 1)
+        return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "nx = %lld, ny = %lld", (long long)nx,
+                           (long long)ny);
+    if (left < 0 || right < 0 || top < 0 || bottom < 0 ||
+        (direction == STENCIL_X && (top || bottom)) || (direction == STENCIL_Y && (left || right)))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "reach left %d right %d top %d bottom %d: all >= 0; direction x has "
+                           "no top or bottom, y no left or right",
+                           left, right, top, bottom);
+    if (boundary == STENCIL_PERIODIC && (left >= nx || right >= nx || top >= ny || bottom >= ny))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "a periodic stencil reaches less than the field: nx = %lld, ny = %lld",
+                           (long long)nx, (long long)ny);
+    const size_t taps = (size_t)(left + right + 1) * (size_t)(top + bottom + 1);
+    for (size_t k = 0; k < taps; ++k)
+        if (!isfinite(weights[k]))
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "weight %zu is not finite", k);
+    stencil *s = calloc(1, sizeof *s);
+    if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "stencil");
+    s->be = be;
+    int rc = be->alloc((void **)&s->weights, taps * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(s->weights, weights, taps * sizeof(double));
+    if (rc != COHORT_OK) {
+        stencil_destroy(s);
+        return rc;
+    }
+    const stencil_view v = {nx,        ny, left, right, top, bottom, boundary == STENCIL_PERIODIC,
+                            s->weights};
+    s->view = v;
+    *out = s;
+    return COHORT_OK;
+}
+
+/* Members [m0, m0 + count) of ld. */
+static int check_batch(int64_t ld, int64_t m0, int64_t count)
+{
+    if (ld < 1 || count < 1)
+        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld", (long long)ld,
+                           (long long)count);
+    if (m0 < 0 || m0 > ld - count)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
+                           (long long)m0, (long long)count, (long long)ld);
+    return COHORT_OK;
+}
+
+int stencil_compute(const stencil *s, const double *in, double *out, int64_t ld, int64_t m0,
+                    int64_t count)
+{
+    if (!s || !in || !out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stencil, in and out");
+    COHORT_CALL(check_batch(ld, m0, count));
+    return s->be->stencil_weights(&s->view, in, out, ld, m0, count);
+}
+
+void stencil_destroy(stencil *s)
+{
+    if (!s) return;
+    s->be->release(s->weights);
+    free(s);
+}
+
+int stencil_operator_compute(const cohort_backend *be, stencil_op op, const stencil_op_args *a,
+                             stencil_boundary boundary, double *out, int64_t nx, int64_t ny,
+                             int64_t ld, int64_t m0, int64_t count)
+{
+    static const int inputs[] = {
+#define STENCIL_OP_INPUTS(name, fn, n_in, rx, ry) n_in,
+        STENCIL_OPERATORS(STENCIL_OP_INPUTS)
+#undef STENCIL_OP_INPUTS
+    };
+    static const int reach[][2] = {
+#define STENCIL_OP_REACH(name, fn, n_in, rx, ry) {rx, ry},
+        STENCIL_OPERATORS(STENCIL_OP_REACH)
+#undef STENCIL_OP_REACH
+    };
+    if (!be || !a || !out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend, args and out");
+    if ((int)op < 0 || op >= STENCIL_OP_COUNT)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "unknown stencil operator %d", (int)op);
+    for (int k = 0; k < inputs[op]; ++k)
+        if (!a->in[k])
+            return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "operator %d reads input %d", (int)op, k);
+    if (nx < 1 || ny < 1 ||
+        (boundary == STENCIL_PERIODIC && (reach[op][0] >= nx || reach[op][1] >= ny)))
+        return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "nx = %lld, ny = %lld for operator %d",
+                           (long long)nx, (long long)ny, (int)op);
+    COHORT_CALL(check_batch(ld, m0, count));
+    return be->stencil_operator((int)op, a, boundary == STENCIL_PERIODIC, out, nx, ny, ld, m0,
+                                count);
+}
+
+void stencil_swap(double **in, double **out)
+{
+    double *t = *in;
+    *in = *out;
+    *out = t;
+}
