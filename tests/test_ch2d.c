@@ -125,9 +125,9 @@ static void order_case(const cohort_backend *be)
     printf("ADI vs RK4 at T = %g on 16 x 20: max errors %.3e %.3e %.3e (dt = T/20, /40, /80), "
            "orders %.2f %.2f\n",
            t_end, err[0], err[1], err[2], o1, o2);
-    /* IMEX BDF2 (ch2d.h): second order in time */
-    EXPECT(o1 >= 1.8 && o1 <= 2.3 && o2 >= 1.8 && o2 <= 2.3, "orders %.2f %.2f, expected 2", o1,
-           o2);
+    /* the nonlinear term at t^n (eq. 2; ch2d.h) makes the scheme first order in time */
+    EXPECT(o1 >= 0.85 && o1 <= 1.3 && o2 >= 0.85 && o2 <= 1.3, "orders %.2f %.2f, expected 1",
+           o1, o2);
     free(ref), free(u);
 }
 

@@ -317,8 +317,9 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
     double *base = u + first;
     /* Pairs of members in 16-byte copies that bypass L1 (cp.async.cg), so that the streaming tile
      * does not evict the factor rows the sweeps read through L1; 8-byte copies (cp.async.ca) where
-     * a pair is not 16-byte aligned (odd ld or odd first member) or is cut by the end. */
-    const int aligned = ((ld | first) & 1) == 0;
+     * a pair is not 16-byte aligned (odd ld, or a first member off a 16-byte boundary: an odd
+     * member, or a 2D line group at an odd offset) or is cut by the end. */
+    const int aligned = (ld & 1) == 0 && ((uintptr_t)base & 15u) == 0;
     const int half = w >> 1;
     for (int idx = threadIdx.x; idx < (total >> 1); idx += blockDim.x) {
         const int i = idx >> (w_shift - 1), g = (idx & (half - 1)) * 2;
@@ -773,7 +774,8 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
     const int64_t j = j_first + blockIdx.y;
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; /* (i - i0) * count + m */
     if (k >= (b.i1 - b.i0) * count) return;
-    const int64_t i = b.i0 + k / count, m = m0 + k % count;
+    /* one member (a single large field): no division */
+    const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
     out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j);
 }
 
@@ -786,7 +788,8 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
     const int64_t j = j_first + blockIdx.y;
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (k >= (b.i1 - b.i0) * count) return;
-    const int64_t i = b.i0 + k / count, m = m0 + k % count;
+    /* one member (a single large field): no division */
+    const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
     stencil_window w;
     switch (OP) { /* resolved when the template is instantiated */
 #define CUDA_STENCIL_OP_CASE(name, fn, inputs, rx, ry)                                             \
@@ -800,12 +803,12 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
 }
 
 /* Rows j0 .. j1-1 in launches of at most 65535 (grid.y). */
-#define STENCIL_LAUNCH_ROWS(b, count, launch)                                                      \
+#define STENCIL_LAUNCH_ROWS(b, count, ...)                                                         \
     for (int64_t j_first = (b).j0; j_first < (b).j1; j_first += 65535) {                           \
         const unsigned rows_ = (unsigned)((b).j1 - j_first < 65535 ? (b).j1 - j_first : 65535);    \
         const int64_t points_ = ((b).i1 - (b).i0) * (count);                                       \
         const dim3 grid_((unsigned)((points_ + PORTABLE_THREADS - 1) / PORTABLE_THREADS), rows_);  \
-        launch;                                                                                    \
+        __VA_ARGS__;                                                                               \
     }
 
 static int cuda_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,

@@ -2,17 +2,17 @@
  * (0, L)^2, nx x ny points, batched over members (u[(j * nx + i) * ld + m]), by the ADI scheme
  * of cuSten (seed 002) eq. 2, derived from BDF2 for the implicit hyperdiffusion with the
  * approximate factorisation I + (2/3) D gamma dt lap^2 ~ L_x L_y:
- *   L_x w = -(2/3)(C^n - C^{n-1}) - (2/3) D gamma dt lap_h^2 Cbar + (2/3) D dt lap_h (Cbar^3 - Cbar),
+ *   L_x w = -(2/3)(C^n - C^{n-1}) - (2/3) D gamma dt lap_h^2 Cbar + (2/3) D dt lap_h (C^3 - C)^n,
  *   L_y v = w,   C^{n+1} = Cbar + v,   Cbar = 2 C^n - C^{n-1},
  *   L_x = I + (2/3) D gamma dt delta_x^4 / dx^4 (periodic pentadiagonal; L_y alike),
  * and the first step by the standard ADI step of eq. 3 (two half steps, implicit in x, then y,
  * the mixed term and the other direction's fourth difference explicit). The seed prints eq. 2
  * and 3 without some coefficients (the D gamma of the lap^2 term, the 1/dx^4 and 1/dx^2 of the
- * differences); they follow from the BDF2 derivation above. Eq. 2 takes the nonlinear term at
- * t^n, which makes the scheme first order in time (test_ch2d measured orders 0.91 and 0.95
- * against an RK4 reference); taken at the same extrapolation Cbar as the hyperdiffusion (IMEX
- * BDF2, at no extra cost) it is second order (measured 1.91 and 1.96, errors 11-45 times
- * smaller), which cohort uses.
+ * differences); they follow from the BDF2 derivation above. The nonlinear term at t^n, as eq. 2
+ * has it, makes the scheme first order in time (test_ch2d measures orders 0.91 and 0.95 against
+ * an RK4 reference). Taking it at the extrapolation Cbar instead (IMEX BDF2) was measured second
+ * order (1.91, 1.96) but unstable at dt = 0.1 dx (64^2, +-0.1 noise: NaN within 200 steps, where
+ * eq. 2 as printed coarsens normally), so cohort keeps the seed's choice.
  *
  * Lines along x are solved in place as groups (banded_solver_solve_groups: one group per row j,
  * ld = members), lines along y as one batch (ld = nx members): no transposes; the x lines of a
@@ -24,6 +24,10 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct ch2d_params {
     int64_t nx, ny; /* >= 5 each (periodic pentadiagonal lines) */
@@ -44,4 +48,7 @@ int ch2d_start(const ch2d_stepper *s, double **cur, double **prev, double *scrat
 int ch2d_step(const ch2d_stepper *s, double **cur, double **prev, double *scratch, int64_t ld,
               int64_t m0, int64_t count);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -16,6 +16,10 @@
 #include "backend/backend.h"
 #include "stencil/stencil_numerics.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { STENCIL_X, STENCIL_Y, STENCIL_XY } stencil_direction;
 typedef enum { STENCIL_PERIODIC, STENCIL_BOUNDED } stencil_boundary;
 
@@ -41,4 +45,7 @@ int stencil_operator_compute(const cohort_backend *be, stencil_op op, const sten
 /* Exchanges input and output for the next application (cuSten's Swap). */
 void stencil_swap(double **in, double **out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -97,11 +97,10 @@ COHORT_HD double stencil_op_laplacian_cubic(stencil_window w, const double *p)
            p[1] * (stencil_cubic(w[0][1][2]) - 2.0 * c + stencil_cubic(w[0][3][2]));
 }
 
-/* The explicit part of a 2D Cahn-Hilliard step (ch2d.h), A = input 0, B = input 1, E = p[2] A +
- * p[3] B (the extrapolation 2 C^n - C^{n-1} of the main step, or C itself):
+/* The explicit part of a 2D Cahn-Hilliard step (ch2d.h), A = input 0, B = input 1:
  *   p[0] A + p[1] B
- *   - [p[4] delta_x^4 + p[5] delta_x^2 delta_y^2 + p[6] delta_y^4] E
- *   + [p[7] delta_x^2 + p[8] delta_y^2] (E^3 - E),
+ *   - [p[4] delta_x^4 + p[5] delta_x^2 delta_y^2 + p[6] delta_y^4] (p[2] A + p[3] B)
+ *   + [p[7] delta_x^2 + p[8] delta_y^2] (A^3 - A),
  * delta_x^2 phi_i = phi_{i+1} - 2 phi_i + phi_{i-1}, delta_x^4 its square (cuSten eq. 4). */
 COHORT_HD double stencil_op_ch2d_explicit(stencil_window w, const double *p)
 {
@@ -114,9 +113,9 @@ COHORT_HD double stencil_op_ch2d_explicit(stencil_window w, const double *p)
     const double d2[3] = {1.0, -2.0, 1.0};
     for (int y = 0; y < 3; ++y)
         for (int x = 0; x < 3; ++x) dxy += d2[y] * d2[x] * e[y + 1][x + 1];
-    const double c = stencil_cubic(e[2][2]);
-    const double lap = p[7] * (stencil_cubic(e[2][1]) - 2.0 * c + stencil_cubic(e[2][3])) +
-                       p[8] * (stencil_cubic(e[1][2]) - 2.0 * c + stencil_cubic(e[3][2]));
+    const double c = stencil_cubic(w[0][2][2]);
+    const double lap = p[7] * (stencil_cubic(w[0][2][1]) - 2.0 * c + stencil_cubic(w[0][2][3])) +
+                       p[8] * (stencil_cubic(w[0][1][2]) - 2.0 * c + stencil_cubic(w[0][3][2]));
     return p[0] * w[0][2][2] + p[1] * w[1][2][2] - (p[4] * d4x + p[5] * dxy + p[6] * d4y) + lap;
 }
 
