@@ -14,24 +14,31 @@
 #define INF INFINITY
 static const config_key schema[] = {
     {"model", "name", CONFIG_ENUM, "ch1d", 0, 0, 0, 0,
-     "diffusion1d|hyperdiffusion1d|ch1d|ch1d_forced", "", "",
+     "diffusion1d|hyperdiffusion1d|ch1d|ch1d_forced|ch2d", "", "",
      "the equation (cohort models lists them)"},
     {"model", "alpha", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "diffusion1d hyperdiffusion1d", "1",
      "diffusion or hyperdiffusion coefficient"},
-    {"model", "gamma", CONFIG_REAL, "0.01", 0, INF, 1, 0, NULL, "ch1d ch1d_forced", "1",
+    {"model", "gamma", CONFIG_REAL, "0.01", 0, INF, 1, 0, NULL, "ch1d ch1d_forced ch2d", "1",
      "Cahn-Hilliard interface parameter; transition zones have width sqrt(gamma)"},
+    {"model", "D", CONFIG_REAL, "0.6", 0, INF, 1, 0, NULL, "ch2d", "1",
+     "mobility D of C_t = D lap(C^3 - C - gamma lap C)"},
     {"model", "f0", CONFIG_REAL, "0", 0, INF, 0, 0, NULL, "ch1d_forced", "1",
      "amplitude of the travelling-wave forcing"},
     {"model", "k", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "ch1d_forced", "1",
      "wavenumber of the forcing"},
     {"model", "v", CONFIG_REAL, "0.5", -INF, INF, 0, 0, NULL, "ch1d_forced", "1",
      "speed of the forcing wave (the equation is solved in its moving frame)"},
-    {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL, "", "points",
+    {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL,
+     "diffusion1d hyperdiffusion1d ch1d ch1d_forced", "points",
      "grid points of the periodic domain (tridiagonal models >= 3, pentadiagonal >= 5)"},
+    {"grid", "nx", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, "ch2d", "points",
+     "grid points along x of the periodic square"},
+    {"grid", "ny", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, "ch2d", "points",
+     "grid points along y of the periodic square"},
     {"grid", "length", CONFIG_REAL, "2*pi", 0, INF, 1, 0, NULL, "", "1",
-     "domain length L; multiples of pi are accepted (2*pi, pi/2)"},
+     "domain length L (2D: the side of the square); multiples of pi are accepted (2*pi, pi/2)"},
     {"time", "dt", CONFIG_REAL, "auto", 0, INF, 1, 1, NULL, "", "1",
-     "time step; auto = 0.1 dx (seed eq. 27)"},
+     "time step; auto = 0.1 dx (seed eq. 27; ch2d: dx = L / nx)"},
     {"time", "t_end", CONFIG_REAL, "20", 0, INF, 1, 0, NULL, "", "1",
      "final time, reached exactly"},
     {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
@@ -620,6 +627,9 @@ void config_print_models(FILE *out)
          "C_t - v C_eta = (C^3 - C - gamma C_etaeta)_etaeta + f0 k cos(k eta), eta = x - v t",
          "as ch1d, with v C_eta by fifth-order Hamilton-Jacobi WENO upwinded by the sign of v and "
          "the forcing explicit (seed eq. 33-34)"},
+        {"ch2d", "C_t = D lap(C^3 - C - gamma lap C) on the periodic square (0, L)^2",
+         "ADI: BDF2 with pentadiagonal line solves along x then y, C^3 - C explicit at t^n "
+         "(cuSten eq. 2), the first step by standard ADI (eq. 3); initial.kind = uniform"},
     };
     char range[256];
     for (size_t m = 0; m < sizeof models / sizeof models[0]; ++m) {
@@ -627,8 +637,10 @@ void config_print_models(FILE *out)
         for (size_t k = 0; k < N_KEYS; ++k) {
             if (!schema[k].models[0] || !lists_model(schema[k].models, models[m].name)) continue;
             describe_range(&schema[k], range, sizeof range);
-            fprintf(out, "    model.%-6s default %-6s %s: %s\n", schema[k].name,
-                    schema[k].default_value, range, schema[k].meaning);
+            char key[64];
+            snprintf(key, sizeof key, "%s.%s", schema[k].section, schema[k].name);
+            fprintf(out, "    %-12s default %-6s %s: %s\n", key, schema[k].default_value, range,
+                    schema[k].meaning);
         }
         fputc('\n', out);
     }

@@ -16,6 +16,7 @@ struct cohort_output {
     int var_spectrum, var_k1, var_label, var_centroid, var_cluster_size, var_inertia,
         var_iterations, var_label_map;
     int kmeans_k, var_k, var_cluster;
+    int64_t nx, ny; /* 2D: C(member, y, x) */
     char *path, *partial;
 };
 
@@ -48,7 +49,7 @@ static int define_series(cohort_output *o, int dim_t, const char *name, nc_type 
 
 /* The analyses' variables (output_spec). */
 static int define_analyses(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
-                           int dim_t, const int *dim_grid)
+                           int dim_y, int dim_t, const int *dim_grid)
 {
     o->var_spectrum = o->var_k1 = o->var_label = o->var_label_map = -1;
     if (s->structure_factor) {
@@ -72,7 +73,7 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
     }
     o->kmeans_k = s->kmeans_k;
     if (s->kmeans_k > 0) {
-        int dim_cluster, var_cluster, dims[2];
+        int dim_cluster, var_cluster, dims[3];
         NC_CALL(o, nc_def_dim(o->ncid, "cluster", (size_t)s->kmeans_k, &dim_cluster));
         NC_CALL(o, nc_def_var(o->ncid, "cluster", NC_INT, 1, &dim_cluster, &var_cluster));
         COHORT_CALL(put_text(o, var_cluster, "long_name",
@@ -82,8 +83,9 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
         COHORT_CALL(put_text(o, o->var_label, "long_name", "k-means cluster of the final state"));
         const unsigned char fill = 255; /* diverged members */
         NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label, NC_FILL, &fill));
-        dims[0] = dim_cluster, dims[1] = dim_x;
-        NC_CALL(o, nc_def_var(o->ncid, "centroid", NC_DOUBLE, 2, dims, &o->var_centroid));
+        dims[0] = dim_cluster, dims[1] = dim_y >= 0 ? dim_y : dim_x, dims[2] = dim_x;
+        NC_CALL(o, nc_def_var(o->ncid, "centroid", NC_DOUBLE, dim_y >= 0 ? 3 : 2, dims,
+                              &o->var_centroid));
         COHORT_CALL(put_text(o, o->var_centroid, "long_name", "k-means centroid"));
         NC_CALL(o, nc_def_var(o->ncid, "cluster_size", NC_INT64, 1, &dim_cluster,
                               &o->var_cluster_size));
@@ -106,17 +108,23 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
 /* What a run writes besides the analyses: the statistics over t, the divergence flags, the
  * archive and the per-member series. */
 static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
-                                int dim_t)
+                                int dim_y, int dim_t)
 {
-    COHORT_CALL(define_series(o, dim_t, "ell_mean", NC_DOUBLE,
-                              "ensemble mean of the coarsening length 1/(1 - <C^2>)",
-                              "member: mean", &o->var_ell_mean));
-    COHORT_CALL(define_series(o, dim_t, "ell_var", NC_DOUBLE,
-                              "ensemble variance of the coarsening length", "member: variance",
-                              &o->var_ell_var));
-    COHORT_CALL(define_series(o, dim_t, "ell_sem", NC_DOUBLE,
-                              "standard error of ell_mean, sqrt(ell_var / n_active)",
-                              "member: mean", &o->var_ell_sem));
+    const char *l = s->ny > 0 ? "s" : "ell"; /* cuSten's s(t) in 2D, the seed's ell(t) in 1D */
+    char name[3][16], text[3][128];
+    snprintf(name[0], sizeof name[0], "%s_mean", l);
+    snprintf(name[1], sizeof name[1], "%s_var", l);
+    snprintf(name[2], sizeof name[2], "%s_sem", l);
+    snprintf(text[0], sizeof text[0], "ensemble mean of the coarsening length %s = 1/(1 - <C^2>)",
+             l);
+    snprintf(text[1], sizeof text[1], "ensemble variance of the coarsening length %s", l);
+    snprintf(text[2], sizeof text[2], "standard error of %s_mean, sqrt(%s_var / n_active)", l, l);
+    COHORT_CALL(
+        define_series(o, dim_t, name[0], NC_DOUBLE, text[0], "member: mean", &o->var_ell_mean));
+    COHORT_CALL(
+        define_series(o, dim_t, name[1], NC_DOUBLE, text[1], "member: variance", &o->var_ell_var));
+    COHORT_CALL(
+        define_series(o, dim_t, name[2], NC_DOUBLE, text[2], "member: mean", &o->var_ell_sem));
     COHORT_CALL(define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>",
                               "member: mean", &o->var_mass_mean));
     COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
@@ -130,8 +138,8 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     const size_t chunk_members =
         (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members);
     if (s->archive_final || s->n_snapshots > 0) {
-        int dims[3], ndims = 0, dim_snap;
-        size_t chunk[3];
+        int dims[4], ndims = 0, dim_snap;
+        size_t chunk[4];
         if (s->n_snapshots > 0) {
             NC_CALL(o, nc_def_dim(o->ncid, "t_snap", (size_t)s->n_snapshots, &dim_snap));
             NC_CALL(o, nc_def_var(o->ncid, "t_snap", NC_DOUBLE, 1, &dim_snap, &o->var_t_snap));
@@ -141,7 +149,8 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
             dims[ndims] = dim_snap, chunk[ndims++] = 1;
         }
         dims[ndims] = dim_member, chunk[ndims++] = chunk_members;
-        dims[ndims] = dim_x, chunk[ndims++] = (size_t)s->n;
+        if (s->ny > 0) dims[ndims] = dim_y, chunk[ndims++] = (size_t)s->ny;
+        dims[ndims] = dim_x, chunk[ndims++] = (size_t)(s->ny > 0 ? s->nx : s->n);
         NC_CALL(o, nc_def_var(o->ncid, "C", s->archive_float ? NC_FLOAT : NC_DOUBLE, ndims, dims,
                               &o->var_c));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
@@ -154,7 +163,8 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     if (s->member_series) {
         const int dims[2] = {dim_t, dim_member};
         const size_t chunk[2] = {1, chunk_members};
-        NC_CALL(o, nc_def_var(o->ncid, "ell", NC_DOUBLE, 2, dims, &o->var_ell_member));
+        NC_CALL(o, nc_def_var(o->ncid, s->ny > 0 ? "s" : "ell", NC_DOUBLE, 2, dims,
+                              &o->var_ell_member));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
         COHORT_CALL(put_text(o, o->var_ell_member, "long_name",
                              "coarsening length 1/(1 - <C^2>) of each member"));
@@ -165,9 +175,18 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
 
 static int define_file(cohort_output *o, const output_spec *s)
 {
-    int dim_member, dim_x, dim_t, var_member, var_x, dim_grid[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    int dim_member, dim_x, dim_y = -1, dim_t, var_member, var_x, var_y = -1;
+    int dim_grid[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    const int64_t nx = s->ny > 0 ? s->nx : s->n;
     NC_CALL(o, nc_def_dim(o->ncid, "member", (size_t)s->members, &dim_member));
-    NC_CALL(o, nc_def_dim(o->ncid, "x", (size_t)s->n, &dim_x));
+    NC_CALL(o, nc_def_dim(o->ncid, "x", (size_t)nx, &dim_x));
+    if (s->ny > 0) {
+        NC_CALL(o, nc_def_dim(o->ncid, "y", (size_t)s->ny, &dim_y));
+        NC_CALL(o, nc_def_var(o->ncid, "y", NC_DOUBLE, 1, &dim_y, &var_y));
+        COHORT_CALL(put_text(o, var_y, "long_name", "position along y on the periodic square"));
+        COHORT_CALL(put_text(o, var_y, "units", "1"));
+        COHORT_CALL(put_text(o, var_y, "axis", "Y"));
+    }
     NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
     NC_CALL(o, nc_def_var(o->ncid, "member", NC_INT64, 1, &dim_member, &var_member));
     COHORT_CALL(put_text(o, var_member, "standard_name", "realization"));
@@ -181,7 +200,7 @@ static int define_file(cohort_output *o, const output_spec *s)
     COHORT_CALL(put_text(o, o->var_t, "units", "1"));
     COHORT_CALL(put_text(o, o->var_t, "axis", "T"));
     o->var_c = o->var_t_snap = o->var_ell_member = -1;
-    if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_t));
+    if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_y, dim_t));
     for (int j = 0; j < s->n_params; ++j) {
         char name[NC_MAX_NAME - 8], grid[NC_MAX_NAME + 1];
         snprintf(name, sizeof name, "%s", s->param_key[j]);
@@ -200,7 +219,7 @@ static int define_file(cohort_output *o, const output_spec *s)
             NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
         }
     }
-    COHORT_CALL(define_analyses(o, s, dim_member, dim_x, dim_t, dim_grid));
+    COHORT_CALL(define_analyses(o, s, dim_member, dim_x, dim_y, dim_t, dim_grid));
     COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
     COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
     COHORT_CALL(put_text(o, NC_GLOBAL, "history", s->history));
@@ -219,16 +238,18 @@ static int define_file(cohort_output *o, const output_spec *s)
     NC_CALL(o, nc_enddef(o->ncid));
     /* coordinates */
     long long *index = malloc((size_t)s->members * sizeof *index);
-    double *x = malloc((size_t)s->n * sizeof *x);
+    double *x = malloc((size_t)(nx > s->ny ? nx : s->ny) * sizeof *x);
     if (!index || !x) {
         free(index);
         free(x);
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "coordinates");
     }
     for (int64_t m = 0; m < s->members; ++m) index[m] = m;
-    for (int64_t i = 0; i < s->n; ++i) x[i] = (double)i * s->length / (double)s->n;
+    for (int64_t i = 0; i < nx; ++i) x[i] = (double)i * s->length / (double)nx;
     int rc = nc_put_var_longlong(o->ncid, var_member, index);
     if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
+    for (int64_t j = 0; j < s->ny; ++j) x[j] = (double)j * s->length / (double)s->ny;
+    if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
     for (int64_t j = 0; rc == NC_NOERR && o->var_spectrum >= 0 && j <= s->n / 2; ++j) {
         const size_t at = (size_t)j;
         const double k = 2.0 * 3.14159265358979323846 * (double)j / s->length;
@@ -253,6 +274,8 @@ int output_create(const output_spec *s, cohort_output **out)
     if (!o) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output");
     o->members = s->members;
     o->n = s->n;
+    o->ny = s->ny;
+    o->nx = s->ny > 0 ? s->nx : s->n;
     o->ncid = -1;
     o->path = strdup(s->path);
     o->partial = malloc(strlen(s->path) + sizeof ".partial");
@@ -304,7 +327,8 @@ int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double
 {
     if (o->var_c < 0 || o->var_t_snap >= 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no final-state archive defined");
-    const size_t at[2] = {(size_t)m0, 0}, size[2] = {(size_t)count, (size_t)o->n};
+    const size_t at[3] = {(size_t)m0, 0, 0};
+    const size_t size[3] = {(size_t)count, (size_t)(o->ny > 0 ? o->ny : o->n), (size_t)o->nx};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_c, at, size, state));
     return COHORT_OK;
 }
@@ -313,8 +337,9 @@ int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t 
                           const double *state)
 {
     if (o->var_t_snap < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no snapshots defined");
-    const size_t at[3] = {(size_t)snapshot, (size_t)m0, 0};
-    const size_t size[3] = {1, (size_t)count, (size_t)o->n}, one = 1;
+    const size_t at[4] = {(size_t)snapshot, (size_t)m0, 0, 0};
+    const size_t size[4] = {1, (size_t)count, (size_t)(o->ny > 0 ? o->ny : o->n), (size_t)o->nx},
+                 one = 1;
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_t_snap, at, &one, &t));
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_c, at, size, state));
     return COHORT_OK;

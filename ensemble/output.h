@@ -13,6 +13,8 @@ typedef struct output_spec {
     const char *path;
     int64_t members, n;
     double length;         /* x_i = i * length / n */
+    int64_t nx, ny;        /* ny > 0: 2D members of n = nx ny points, C(member, y, x), and the
+                            * coarsening length named s (s_mean, ...) as in cuSten */
     int archive_final;     /* write C(member, x) */
     int64_t n_snapshots;   /* > 0: write C(t_snap, member, x) instead, at these many times */
     int member_series;     /* write ell(t, member) */

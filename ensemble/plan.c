@@ -50,7 +50,8 @@ static int plan_sweeps(const cohort_config *c, run_plan *p, const char *model, c
     const config_key *schema = config_schema(&n_keys);
     const int forced = p->model.kind == MODEL1D_CAHN_HILLIARD_FORCED;
     const char *reads =
-        p->model.kind == MODEL1D_DIFFUSION || p->model.kind == MODEL1D_HYPERDIFFUSION ? "alpha"
+        p->two_d                                                                        ? "gamma, D"
+        : p->model.kind == MODEL1D_DIFFUSION || p->model.kind == MODEL1D_HYPERDIFFUSION ? "alpha"
         : forced ? "gamma, f0, k, v"
                  : "gamma";
     p->mean_sweep = p->amplitude_sweep = p->f0_sweep = -1;
@@ -116,8 +117,10 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                     : !strcmp(name->text, "hyperdiffusion1d") ? MODEL1D_HYPERDIFFUSION
                     : !strcmp(name->text, "ch1d")             ? MODEL1D_CAHN_HILLIARD
                                                               : MODEL1D_CAHN_HILLIARD_FORCED;
+    p->two_d = !strcmp(name->text, "ch2d");
+    if (p->two_d) p->model.kind = MODEL1D_CAHN_HILLIARD; /* for the parameters it shares */
     const int64_t n_min = p->model.kind == MODEL1D_DIFFUSION ? 3 : 5;
-    if (n->integer < n_min) {
+    if (!p->two_d && n->integer < n_min) {
         snprintf(err, len, "%s: grid.n = %lld: %s needs grid.n >= %lld (the %s solver's minimum)",
                  n->origin, (long long)n->integer, name->text, (long long)n_min,
                  n_min == 3 ? "tridiagonal" : "pentadiagonal");
@@ -125,13 +128,35 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     }
     p->model.n = n->integer;
     p->model.length = config_real(c, "grid", "length");
+    if (p->two_d) { /* a member is nx x ny points, stored as one line of nx ny (row-major) */
+        p->ch2d.nx = config_get(c, "grid", "nx")->integer;
+        p->ch2d.ny = config_get(c, "grid", "ny")->integer;
+        p->ch2d.length = p->model.length;
+        p->ch2d.D = config_real(c, "model", "D");
+        p->model.n = p->ch2d.nx * p->ch2d.ny;
+        const config_value *kind = config_get(c, "initial", "kind");
+        if (strcmp(kind->text, "uniform")) {
+            snprintf(err, len, "%s: initial.kind = %s: ch2d starts from uniform noise only",
+                     kind->origin, kind->text);
+            return EXIT_BAD_INPUT;
+        }
+        const config_value *sf = config_get(c, "analysis", "structure_factor");
+        if (sf->integer) {
+            snprintf(err, len,
+                     "%s: analysis.structure_factor = true: the radially averaged 2D structure "
+                     "factor is not implemented yet; set it to false for ch2d",
+                     sf->origin);
+            return EXIT_BAD_INPUT;
+        }
+    }
     p->model.alpha = config_real(c, "model", "alpha");
     p->model.gamma = config_real(c, "model", "gamma");
     p->model.f0 = config_real(c, "model", "f0");
     p->model.k = config_real(c, "model", "k");
     p->model.v = config_real(c, "model", "v");
     const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
-    const double dt_wanted = dt->is_auto ? 0.1 * p->model.length / (double)p->model.n : dt->number;
+    const double dx = p->model.length / (double)(p->two_d ? p->ch2d.nx : p->model.n);
+    const double dt_wanted = dt->is_auto ? 0.1 * dx : dt->number;
     p->t_end = t_end->number;
     if (p->t_end < dt_wanted) {
         snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
@@ -141,6 +166,8 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
     p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
     p->model.dt = p->t_end / (double)p->steps;
+    p->ch2d.dt = p->model.dt;
+    p->ch2d.gamma = p->model.gamma;
     /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike */
     p->record_step = event_steps(config_real(c, "time", "output_every"), p, &p->n_records);
     if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))

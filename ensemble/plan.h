@@ -9,10 +9,13 @@
 
 #include "config.h"
 #include "initial.h"
+#include "models/ch2d.h"
 #include "models/model1d.h"
 
 typedef struct run_plan {
-    model1d_params model;
+    model1d_params model; /* 2D: model.n = nx ny points per member, model.dt, model.gamma */
+    int two_d;            /* ch2d */
+    ch2d_params ch2d;
     initial1d ic;
     double mean; /* initial.mean: every member's conserved mean */
     int64_t members, chunk, steps;

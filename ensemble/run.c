@@ -39,7 +39,8 @@ static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, cons
     size_t free_bytes = 0;
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     /* state, scratch, noise, moments, mean per member, and the structure factor's spectra */
-    double per_member = (3.0 * (double)p->model.n + 4.0) * sizeof(double);
+    /* 2D keeps C^{n-1} too */
+    double per_member = ((p->two_d ? 4.0 : 3.0) * (double)p->model.n + 4.0) * sizeof(double);
     if (config_get(c, "analysis", "structure_factor")->integer)
         per_member += structure_factor_bytes_per_member(p->model.n);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
@@ -69,13 +70,15 @@ static void progress_show(progress *pr, int64_t members_done, int64_t members, d
 }
 
 /* The chunk's states as fields (model1d_field, into the scratch array, which is free between
- * steps), member-major, on the host: what archives, snapshots and k-means features hold. */
+ * steps; mean = NULL: the state is the field, as in 2D), member-major, on the host: what
+ * archives, snapshots and k-means features hold. */
 static int states_to_host(const cohort_backend *be, const double *state, double *scratch,
                           const double *mean, double *host_state, double *member_major, int64_t n,
                           int64_t chunk, int64_t count)
 {
-    COHORT_CALL(be->model1d_field(state, mean, n, chunk, 0, count, scratch));
-    COHORT_CALL(be->copy_to_host(host_state, scratch, (size_t)(n * chunk) * sizeof(double)));
+    if (mean) COHORT_CALL(be->model1d_field(state, mean, n, chunk, 0, count, scratch));
+    COHORT_CALL(
+        be->copy_to_host(host_state, mean ? scratch : state, (size_t)(n * chunk) * sizeof(double)));
     for (int64_t k = 0; k < count; ++k)
         for (int64_t i = 0; i < n; ++i) member_major[k * n + i] = host_state[i * chunk + k];
     return COHORT_OK;
@@ -104,6 +107,27 @@ static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
     const run_features *f = ctx;
     memcpy(dst, f->values + g0 * f->n, (size_t)(count * f->n) * sizeof(double));
     return COHORT_OK;
+}
+
+/* The model's stepper: 1D (model1d) or 2D (ch2d). */
+typedef struct run_stepper {
+    model1d_stepper *one;
+    ch2d_stepper *two;
+} run_stepper;
+
+static int run_stepper_alloc(const cohort_backend *be, const run_plan *p, run_stepper *st)
+{
+    if (!p->two_d) return model1d_stepper_alloc(be, &p->model, &st->one);
+    ch2d_params q = p->ch2d;
+    q.gamma = p->model.gamma; /* a swept gamma lands in model.gamma */
+    return ch2d_stepper_alloc(be, &q, &st->two);
+}
+
+static void run_stepper_free(run_stepper *st)
+{
+    model1d_stepper_free(st->one);
+    ch2d_stepper_free(st->two);
+    st->one = NULL, st->two = NULL;
 }
 
 int run_ensemble(const cohort_config *c, const run_options *opt)
@@ -142,6 +166,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         .path = path,
         .members = members,
         .n = n,
+        .nx = p.two_d ? p.ch2d.nx : n,
+        .ny = p.two_d ? p.ch2d.ny : 0,
         .length = p.model.length,
         .archive_final = archive,
         .n_snapshots = p.n_snapshots,
@@ -179,7 +205,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
 
     /* working memory */
     const int64_t chunk = p.chunk;
-    model1d_stepper *stepper = NULL;
+    run_stepper stepper = {NULL, NULL};
+    double *prev = NULL; /* 2D: C^{n-1} */
     double *state = NULL, *scratch = NULL, *noise = NULL, *mean = NULL, *moments_dev = NULL;
     double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
     double *ell = malloc((size_t)chunk * sizeof(double)),
@@ -202,9 +229,10 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         rc = moments_blocks_alloc(&ell_stats[r], members);
         if (rc == COHORT_OK) rc = moments_blocks_alloc(&mass_stats[r], members);
     }
-    if (rc == COHORT_OK && p.n_stepper_sweeps == 0)
-        rc = model1d_stepper_alloc(be, &p.model, &stepper);
+    if (rc == COHORT_OK && p.n_stepper_sweeps == 0) rc = run_stepper_alloc(be, &p, &stepper);
     if (rc == COHORT_OK) rc = be->alloc((void **)&state, (size_t)(n * chunk) * sizeof(double));
+    if (rc == COHORT_OK && p.two_d)
+        rc = be->alloc((void **)&prev, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&scratch, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&noise,
@@ -236,20 +264,20 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             int64_t k = 1;
             while (k < count && run_plan_same_stepper(&p, m0, m0 + k)) ++k;
             count = k;
-            if (!stepper || !run_plan_same_stepper(&p, m0, stepper_member)) {
-                model1d_stepper_free(stepper);
-                stepper = NULL;
+            if ((!stepper.one && !stepper.two) || !run_plan_same_stepper(&p, m0, stepper_member)) {
+                run_stepper_free(&stepper);
                 for (int q = 0; q < p.n_stepper_sweeps; ++q) {
                     size_t n_keys;
                     const int j = p.stepper_sweep[q];
                     const char *key = config_schema(&n_keys)[p.sweep[j]->key].name;
-                    double *field = !strcmp(key, "alpha")   ? &p.model.alpha
+                    double *field = !strcmp(key, "D")       ? &p.ch2d.D
+                                    : !strcmp(key, "alpha") ? &p.model.alpha
                                     : !strcmp(key, "gamma") ? &p.model.gamma
                                     : !strcmp(key, "k")     ? &p.model.k
                                                             : &p.model.v;
                     *field = run_plan_swept_value(&p, j, m0);
                 }
-                rc = model1d_stepper_alloc(be, &p.model, &stepper);
+                rc = run_stepper_alloc(be, &p, &stepper);
                 stepper_member = m0;
                 if (rc != COHORT_OK) break;
             }
@@ -270,20 +298,32 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (rc == COHORT_OK)
             rc = initial1d_fill(be, &p.ic, p.amplitude_sweep >= 0 ? amplitude : NULL, state, noise,
                                 n, chunk, 0, m0, count);
+        /* 2D evolves the field itself: mean + the mean-free noise */
+        const double *field_mean = p.two_d ? NULL : mean;
+        if (rc == COHORT_OK && p.two_d) {
+            rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
+            double *t = state;
+            state = scratch, scratch = t;
+        }
         /* step to each record and snapshot time in turn */
         int64_t step = 0, r = 0, q = 0;
         while (rc == COHORT_OK && (r < p.n_records || q < p.n_snapshots)) {
             int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
             if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
             for (; step < next && rc == COHORT_OK; ++step) {
-                rc = model1d_step(stepper, &state, &scratch, mean, p.f0_sweep >= 0 ? f0 : NULL,
-                                  chunk, 0, count);
+                if (!p.two_d)
+                    rc = model1d_step(stepper.one, &state, &scratch, mean,
+                                      p.f0_sweep >= 0 ? f0 : NULL, chunk, 0, count);
+                else if (step == 0) /* cuSten eq. 3, then eq. 2 */
+                    rc = ch2d_start(stepper.two, &state, &prev, scratch, chunk, 0, count);
+                else
+                    rc = ch2d_step(stepper.two, &state, &prev, scratch, chunk, 0, count);
                 member_steps += count;
                 if ((step & 63) == 0)
                     progress_show(&pr, m0, members, (step + 1) * p.model.dt, member_steps, 0);
             }
             if (rc == COHORT_OK && r < p.n_records && p.record_step[r] == next) {
-                rc = be->model1d_moments(state, mean, n, chunk, 0, count, moments_dev);
+                rc = be->model1d_moments(state, field_mean, n, chunk, 0, count, moments_dev);
                 if (rc == COHORT_OK) rc = be->synchronize();
                 if (rc == COHORT_OK)
                     rc = be->copy_to_host(host_moments, moments_dev,
@@ -303,16 +343,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 ++r;
             }
             if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
-                rc = states_to_host(be, state, scratch, mean, host_state, member_major, n, chunk,
-                                    count);
+                rc = states_to_host(be, state, scratch, field_mean, host_state, member_major, n,
+                                    chunk, count);
                 if (rc == COHORT_OK)
                     rc = output_write_snapshot(out, q, next * p.model.dt, m0, count, member_major);
                 ++q;
             }
         }
         if (rc == COHORT_OK && (archive || features))
-            rc =
-                states_to_host(be, state, scratch, mean, host_state, member_major, n, chunk, count);
+            rc = states_to_host(be, state, scratch, field_mean, host_state, member_major, n, chunk,
+                                count);
         if (rc == COHORT_OK && archive) rc = output_write_state(out, m0, count, member_major);
         if (rc == COHORT_OK && features)
             for (int64_t v = 0; v < count * n; ++v)
@@ -340,8 +380,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
             if (rc == COHORT_OK) rc = output_write_spectrum(out, r, spectrum, k1);
         }
-        if (t > 0.0 && t >= fit_from && e.count > 0 && isfinite(e.mean) && fit_x && fit_y)
-            fit_x[n_fit] = log(t), fit_y[n_fit++] = e.mean;
+        /* 1D: ell_mean against ln t (seed 003 Fig. 9); 2D: ln s_mean against ln t, whose slope
+         * is the coarsening exponent (cuSten Fig. 1: 1/3) */
+        const double y = p.two_d ? log(e.mean) : e.mean;
+        if (t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y) && fit_x && fit_y)
+            fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
     }
     for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
     if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
@@ -354,8 +397,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
     if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.model.dt);
     if (rc == COHORT_OK && features) { /* the run's device arrays make room for the features */
-        be->release(state), be->release(scratch), be->release(noise);
-        state = scratch = noise = NULL;
+        be->release(state), be->release(scratch), be->release(noise), be->release(prev);
+        state = scratch = noise = prev = NULL;
         structure_factor_free(sf);
         sf = NULL;
         clustering_options copt = clustering_options_from_config(c);
@@ -368,10 +411,18 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         double c0, c1, cov00, cov01, cov11, sumsq;
         gsl_fit_linear(fit_x, 1, fit_y, 1, n_fit, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
         const double r = gsl_stats_correlation(fit_x, 1, fit_y, 1, n_fit);
-        rc = output_put_double(out, "ell_vs_log_t_slope", c1);
-        if (rc == COHORT_OK) rc = output_put_double(out, "ell_vs_log_t_intercept", c0);
-        if (rc == COHORT_OK) rc = output_put_double(out, "ell_vs_log_t_r", r);
-        if (rc == COHORT_OK && !opt->quiet)
+        const char *fit = p.two_d ? "s_exponent" : "ell_vs_log_t";
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", fit, p.two_d ? "" : "_slope");
+        rc = output_put_double(out, name, c1);
+        snprintf(name, sizeof name, "%s_intercept", fit);
+        if (rc == COHORT_OK) rc = output_put_double(out, name, c0);
+        snprintf(name, sizeof name, "%s_r", fit);
+        if (rc == COHORT_OK) rc = output_put_double(out, name, r);
+        if (rc == COHORT_OK && !opt->quiet && p.two_d)
+            fprintf(stderr, "s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, r,
+                    fit_from);
+        else if (rc == COHORT_OK && !opt->quiet)
             fprintf(stderr, "ell_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", c0, c1, r,
                     fit_from);
     }
@@ -391,6 +442,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (mass_stats) moments_blocks_free(&mass_stats[r]);
     }
     be->release(state);
+    be->release(prev);
     be->release(scratch);
     be->release(noise);
     be->release(mean);
@@ -399,7 +451,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     be->release(moments_dev);
     structure_factor_free(sf);
     free(features), free(spectrum);
-    model1d_stepper_free(stepper);
+    run_stepper_free(&stepper);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(host_f0),
         free(finite), free(diverged);

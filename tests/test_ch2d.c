@@ -126,8 +126,8 @@ static void order_case(const cohort_backend *be)
            "orders %.2f %.2f\n",
            t_end, err[0], err[1], err[2], o1, o2);
     /* the nonlinear term at t^n (eq. 2; ch2d.h) makes the scheme first order in time */
-    EXPECT(o1 >= 0.85 && o1 <= 1.3 && o2 >= 0.85 && o2 <= 1.3, "orders %.2f %.2f, expected 1",
-           o1, o2);
+    EXPECT(o1 >= 0.85 && o1 <= 1.3 && o2 >= 0.85 && o2 <= 1.3, "orders %.2f %.2f, expected 1", o1,
+           o2);
     free(ref), free(u);
 }
 

@@ -151,7 +151,13 @@ int main(void)
         EXPECT(f0 && f0 > forced, "model.f0 is listed under ch1d_forced only");
         EXPECT(strstr(ch1d, "model.gamma") < forced, "model.gamma under ch1d");
     }
-    EXPECT(strstr(listing, "grid.n = 256  (an integer in [3, 16777216])") != NULL, "ranges exact");
+    EXPECT(strstr(listing, "grid.n       default 256    an integer in [3, 16777216]") != NULL,
+           "ranges exact:\n%s", listing);
+    const char *ch2d = strstr(listing, "ch2d\n"), *nx = strstr(listing, "grid.nx");
+    EXPECT(ch2d && nx > ch2d && strstr(ch2d, "grid.n ") == NULL,
+           "grid.nx under ch2d, which does not read grid.n");
+    EXPECT(strstr(listing, "grid.length = 2*pi  (a number > 0)") != NULL,
+           "keys every model reads listed with their ranges");
     free(listing);
     remove(path);
     return test_summary();

@@ -90,6 +90,36 @@ done
 "$python" "$here/compare_runs.py" forced-auto.nc forced-3.nc
 case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch1d_forced run" ;; esac
 
+# ch2d: 2D members through the same machinery (chunks, snapshots C(t_snap, member, y, x), s_mean)
+cat > ch2d.ini <<'INI'
+[model]
+name = ch2d
+[grid]
+nx = 24
+ny = 20
+[time]
+t_end = 1
+output_every = 0.25
+[ensemble]
+members = 7
+seed = 5
+[output]
+archive = snapshots
+snapshot_every = 0.5
+INI
+for chunk in 3 auto; do
+    "$cohort" run ch2d.ini --quiet --backend cpu --set ensemble.chunk=$chunk -o "ch2d-$chunk.nc" ||
+        bad "ch2d run, chunk $chunk"
+done
+"$python" "$here/compare_runs.py" ch2d-auto.nc ch2d-3.nc
+case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch2d run" ;; esac
+if "$cohort" info ch2d-3.nc | grep -q "7 members x 24 x 20 points (x, y), 5 records" &&
+    "$cohort" info ch2d-3.nc | grep -q "s_mean(t).*C(t_snap, member, y, x)"; then
+    ok
+else
+    bad "ch2d file: $("$cohort" info ch2d-3.nc | grep -E 'sizes|variables')"
+fi
+
 # cohort info on a finished file, and on files that are not cohort's
 if "$cohort" info chunk-7.nc > info.txt && grep -q "40 members x 32 points, 6 records" info.txt &&
     grep -q "ensemble.chunk=7" info.txt && grep -q "ell_vs_log_t_slope\|dt " info.txt &&
@@ -136,6 +166,12 @@ expect_bad "diffusion1d does not read model.gamma" sweep.ini --set model.name=di
 expect_bad "missing.ini: cannot read" missing.ini
 expect_bad "unknown option '--frob'" small.ini --frob
 expect_bad "--backend 'gpu'" small.ini --backend gpu
+expect_bad "analysis.structure_factor = true: the radially averaged 2D structure factor is not" \
+    ch2d.ini --set analysis.structure_factor=true
+expect_bad "initial.kind = cosine: ch2d starts from uniform noise only" ch2d.ini \
+    --set initial.kind=cosine
+expect_bad "grid.nx = '4'" ch2d.ini --set grid.nx=4
+expect_bad "ch2d does not read model.alpha" ch2d.ini --set sweep.model.alpha=1,2
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
