@@ -7,8 +7,8 @@
 #include "banded/banded.h"
 #include "stencil/stencil.h"
 
-/* The factors of the main step (L_x, L_y) and of the start-up half steps. */
-enum { MAIN_X, MAIN_Y, HALF_X, HALF_Y, N_FACTORS };
+/* The factors of the main step (L_x, L_y) and of the first step (I + dt D gamma delta^4). */
+enum { MAIN_X, MAIN_Y, FIRST_X, FIRST_Y, N_FACTORS };
 
 struct ch2d_stepper {
     const cohort_backend *be;
@@ -53,9 +53,9 @@ int ch2d_stepper_alloc(const cohort_backend *be, const ch2d_params *p, ch2d_step
     s->be = be;
     s->p = *p;
     const double dx = p->length / (double)p->nx, dy = p->length / (double)p->ny;
-    const double main = 2.0 / 3.0 * p->D * p->gamma * p->dt, half = 0.5 * p->D * p->gamma * p->dt;
-    const double a[N_FACTORS] = {main / pow(dx, 4), main / pow(dy, 4), half / pow(dx, 4),
-                                 half / pow(dy, 4)};
+    const double main = 2.0 / 3.0 * p->D * p->gamma * p->dt, first = p->D * p->gamma * p->dt;
+    const double a[N_FACTORS] = {main / pow(dx, 4), main / pow(dy, 4), first / pow(dx, 4),
+                                 first / pow(dy, 4)};
     const int64_t n[N_FACTORS] = {p->nx, p->ny, p->nx, p->ny};
     int rc = COHORT_OK;
     for (int f = 0; f < N_FACTORS && rc == COHORT_OK; ++f) {
@@ -80,12 +80,12 @@ void ch2d_stepper_free(ch2d_stepper *s)
     free(s);
 }
 
-/* Lines along x (factor MAIN_X or HALF_X) or y of members [m0, m0 + count), in place. */
+/* Lines along x (factor MAIN_X or FIRST_X) or y of members [m0, m0 + count), in place. */
 static int solve_lines(const ch2d_stepper *s, int factor, double *u, int64_t ld, int64_t m0,
                        int64_t count)
 {
     const int64_t nx = s->p.nx, ny = s->p.ny;
-    if (factor == MAIN_X || factor == HALF_X)
+    if (factor == MAIN_X || factor == FIRST_X)
         return banded_solver_solve_groups(s->solver[factor], u, ld, m0, count, ny, nx * ld);
     if (m0 == 0 && count == ld) /* whole batch: the y lines are one contiguous batch */
         return banded_solver_solve(s->solver[factor], u, nx * ld, 0, nx * ld);
@@ -112,18 +112,17 @@ int ch2d_start(const ch2d_stepper *s, double **cur, double **prev, double *scrat
     if (!s || !cur || !prev || !*cur || !*prev || !scratch)
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, fields and scratch are required");
     const int64_t nx = s->p.nx, ny = s->p.ny;
-    const double h = 0.5 * s->p.dt, dg = h * s->p.D * s->p.gamma, d = h * s->p.D;
-    /* eq. 3a: (I + h D gamma dx^-4 delta_x^4) C^{n+1/2} = C^n + h[-D gamma (2 delta_x^2 delta_y^2
-     * + delta_y^4) C^n + D lap_h (C^3 - C)^n] */
-    stencil_op_args a = explicit_args(s, *cur, *cur, 1.0, 0.0, 1.0, 0.0, 0.0, dg, dg, d);
-    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_CH2D_EXPLICIT, &a, STENCIL_PERIODIC,
+    const double a = s->p.dt * s->p.D * s->p.gamma, b = s->p.dt * s->p.D;
+    /* (I + a delta_x^4)(I + a delta_y^4) v = -a lap_h^2 C^0 + b lap_h (C^3 - C)^0 (ch2d.h) */
+    stencil_op_args args = explicit_args(s, *cur, *cur, 0.0, 0.0, 1.0, 0.0, a, a, a, b);
+    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_CH2D_EXPLICIT, &args, STENCIL_PERIODIC,
                                          scratch, nx, ny, ld, m0, count));
-    COHORT_CALL(solve_lines(s, HALF_X, scratch, ld, m0, count));
-    /* eq. 3b: the same from C^{n+1/2}, implicit in y */
-    a = explicit_args(s, scratch, scratch, 1.0, 0.0, 1.0, 0.0, dg, 0.0, dg, d);
-    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_CH2D_EXPLICIT, &a, STENCIL_PERIODIC,
+    COHORT_CALL(solve_lines(s, FIRST_X, scratch, ld, m0, count));
+    COHORT_CALL(solve_lines(s, FIRST_Y, scratch, ld, m0, count));
+    /* C^1 = C^0 + v into the other buffer, which then holds C^1 while *cur keeps C^0 */
+    const stencil_op_args update = {{*cur, *cur, scratch}, {1.0, 0.0, 1.0}};
+    COHORT_CALL(stencil_operator_compute(s->be, STENCIL_OP_COMBINE, &update, STENCIL_PERIODIC,
                                          *prev, nx, ny, ld, m0, count));
-    COHORT_CALL(solve_lines(s, HALF_Y, *prev, ld, m0, count));
     stencil_swap(cur, prev);
     return COHORT_OK;
 }
