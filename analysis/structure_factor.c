@@ -6,27 +6,29 @@
 #include "backend/cohort_error.h"
 #include "backend/reduction_numerics.h"
 
-int structure_factor_alloc(const cohort_backend *be, int64_t n, double length, int64_t ld,
-                           int64_t max_count, int64_t members, int64_t n_times,
+int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, double length,
+                           int64_t ld, int64_t max_count, int64_t members, int64_t n_times,
                            structure_factor **out)
 {
-    if (n < 2 || !(length > 0.0) || max_count < 1 || members < 1 || n_times < 1)
+    if (nx < 2 || ny < 1 || !(length > 0.0) || max_count < 1 || members < 1 || n_times < 1)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "n = %lld, length = %g, max_count = %lld, members = %lld, times = %lld",
-                           (long long)n, length, (long long)max_count, (long long)members,
-                           (long long)n_times);
+                           "nx = %lld, ny = %lld, length = %g, max_count = %lld, members = %lld, "
+                           "times = %lld",
+                           (long long)nx, (long long)ny, length, (long long)max_count,
+                           (long long)members, (long long)n_times);
     structure_factor *sf = calloc(1, sizeof *sf);
     if (!sf) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "structure factor");
-    sf->be = be, sf->n = n, sf->length = length, sf->members = members;
-    sf->max_count = max_count, sf->n_times = n_times;
+    sf->be = be, sf->nx = nx, sf->ny = ny, sf->rows = ny * (nx / 2 + 1), sf->length = length;
+    sf->members = members, sf->max_count = max_count, sf->n_times = n_times;
     int rc = COHORT_OK;
     sf->sums = calloc((size_t)n_times, sizeof *sf->sums);
     sf->host_cls = malloc((size_t)max_count);
-    if (!sf->sums || !sf->host_cls) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "structure factor");
-    if (rc == COHORT_OK) rc = be->spectrum_plan_alloc(n, ld, max_count, &sf->plan);
+    sf->mean_power = malloc((size_t)sf->rows * sizeof(double));
+    if (!sf->sums || !sf->host_cls || !sf->mean_power)
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "structure factor");
+    if (rc == COHORT_OK) rc = be->spectrum_plan_alloc(nx, ny, ld, max_count, &sf->plan);
     if (rc == COHORT_OK)
-        rc = be->alloc((void **)&sf->power,
-                       (size_t)(n / 2 + 1) * (size_t)max_count * sizeof(double));
+        rc = be->alloc((void **)&sf->power, (size_t)sf->rows * (size_t)max_count * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&sf->cls, (size_t)max_count);
     if (rc != COHORT_OK) {
         structure_factor_free(sf);
@@ -44,14 +46,39 @@ void structure_factor_free(structure_factor *sf)
     if (sf->plan) sf->be->spectrum_plan_free(sf->plan);
     sf->be->release(sf->power);
     sf->be->release(sf->cls);
-    free(sf->host_cls);
+    free(sf->host_cls), free(sf->mean_power);
     free(sf);
 }
 
-double structure_factor_bytes_per_member(int64_t n)
+double structure_factor_bytes_per_member(int64_t nx, int64_t ny)
 {
     /* cuFFT's complex output, the power, the class byte */
-    return (double)(n / 2 + 1) * (16.0 + 8.0) + 1.0;
+    return (double)(ny * (nx / 2 + 1)) * (16.0 + 8.0) + 1.0;
+}
+
+/* The signed frequency of index j of n (j <= n/2: j; above: j - n). */
+static int64_t signed_index(int64_t j, int64_t n)
+{
+    return 2 * j <= n ? j : j - n;
+}
+
+/* The shell of mode (kx, ky): |(kx, signed ky)| rounded. */
+static int64_t shell(int64_t kx, int64_t ky, int64_t ny)
+{
+    const double sy = (double)signed_index(ky, ny);
+    return (int64_t)floor(sqrt((double)(kx * kx) + sy * sy) + 0.5);
+}
+
+int64_t structure_factor_k_count(int64_t nx, int64_t ny)
+{
+    if (ny == 1) return nx / 2 + 1;
+    return shell(nx / 2, ny / 2, ny) + 1;
+}
+
+void structure_factor_k_values(int64_t nx, int64_t ny, double length, double *k)
+{
+    const int64_t n_k = structure_factor_k_count(nx, ny);
+    for (int64_t b = 0; b < n_k; ++b) k[b] = 2.0 * acos(-1.0) * (double)b / length;
 }
 
 int structure_factor_add(structure_factor *sf, int64_t time, const double *u, int64_t m0,
@@ -63,7 +90,7 @@ int structure_factor_add(structure_factor *sf, int64_t time, const double *u, in
                            (long long)sf->max_count);
     ordered_sum *s = &sf->sums[time];
     if (!s->host)
-        COHORT_CALL(ordered_sum_alloc(s, sf->be, sf->members, sf->n / 2 + 1, 1, sf->max_count));
+        COHORT_CALL(ordered_sum_alloc(s, sf->be, sf->members, sf->rows, 1, sf->max_count));
     for (int64_t j = 0; j < count; ++j)
         sf->host_cls[j] = include && !include[j] ? REDUCTION_SKIP : 0;
     COHORT_CALL(sf->be->copy_to_device(sf->cls, sf->host_cls, (size_t)count));
@@ -71,27 +98,52 @@ int structure_factor_add(structure_factor *sf, int64_t time, const double *u, in
     return ordered_sum_add(s, sf->power, count, 0, count, first, sf->cls);
 }
 
+/* The weight of half-spectrum column kx: its conjugate partner is not stored (2), or is (1). */
+static double conjugate_weight(int64_t kx, int64_t nx)
+{
+    return kx == 0 || 2 * kx == nx ? 1.0 : 2.0;
+}
+
 int structure_factor_result(const structure_factor *sf, int64_t time, int64_t n_active,
                             double *spectrum, double *k1)
 {
-    const int64_t rows = sf->n / 2 + 1;
     if (time < 0 || time >= sf->n_times || !sf->sums[time].host)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no spectra at time index %lld",
                            (long long)time);
-    COHORT_CALL(ordered_sum_total(&sf->sums[time], spectrum));
-    for (int64_t j = 0; j < rows; ++j)
-        spectrum[j] = n_active > 0 ? spectrum[j] / (double)n_active : NAN;
-    *k1 = structure_factor_k1(spectrum, sf->n, sf->length);
+    double *power = sf->ny == 1 ? spectrum : sf->mean_power;
+    COHORT_CALL(ordered_sum_total(&sf->sums[time], power));
+    for (int64_t r = 0; r < sf->rows; ++r)
+        power[r] = n_active > 0 ? power[r] / (double)n_active : NAN;
+    *k1 = structure_factor_k1(power, sf->nx, sf->ny, sf->length);
+    if (sf->ny == 1) return COHORT_OK;
+    const int64_t n_k = structure_factor_k_count(sf->nx, sf->ny), cols = sf->nx / 2 + 1;
+    double *modes = calloc((size_t)n_k, sizeof *modes);
+    if (!modes) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "shells");
+    for (int64_t b = 0; b < n_k; ++b) spectrum[b] = 0.0;
+    for (int64_t ky = 0; ky < sf->ny; ++ky) /* the radial average, mode by mode */
+        for (int64_t kx = 0; kx < cols; ++kx) {
+            const int64_t b = shell(kx, ky, sf->ny);
+            const double w = conjugate_weight(kx, sf->nx);
+            spectrum[b] += w * power[ky * cols + kx];
+            modes[b] += w;
+        }
+    for (int64_t b = 0; b < n_k; ++b) spectrum[b] = modes[b] > 0.0 ? spectrum[b] / modes[b] : NAN;
+    free(modes);
     return COHORT_OK;
 }
 
-double structure_factor_k1(const double *spectrum, int64_t n, double length)
+double structure_factor_k1(const double *power, int64_t nx, int64_t ny, double length)
 {
+    const int64_t cols = nx / 2 + 1;
     double num = 0.0, den = 0.0;
-    for (int64_t j = 1; j <= n / 2; ++j) {
-        const double pairs = 2 * j == n ? 1.0 : 2.0, k = 2.0 * acos(-1.0) * (double)j / length;
-        num += pairs * spectrum[j];
-        den += pairs * spectrum[j] / k;
-    }
+    for (int64_t ky = 0; ky < ny; ++ky)
+        for (int64_t kx = 0; kx < cols; ++kx) {
+            const double sy = (double)signed_index(ky, ny);
+            const double kk = sqrt((double)(kx * kx) + sy * sy);
+            if (kk == 0.0) continue;
+            const double w = conjugate_weight(kx, nx), k = 2.0 * acos(-1.0) * kk / length;
+            num += w * power[ky * cols + kx];
+            den += w * power[ky * cols + kx] / k;
+        }
     return num / den;
 }

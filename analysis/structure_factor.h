@@ -1,9 +1,14 @@
-/* The ensemble's structure factor S(t, k) = mean over active members of |C^_k|^2, with
- * C^_k = (1/N) sum_j C_j e^{-2 pi i jk/N} (a unit cosine has |C^| = 1/2), k = 2 pi j / L for
- * j = 0 .. N/2, and k1(t) = sum_{k != 0} S / sum_{k != 0} |k|^-1 S (cuSten eq. 6 in 1D, both sums
- * over all nonzero wavenumbers of the real field: the pair +-k counts twice, the Nyquist mode
- * once); the k = 0 entry is <C>^2. Spectra come from the
- * backend (cuFFT or GSL) and are summed in member order (ordered_sum.h), so S does not depend on
+/* The ensemble's structure factor from the members' Fourier coefficients
+ * C^_k = (1/(nx ny)) sum_j C_j e^{-i k.x_j} (a unit cosine has |C^| = 1/2), k = 2 pi (jx, jy) / L:
+ *  - 1D (ny = 1): S(t, k_j) = mean over active members of |C^_k|^2 at k_j = 2 pi j / L,
+ *    j = 0 .. nx/2 (the k = 0 entry is <C>^2);
+ *  - 2D: the radial average: S(t, k_b) = the mean over the modes of shell b (|k| L / 2 pi
+ *    rounded to b, b = 0 .. round(sqrt((nx/2)^2 + (ny/2)^2))) of the mean over active members of
+ *    |C^_k|^2, k_b = 2 pi b / L;
+ * and k1(t) = sum_{k != 0} S / sum_{k != 0} |k|^-1 S over every mode of the mean spectrum with its
+ * exact |k| (cuSten eq. 6; both sums over all nonzero wavevectors of the real field, each
+ * conjugate pair counted twice, the self-conjugate modes once). Spectra come from the backend
+ * (cuFFT or GSL) and are summed in member order (ordered_sum.h), so S does not depend on
  * chunking. */
 #ifndef COHORT_STRUCTURE_FACTOR_H
 #define COHORT_STRUCTURE_FACTOR_H
@@ -15,32 +20,37 @@
 
 typedef struct structure_factor {
     const cohort_backend *be;
-    int64_t n, members, max_count, n_times;
+    int64_t nx, ny, rows, members, max_count, n_times;
     double length;
     void *plan;
-    double *power;      /* backend: (n/2 + 1) x max_count */
+    double *power;      /* backend: rows x max_count */
     unsigned char *cls; /* backend: max_count classes (0, or REDUCTION_SKIP) */
     unsigned char *host_cls;
-    ordered_sum *sums; /* one per time, allocated when first used */
+    double *mean_power; /* host: rows */
+    ordered_sum *sums;  /* one per time, allocated when first used */
 } structure_factor;
 
-/* Spectra of n-point members on a domain of `length`, `members` in all, calls of at most
- * max_count members at leading dimension ld, at n_times output times. */
-int structure_factor_alloc(const cohort_backend *be, int64_t n, double length, int64_t ld,
-                           int64_t max_count, int64_t members, int64_t n_times,
+/* Spectra of nx x ny members (1D: ny = 1) on a domain of side `length`, `members` in all, calls
+ * of at most max_count members at leading dimension ld, at n_times output times. */
+int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, double length,
+                           int64_t ld, int64_t max_count, int64_t members, int64_t n_times,
                            structure_factor **out);
 void structure_factor_free(structure_factor *sf);
 /* Backend memory a structure factor needs per member of a call (for chunk sizing). */
-double structure_factor_bytes_per_member(int64_t n);
+double structure_factor_bytes_per_member(int64_t nx, int64_t ny);
+/* How many wavenumbers S has (nx/2 + 1 in 1D, the shells in 2D), and their values. */
+int64_t structure_factor_k_count(int64_t nx, int64_t ny);
+void structure_factor_k_values(int64_t nx, int64_t ny, double length, double *k);
 /* Adds the spectra of global members [first, first + count) at time index `time`: their fields
  * at columns [m0, m0 + count) of u (backend memory, the plan's leading dimension); include[j]
  * (host) = 0 leaves member first + j out (diverged). */
 int structure_factor_add(structure_factor *sf, int64_t time, const double *u, int64_t m0,
                          int64_t count, int64_t first, const unsigned char *include);
-/* S(t, k_j) for j = 0 .. n/2 into spectrum (n_active members: NaN where 0) and k1. */
+/* S(t, k) for the structure_factor_k_count wavenumbers into spectrum (n_active members: NaN
+ * where 0) and k1. */
 int structure_factor_result(const structure_factor *sf, int64_t time, int64_t n_active,
                             double *spectrum, double *k1);
-/* k1 from a spectrum S(k_j), j = 0 .. n/2 (see above). */
-double structure_factor_k1(const double *spectrum, int64_t n, double length);
+/* k1 from a mean half spectrum, power[ky (nx/2 + 1) + kx] (see above). */
+double structure_factor_k1(const double *power, int64_t nx, int64_t ny, double length);
 
 #endif

@@ -198,14 +198,14 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
     structure_factor *sf = NULL;
     double *dev = NULL, *member_major = malloc((size_t)(n * chunk) * sizeof(double));
     double *interleaved = malloc((size_t)(n * chunk) * sizeof(double));
-    double *spectrum = malloc((size_t)(n / 2 + 1) * sizeof(double));
+    double *spectrum = malloc((size_t)structure_factor_k_count(n, 1) * sizeof(double));
     unsigned char *finite = malloc((size_t)chunk);
     int rc = member_major && interleaved && spectrum && finite
                  ? COHORT_OK
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers of %lld members", (long long)chunk);
     if (rc == COHORT_OK) rc = be->alloc((void **)&dev, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
-        rc = structure_factor_alloc(be, n, p->model.length, chunk, chunk, a->members,
+        rc = structure_factor_alloc(be, n, 1, p->model.length, chunk, chunk, a->members,
                                     a->n_times - first_time, &sf);
     for (int64_t s = first_time; s < a->n_times && rc == COHORT_OK; ++s) {
         int64_t active = 0;
@@ -249,7 +249,7 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
         run_chunk = (int64_t)chunk[a->snapshots];
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     double per_member = (double)a->n * sizeof(double);
-    if (with_spectra) per_member += structure_factor_bytes_per_member(a->n);
+    if (with_spectra) per_member += structure_factor_bytes_per_member(a->n, 1);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     fit = fit < 1 ? 1 : fit;
     const int64_t c = run_chunk < fit ? run_chunk : fit;
@@ -360,6 +360,7 @@ int analyze_archive(const analyze_options *opt)
                         .length = p.model.length,
                         .chunk_members = p.members,
                         .structure_factor = sf_on,
+                        .n_k = structure_factor_k_count(p.model.n, 1),
                         .kmeans_k = k,
                         .analysis_only = 1,
                         .analysed_file = opt->input,
@@ -381,8 +382,12 @@ int analyze_archive(const analyze_options *opt)
         spec.param_grid_count[j] = p.grid ? p.sweep[j]->count : 0;
         spec.param_values[j] = p.sweep[j]->values;
     }
-    const int created = output_create(&spec, &out);
-    free(history);
+    double *k_values = malloc((size_t)spec.n_k * sizeof(double));
+    if (k_values) structure_factor_k_values(p.model.n, 1, p.model.length, k_values);
+    spec.k_values = k_values;
+    const int created =
+        k_values ? output_create(&spec, &out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "wavenumbers");
+    free(history), free(k_values);
     if (created != COHORT_OK) {
         snprintf(err, sizeof err, "%s", cohort_error_detail());
         goto done;

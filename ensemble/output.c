@@ -17,6 +17,7 @@ struct cohort_output {
         var_iterations, var_label_map;
     int kmeans_k, var_k, var_cluster;
     int64_t nx, ny; /* 2D: C(member, y, x) */
+    int64_t n_k;
     char *path, *partial;
 };
 
@@ -54,15 +55,20 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
     o->var_spectrum = o->var_k1 = o->var_label = o->var_label_map = -1;
     if (s->structure_factor) {
         int dim_k, var_k, dims[2];
-        NC_CALL(o, nc_def_dim(o->ncid, "k", (size_t)(s->n / 2 + 1), &dim_k));
+        NC_CALL(o, nc_def_dim(o->ncid, "k", (size_t)s->n_k, &dim_k));
         NC_CALL(o, nc_def_var(o->ncid, "k", NC_DOUBLE, 1, &dim_k, &var_k));
-        COHORT_CALL(put_text(o, var_k, "long_name", "wavenumber 2 pi j / L, j = 0 .. N/2"));
+        COHORT_CALL(put_text(o, var_k, "long_name",
+                             s->ny > 0 ? "wavenumber 2 pi b / L of the radial shell b"
+                                       : "wavenumber 2 pi j / L, j = 0 .. N/2"));
         COHORT_CALL(put_text(o, var_k, "units", "1"));
         dims[0] = dim_t, dims[1] = dim_k;
         NC_CALL(o, nc_def_var(o->ncid, "structure_factor", NC_DOUBLE, 2, dims, &o->var_spectrum));
         COHORT_CALL(put_text(o, o->var_spectrum, "long_name",
-                             "mean over active members of |C^_k|^2, C^_k = (1/N) sum_j C_j "
-                             "exp(-2 pi i j k / N)"));
+                             s->ny > 0 ? "mean over active members of |C^_k|^2, radially averaged "
+                                         "over the shell |k| = k, C^_k = (1/(nx ny)) sum_j C_j "
+                                         "exp(-i k.x_j)"
+                                       : "mean over active members of |C^_k|^2, C^_k = (1/N) "
+                                         "sum_j C_j exp(-2 pi i j k / N)"));
         COHORT_CALL(put_text(o, o->var_spectrum, "units", "1"));
         COHORT_CALL(put_text(o, o->var_spectrum, "cell_methods", "realization: mean"));
         COHORT_CALL(define_series(o, dim_t, "k1", NC_DOUBLE,
@@ -250,11 +256,8 @@ static int define_file(cohort_output *o, const output_spec *s)
     if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
     for (int64_t j = 0; j < s->ny; ++j) x[j] = (double)j * s->length / (double)s->ny;
     if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
-    for (int64_t j = 0; rc == NC_NOERR && o->var_spectrum >= 0 && j <= s->n / 2; ++j) {
-        const size_t at = (size_t)j;
-        const double k = 2.0 * 3.14159265358979323846 * (double)j / s->length;
-        rc = nc_put_var1_double(o->ncid, o->var_k, &at, &k);
-    }
+    if (rc == NC_NOERR && o->var_spectrum >= 0)
+        rc = nc_put_var_double(o->ncid, o->var_k, s->k_values);
     for (int c = 0; rc == NC_NOERR && c < s->kmeans_k; ++c) {
         const size_t at = (size_t)c;
         rc = nc_put_var1_int(o->ncid, o->var_cluster, &at, &c);
@@ -275,6 +278,7 @@ int output_create(const output_spec *s, cohort_output **out)
     o->members = s->members;
     o->n = s->n;
     o->ny = s->ny;
+    o->n_k = s->n_k;
     o->nx = s->ny > 0 ? s->nx : s->n;
     o->ncid = -1;
     o->path = strdup(s->path);
@@ -373,7 +377,7 @@ int output_write_spectrum(cohort_output *o, int64_t record, const double *spectr
 {
     if (o->var_spectrum < 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no structure factor defined");
-    const size_t at[2] = {(size_t)record, 0}, size[2] = {1, (size_t)(o->n / 2 + 1)};
+    const size_t at[2] = {(size_t)record, 0}, size[2] = {1, (size_t)o->n_k};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_spectrum, at, size, spectrum));
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_k1, at, size, &k1));
     return COHORT_OK;

@@ -30,6 +30,8 @@ typedef struct output_spec {
      * centroid(cluster, x), cluster_size(cluster), kmeans_inertia, kmeans_iterations, and for a
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
     int structure_factor;
+    int64_t n_k;             /* the structure factor's wavenumbers */
+    const double *k_values;  /* n_k values (structure_factor_k_values) */
     int kmeans_k;
     /* a file of `cohort analyze`: only coordinates, parameters and analyses (no statistics over
      * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */
@@ -70,7 +72,7 @@ int output_write_parameter(cohort_output *o, int j, const double *values);
 int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
                           const unsigned char *diverged);
 
-/* structure_factor(record, k) for k = 0 .. n/2, and k1(record). */
+/* structure_factor(record, k) for the n_k wavenumbers, and k1(record). */
 int output_write_spectrum(cohort_output *o, int64_t record, const double *spectrum, double k1);
 
 /* The k-means result: labels of every member, k x n centroids, cluster sizes, inertia and

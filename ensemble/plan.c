@@ -140,14 +140,6 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                      kind->origin, kind->text);
             return EXIT_BAD_INPUT;
         }
-        const config_value *sf = config_get(c, "analysis", "structure_factor");
-        if (sf->integer) {
-            snprintf(err, len,
-                     "%s: analysis.structure_factor = true: the radially averaged 2D structure "
-                     "factor is not implemented yet; set it to false for ch2d",
-                     sf->origin);
-            return EXIT_BAD_INPUT;
-        }
     }
     p->model.alpha = config_real(c, "model", "alpha");
     p->model.gamma = config_real(c, "model", "gamma");

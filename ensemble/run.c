@@ -42,7 +42,8 @@ static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, cons
     /* 2D keeps C^{n-1} too */
     double per_member = ((p->two_d ? 4.0 : 3.0) * (double)p->model.n + 4.0) * sizeof(double);
     if (config_get(c, "analysis", "structure_factor")->integer)
-        per_member += structure_factor_bytes_per_member(p->model.n);
+        per_member += p->two_d ? structure_factor_bytes_per_member(p->ch2d.nx, p->ch2d.ny)
+                               : structure_factor_bytes_per_member(p->model.n, 1);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     if (fit < 1) fit = 1;
     return fit < p->members ? fit : p->members;
@@ -107,6 +108,24 @@ static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
     const run_features *f = ctx;
     memcpy(dst, f->values + g0 * f->n, (size_t)(count * f->n) * sizeof(double));
     return COHORT_OK;
+}
+
+/* A least-squares line y = c0 + c1 x (GSL) and its correlation r, stored as the global attributes
+ * <base><slope_suffix>, <base>_intercept and <base>_r. */
+static int fit_and_store(cohort_output *out, const char *base, const char *slope_suffix,
+                         const double *x, const double *y, size_t n, double *c0, double *c1,
+                         double *r)
+{
+    double cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
+    *r = gsl_stats_correlation(x, 1, y, 1, n);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", base, slope_suffix);
+    COHORT_CALL(output_put_double(out, name, *c1));
+    snprintf(name, sizeof name, "%s_intercept", base);
+    COHORT_CALL(output_put_double(out, name, *c0));
+    snprintf(name, sizeof name, "%s_r", base);
+    return output_put_double(out, name, *r);
 }
 
 /* The model's stepper: 1D (model1d) or 2D (ch2d). */
@@ -186,6 +205,18 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         .model = config_get(c, "model", "name")->text,
         .seed = p.ic.seed};
     spec.n_params = p.n_sweeps;
+    double *k_values = NULL;
+    if (spec.structure_factor) {
+        spec.n_k = structure_factor_k_count(spec.nx, p.two_d ? spec.ny : 1);
+        if (!(k_values = malloc((size_t)spec.n_k * sizeof(double)))) {
+            fprintf(stderr, "cohort run: out of memory\n");
+            free(config_text);
+            run_plan_free(&p);
+            return EXIT_FAILURE_RUNNING;
+        }
+        structure_factor_k_values(spec.nx, p.two_d ? spec.ny : 1, p.model.length, k_values);
+        spec.k_values = k_values;
+    }
     for (int j = 0; j < p.n_sweeps; ++j) {
         size_t n_keys;
         const config_key *k = &config_schema(&n_keys)[p.sweep[j]->key];
@@ -195,7 +226,9 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         spec.param_values[j] = p.sweep[j]->values;
     }
     cohort_output *out = NULL;
-    if (output_create(&spec, &out) != COHORT_OK) {
+    const int created = output_create(&spec, &out);
+    free(k_values);
+    if (created != COHORT_OK) {
         fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
         free(config_text);
@@ -244,7 +277,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         rc = be->alloc((void **)&moments_dev, (size_t)(2 * chunk) * sizeof(double));
     structure_factor *sf = NULL;
     if (rc == COHORT_OK && spec.structure_factor)
-        rc = structure_factor_alloc(be, n, p.model.length, chunk, chunk, members, p.n_records, &sf);
+        rc = structure_factor_alloc(be, spec.nx, p.two_d ? spec.ny : 1, p.model.length, chunk,
+                                    chunk, members, p.n_records, &sf);
     /* k-means features: every member's final field as archived (rounded to float with
      * output.precision = float, so that `cohort analyze` of the archive finds the same labels) */
     double *features = NULL;
@@ -336,10 +370,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
                 if (rc == COHORT_OK && spec.member_series)
                     rc = output_write_member_ell(out, r, m0, count, ell);
-                if (rc == COHORT_OK && sf) /* the field as archived, in the scratch array */
+                /* the field as archived: 1D in the scratch array, 2D the state itself */
+                if (rc == COHORT_OK && sf && !p.two_d)
                     rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
                 if (rc == COHORT_OK && sf)
-                    rc = structure_factor_add(sf, r, scratch, 0, count, m0, finite);
+                    rc = structure_factor_add(sf, r, p.two_d ? state : scratch, 0, count, m0,
+                                              finite);
                 ++r;
             }
             if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
@@ -362,11 +398,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
 
     /* statistics, fit, flags */
-    double *spectrum = sf ? malloc((size_t)(n / 2 + 1) * sizeof(double)) : NULL;
+    double *spectrum = sf ? malloc((size_t)spec.n_k * sizeof(double)) : NULL;
     if (sf && !spectrum && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");
     double *fit_x = malloc((size_t)p.n_records * sizeof(double));
     double *fit_y = malloc((size_t)p.n_records * sizeof(double));
-    size_t n_fit = 0;
+    double *k1_x = malloc((size_t)p.n_records * sizeof(double));
+    double *k1_y = malloc((size_t)p.n_records * sizeof(double));
+    size_t n_fit = 0, n_k1 = 0;
     int64_t n_diverged = 0;
     const double fit_from = config_real(c, "analysis", "fit_from");
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
@@ -379,6 +417,9 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             double k1 = NAN;
             rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
             if (rc == COHORT_OK) rc = output_write_spectrum(out, r, spectrum, k1);
+            /* 1/k1 ~ t^p (cuSten Fig. 1), over the times of the s fit */
+            if (t > 0.0 && t >= fit_from && isfinite(log(k1)) && k1_x && k1_y)
+                k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
         }
         /* 1D: ell_mean against ln t (seed 003 Fig. 9); 2D: ln s_mean against ln t, whose slope
          * is the coarsening exponent (cuSten Fig. 1: 1/3) */
@@ -407,23 +448,21 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         rc = clustering_run(be, &p, config_get(c, "model", "name")->text, &copt, run_features_load,
                             &f, diverged, out);
     }
+    double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
     if (rc == COHORT_OK && n_fit >= 3) {
-        double c0, c1, cov00, cov01, cov11, sumsq;
-        gsl_fit_linear(fit_x, 1, fit_y, 1, n_fit, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-        const double r = gsl_stats_correlation(fit_x, 1, fit_y, 1, n_fit);
-        const char *fit = p.two_d ? "s_exponent" : "ell_vs_log_t";
-        char name[64];
-        snprintf(name, sizeof name, "%s%s", fit, p.two_d ? "" : "_slope");
-        rc = output_put_double(out, name, c1);
-        snprintf(name, sizeof name, "%s_intercept", fit);
-        if (rc == COHORT_OK) rc = output_put_double(out, name, c0);
-        snprintf(name, sizeof name, "%s_r", fit);
-        if (rc == COHORT_OK) rc = output_put_double(out, name, r);
+        rc = fit_and_store(out, p.two_d ? "s_exponent" : "ell_vs_log_t", p.two_d ? "" : "_slope",
+                           fit_x, fit_y, n_fit, &c0, &c1, &fit_r);
         if (rc == COHORT_OK && !opt->quiet && p.two_d)
-            fprintf(stderr, "s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, r,
+            fprintf(stderr, "s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
                     fit_from);
         else if (rc == COHORT_OK && !opt->quiet)
-            fprintf(stderr, "ell_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", c0, c1, r,
+            fprintf(stderr, "ell_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", c0, c1,
+                    fit_r, fit_from);
+    }
+    if (rc == COHORT_OK && p.two_d && n_k1 >= 3) {
+        rc = fit_and_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1, &fit_r);
+        if (rc == COHORT_OK && !opt->quiet)
+            fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
                     fit_from);
     }
     const int ok = rc == COHORT_OK;
@@ -455,7 +494,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(host_f0),
         free(finite), free(diverged);
-    free(fit_x), free(fit_y), free(config_text);
+    free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(config_text);
     run_plan_free(&p);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }

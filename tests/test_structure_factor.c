@@ -45,7 +45,7 @@ static int backend_spectrum(const cohort_backend *be, const double *dev_u,
                             double *out, double *k1)
 {
     structure_factor *sf = NULL;
-    int rc = structure_factor_alloc(be, n, 2.0 * acos(-1.0), m, chunk, m, 2, &sf);
+    int rc = structure_factor_alloc(be, n, 1, 2.0 * acos(-1.0), m, chunk, m, 2, &sf);
     int64_t active = 0;
     for (int64_t g = 0; g < m; ++g) active += include ? include[g] : 1;
     for (int64_t first = 0, count = 0; first < m && rc == COHORT_OK; first += count) {
@@ -93,7 +93,7 @@ static void spectrum_case(const cohort_backend *be, gsl_rng *rng, int64_t n, int
             for (int64_t j = 0; j <= n / 2; ++j)
                 worst = isnan(got[j]) ? INFINITY : fmax(worst, fabs(got[j] - ref[j]) / scale);
             EXPECT(worst <= DFT_RTOL, "n = %lld: |S - DFT| / max S = %.3e", (long long)n, worst);
-            const double k1_ref = structure_factor_k1(ref, n, 2.0 * acos(-1.0));
+            const double k1_ref = structure_factor_k1(ref, n, 1, 2.0 * acos(-1.0));
             EXPECT(fabs(k1 - k1_ref) <= 1e-12 * k1_ref, "k1 %.17g vs %.17g", k1, k1_ref);
             first_got = malloc((size_t)(n / 2 + 1) * sizeof(double));
             if (first_got) memcpy(first_got, got, (size_t)(n / 2 + 1) * sizeof(double));
@@ -142,6 +142,90 @@ static void cosine_case(const cohort_backend *be)
     be->release(dev);
 }
 
+/* 2D: the radial average and k1 against a direct DFT over every mode of the full spectrum;
+ * chunkings bitwise equal. */
+static void spectrum2d_case(const cohort_backend *be, gsl_rng *rng, int64_t nx, int64_t ny)
+{
+    const int64_t m = 40, n = nx * ny, n_k = structure_factor_k_count(nx, ny);
+    const double two_pi = 2.0 * acos(-1.0), length = 3.0;
+    double *u = malloc((size_t)(n * m) * sizeof(double)),
+           *power = calloc((size_t)n, sizeof(double));
+    double *ref = calloc((size_t)n_k, sizeof(double)), *modes = calloc((size_t)n_k, sizeof(double));
+    double *got = malloc((size_t)n_k * sizeof(double)),
+           *first = malloc((size_t)n_k * sizeof(double));
+    unsigned char *include = malloc((size_t)m);
+    int64_t active = 0;
+    for (int64_t g = 0; g < m; ++g) {
+        const double mean = gsl_rng_uniform(rng) - 0.5;
+        for (int64_t v = 0; v < n; ++v) u[v * m + g] = mean + gsl_rng_uniform(rng) * 2.0 - 1.0;
+        include[g] = g % 7 != 2;
+        active += include[g];
+    }
+    for (int64_t g = 0; g < m; ++g) /* direct DFT, every (jx, jy) */
+        for (int64_t jy = 0; include[g] && jy < ny; ++jy)
+            for (int64_t jx = 0; jx < nx; ++jx) {
+                double re = 0.0, im = 0.0;
+                for (int64_t y = 0; y < ny; ++y)
+                    for (int64_t x = 0; x < nx; ++x) {
+                        const double ph = -two_pi * ((double)(jx * x) / (double)nx +
+                                                     (double)(jy * y) / (double)ny);
+                        re += u[(y * nx + x) * m + g] * cos(ph);
+                        im += u[(y * nx + x) * m + g] * sin(ph);
+                    }
+                power[jy * nx + jx] +=
+                    (re * re + im * im) / ((double)n * (double)n) / (double)active;
+            }
+    double num = 0.0, den = 0.0, scale = 0.0;
+    for (int64_t jy = 0; jy < ny; ++jy)
+        for (int64_t jx = 0; jx < nx; ++jx) {
+            const double sx = (double)(2 * jx <= nx ? jx : jx - nx);
+            const double sy = (double)(2 * jy <= ny ? jy : jy - ny), kk = sqrt(sx * sx + sy * sy);
+            const int64_t b = (int64_t)floor(kk + 0.5);
+            ref[b] += power[jy * nx + jx];
+            modes[b] += 1.0;
+            if (kk > 0.0) {
+                num += power[jy * nx + jx];
+                den += power[jy * nx + jx] / (two_pi * kk / length);
+            }
+        }
+    for (int64_t b = 0; b < n_k; ++b) {
+        ref[b] /= modes[b];
+        scale = fmax(scale, ref[b]);
+    }
+    double *dev = NULL;
+    int rc = be->alloc((void **)&dev, (size_t)(n * m) * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev, u, (size_t)(n * m) * sizeof(double));
+    static const int64_t chunks[] = {40, 1, 7};
+    for (size_t c = 0; c < 3 && rc == COHORT_OK; ++c) {
+        structure_factor *sf = NULL;
+        double k1 = 0.0;
+        int crc = structure_factor_alloc(be, nx, ny, length, m, chunks[c], m, 1, &sf);
+        for (int64_t g0 = 0, count; crc == COHORT_OK && g0 < m; g0 += count) {
+            count = m - g0 < chunks[c] ? m - g0 : chunks[c];
+            crc = structure_factor_add(sf, 0, dev, g0, count, g0, include + g0);
+        }
+        if (crc == COHORT_OK) crc = structure_factor_result(sf, 0, active, got, &k1);
+        structure_factor_free(sf);
+        EXPECT(crc == COHORT_OK, "2D %lldx%lld chunk %lld: %s", (long long)nx, (long long)ny,
+               (long long)chunks[c], cohort_error_detail());
+        if (crc != COHORT_OK) continue;
+        if (c == 0) {
+            double worst = 0.0;
+            for (int64_t b = 0; b < n_k; ++b) worst = fmax(worst, fabs(got[b] - ref[b]) / scale);
+            EXPECT(worst <= DFT_RTOL, "2D %lldx%lld: |S - DFT| / max S = %.3e", (long long)nx,
+                   (long long)ny, worst);
+            EXPECT(fabs(k1 - num / den) <= 1e-12 * k1, "2D k1 %.17g vs %.17g", k1, num / den);
+            memcpy(first, got, (size_t)n_k * sizeof(double));
+        } else {
+            EXPECT(!memcmp(first, got, (size_t)n_k * sizeof(double)),
+                   "2D %lldx%lld: chunk %lld differs from one chunk", (long long)nx, (long long)ny,
+                   (long long)chunks[c]);
+        }
+    }
+    be->release(dev);
+    free(u), free(power), free(ref), free(modes), free(got), free(first), free(include);
+}
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -150,6 +234,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
         spectrum_case(be, rng, sizes[i], 1000);
     spectrum_case(be, rng, 64, 1); /* one member in all (ld = 1) */
+    spectrum2d_case(be, rng, 12, 10);
+    spectrum2d_case(be, rng, 9, 7); /* odd: no Nyquist rows or columns */
+    spectrum2d_case(be, rng, 16, 5);
     cosine_case(be);
     gsl_rng_free(rng);
     return test_summary();

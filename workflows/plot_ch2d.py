@@ -1,6 +1,6 @@
-"""plot_ch2d.py OUT_PREFIX RUN.nc: cuSten's Fig. 1 and 2 from a ch2d run: s_mean(t) on log-log
-axes with the stored power-law fit and a t^(1/3) reference line (OUT_PREFIX-s.png), and the field C
-of the first member at four snapshot times (OUT_PREFIX-fields.png)."""
+"""plot_ch2d.py OUT_PREFIX RUN.nc: cuSten's Fig. 1 and 2 from a ch2d run: s_mean(t) and 1/k1(t) on
+log-log axes with the stored power-law fits and a t^(1/3) reference line (OUT_PREFIX-s.png), and
+the field C of the first member at four snapshot times (OUT_PREFIX-fields.png)."""
 import sys
 
 import matplotlib
@@ -21,6 +21,12 @@ if "s_exponent" in ds.attrs:
     a, b, r = (ds.attrs[k] for k in ("s_exponent_intercept", "s_exponent", "s_exponent_r"))
     tt = t[keep & (t >= float(ds.attrs["config"].split("fit_from = ")[1].split("\n")[0]))]
     ax.loglog(tt, np.exp(a) * tt**b, "-", label=f"fit: s ~ t^{b:.3f} (r = {r:.4f})")
+if "k1" in ds:
+    inv = 1.0 / ds["k1"].values
+    label = "1/k1(t)"
+    if "inverse_k1_exponent" in ds.attrs:
+        label += f", fit t^{ds.attrs['inverse_k1_exponent']:.3f} (r = {ds.attrs['inverse_k1_exponent_r']:.4f})"
+    ax.loglog(t[keep], inv[keep], "s", ms=2.5, label=label)
 ref = t[keep]
 ax.loglog(ref, s[keep][-1] * (ref / ref[-1]) ** (1.0 / 3.0), "k--", lw=0.8, label="t^(1/3)")
 ax.set_xlabel("t")

@@ -59,11 +59,13 @@ typedef struct cohort_backend {
      * deviations from mean[m] (NULL: u is the field); out in the backend's memory. */
     int (*model1d_moments)(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,
                            int64_t count, double *out);
-    /* Power spectra of periodic members: a plan for batches of up to max_count members of n
-     * points at leading dimension ld (cuFFT D2Z over the interleaved layout on cuda, GSL's
-     * mixed-radix real FFT on cpu); then power[k * count + j] = |C^_k|^2 (reduction_power) of
-     * member m0 + j of the field u, k = 0 .. n/2, in the backend's memory. */
-    int (*spectrum_plan_alloc)(int64_t n, int64_t ld, int64_t max_count, void **plan);
+    /* Power spectra of periodic members of nx x ny points (1D: ny = 1): a plan for batches of up
+     * to max_count members at leading dimension ld (cuFFT D2Z over the interleaved layout on
+     * cuda, GSL's mixed-radix FFTs on cpu); then power[r * count + j] = |C^|^2 (reduction_power,
+     * normalised by nx ny) of member m0 + j of the field u at the half-spectrum row
+     * r = ky (nx/2 + 1) + kx, kx = 0 .. nx/2, ky = 0 .. ny-1, in the backend's memory. */
+    int (*spectrum_plan_alloc)(int64_t nx, int64_t ny, int64_t ld, int64_t max_count,
+                               void **plan);
     void (*spectrum_plan_free)(void *plan);
     int (*spectrum_power)(void *plan, const double *u, int64_t m0, int64_t count, double *power);
     /* out = the fields of members [m0, m0 + count) of u (deviations from mean[m], the

@@ -550,11 +550,11 @@ static int cuda_model1d_moments(const double *u, const double *mean, int64_t n, 
     } while (0)
 
 typedef struct cuda_spectrum_plan {
-    int64_t n, ld, max_count;
-    int batch; /* the batch of the current cuFFT plan (0: none) */
+    int64_t nx, ny, ld, max_count; /* 1D: ny = 1 */
+    int batch;                     /* the batch of the current cuFFT plan (0: none) */
     cufftHandle fft;
-    cufftDoubleComplex *out; /* (n / 2 + 1) x (max_count + 2), member fastest */
-    double *pair;            /* ld = 1: the lone member and a zero column, interleaved (n x 2) */
+    cufftDoubleComplex *out; /* ny (nx / 2 + 1) x (max_count + 2), member fastest */
+    double *pair; /* ld = 1: the lone member and a zero column, interleaved (nx ny x 2) */
 } cuda_spectrum_plan;
 
 static void cuda_spectrum_plan_free(void *plan)
@@ -567,16 +567,20 @@ static void cuda_spectrum_plan_free(void *plan)
     free(p);
 }
 
-static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, void **plan)
+static int cuda_spectrum_plan_alloc(int64_t nx, int64_t ny, int64_t ld, int64_t max_count,
+                                    void **plan)
 {
-    if (n < 1 || ld < 1 || max_count < 1 || max_count > ld || n > INT32_MAX || ld > INT32_MAX - 2)
-        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "n = %lld, ld = %lld, max_count = %lld",
-                           (long long)n, (long long)ld, (long long)max_count);
+    if (nx < 1 || ny < 1 || ld < 1 || max_count < 1 || max_count > ld || nx > INT32_MAX ||
+        ny > INT32_MAX || ld > INT32_MAX - 2)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "nx = %lld, ny = %lld, ld = %lld, max_count = %lld", (long long)nx,
+                           (long long)ny, (long long)ld, (long long)max_count);
+    const int64_t n = nx * ny, rows = ny * (nx / 2 + 1);
     cuda_spectrum_plan *p = (cuda_spectrum_plan *)calloc(1, sizeof *p);
     if (!p) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum plan");
-    p->n = n, p->ld = ld, p->max_count = max_count;
+    p->nx = nx, p->ny = ny, p->ld = ld, p->max_count = max_count;
     int rc = cuda_alloc((void **)&p->out,
-                        (size_t)(n / 2 + 1) * (size_t)(max_count + 2) * sizeof(cufftDoubleComplex));
+                        (size_t)rows * (size_t)(max_count + 2) * sizeof(cufftDoubleComplex));
     if (rc == COHORT_OK && ld == 1) {
         rc = cuda_alloc((void **)&p->pair, (size_t)(2 * n) * sizeof(double));
         if (rc == COHORT_OK &&
@@ -591,17 +595,18 @@ static int cuda_spectrum_plan_alloc(int64_t n, int64_t ld, int64_t max_count, vo
     return COHORT_OK;
 }
 
-/* power[k * count + j] from coefficient k of transform `first + j` at x[k * batch + first + j] */
-__global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, int64_t n,
-                                      int64_t batch, int64_t first, int64_t count,
+/* power[r * count + j] from coefficient r of transform `first + j` at x[r * batch + first + j] */
+__global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, int64_t nx,
+                                      int64_t ny, int64_t batch, int64_t first, int64_t count,
                                       double *__restrict__ power)
 {
-    const int64_t rows = n / 2 + 1;
+    const int64_t cols = nx / 2 + 1, rows = ny * cols;
     for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < rows * count;
          idx += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = idx / count, j = idx - k * count;
-        const cufftDoubleComplex c = x[k * batch + first + j];
-        power[idx] = reduction_power(c.x, k == 0 || 2 * k == n ? 0.0 : c.y, n);
+        const int64_t r = idx / count, j = idx - r * count;
+        const cufftDoubleComplex c = x[r * batch + first + j];
+        const int self = spectrum_self_conjugate(r % cols, r / cols, nx, ny);
+        power[idx] = reduction_power(c.x, self ? 0.0 : c.y, nx * ny);
     }
 }
 
@@ -625,7 +630,8 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
     int64_t start = m0, batch = count, stride = p->ld;
     if (p->pair) {
         COHORT_CUDA_CHECK(cudaMemcpy2D(p->pair, 2 * sizeof(double), u, sizeof(double),
-                                       sizeof(double), (size_t)p->n, cudaMemcpyDeviceToDevice));
+                                       sizeof(double), (size_t)(p->nx * p->ny),
+                                       cudaMemcpyDeviceToDevice));
         u = p->pair, start = 0, batch = stride = 2;
     }
     if (((uintptr_t)(u + start) & 15u) != 0) --start, ++batch;
@@ -642,18 +648,20 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
     if (p->batch != batch) {
         if (p->batch) cufftDestroy(p->fft);
         p->batch = 0;
-        int n = (int)p->n, inembed = (int)p->n, onembed = (int)(p->n / 2 + 1);
-        COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, 1, &n, &inembed, (int)stride, 1, &onembed,
-                                         (int)batch, 1, CUFFT_D2Z, (int)batch));
+        /* 1D: n = {nx}; 2D: n = {ny, nx}, x fastest, as the fields are stored */
+        int n[2] = {(int)p->ny, (int)p->nx}, onembed[2] = {(int)p->ny, (int)(p->nx / 2 + 1)};
+        const int rank = p->ny > 1 ? 2 : 1;
+        COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, rank, n + 2 - rank, n + 2 - rank, (int)stride, 1,
+                                         onembed + 2 - rank, (int)batch, 1, CUFFT_D2Z, (int)batch));
         p->batch = (int)batch;
     }
     /* cuFFT keeps the input of an out-of-place real-to-complex transform (only complex-to-real
      * ones overwrite it); test_spectrum checks that u is unchanged. */
     COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)(u + start), p->out));
-    const int64_t total = (p->n / 2 + 1) * count;
+    const int64_t total = p->ny * (p->nx / 2 + 1) * count;
     const int64_t blocks = (total + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
     spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), PORTABLE_THREADS>>>(
-        p->out, p->n, batch, m0 - start, count, power);
+        p->out, p->nx, p->ny, batch, m0 - start, count, power);
     COHORT_CUDA_CHECK_LAUNCH("spectrum_power_kernel");
     return COHORT_OK;
 }

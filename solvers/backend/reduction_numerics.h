@@ -45,6 +45,14 @@ COHORT_HD int reduction_nearest_centroid(const double *x, int64_t n, int64_t s, 
 }
 
 /* |C^_k|^2 with C^_k = (1/n) sum_j C_j e^{-2 pi i jk/n} from an unnormalised DFT coefficient. */
+/* Whether coefficient (kx, ky) of a real nx x ny field's half spectrum is its own conjugate (its
+ * imaginary part is zero up to rounding, which is dropped): kx and ky each 0 or a Nyquist index.
+ * 1D: ny = 1. */
+COHORT_HD int spectrum_self_conjugate(int64_t kx, int64_t ky, int64_t nx, int64_t ny)
+{
+    return (kx == 0 || 2 * kx == nx) && (ky == 0 || 2 * ky == ny);
+}
+
 COHORT_HD double reduction_power(double re, double im, int64_t n)
 {
     const double inv = 1.0 / (double)n;
