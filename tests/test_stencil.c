@@ -206,6 +206,10 @@ static void bad_inputs(const cohort_backend *be)
     EXPECT(stencil_create(be, STENCIL_XY, STENCIL_BOUNDED, 0, 8, 1, 1, 1, 1, w, &st) ==
                COHORT_ERR_SIZE_TOO_SMALL,
            "nx = 0");
+    double wide[19] = {0};
+    EXPECT(stencil_create(be, STENCIL_X, STENCIL_BOUNDED, 64, 8, 9, 9, 0, 0, wide, &st) ==
+               COHORT_ERR_INVALID_ARGUMENT,
+           "reach beyond 8 refused");
     const double nan_w[3] = {1.0, NAN, 1.0};
     EXPECT(stencil_create(be, STENCIL_X, STENCIL_PERIODIC, 8, 8, 1, 1, 0, 0, nan_w, &st) ==
                COHORT_ERR_INVALID_ARGUMENT,

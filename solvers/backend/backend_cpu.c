@@ -367,11 +367,13 @@ static int cpu_stencil_weights(const stencil_view *v, const double *in, double *
 {
     int64_t r[4];
     stencil_range(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom, r);
+    const int rx = v->left > v->right ? v->left : v->right;
+    const int ry = v->top > v->bottom ? v->top : v->bottom;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t j = r[2]; j < r[3]; ++j)
         for (int64_t i = r[0]; i < r[1]; ++i)
             for (int64_t m = m0; m < m0 + count; ++m)
-                out[(j * v->nx + i) * ld + m] = stencil_weights_point(v, in + m, ld, i, j);
+                out[(j * v->nx + i) * ld + m] = stencil_weights_point(v, in + m, ld, i, j, rx, ry);
     return COHORT_OK;
 }
 

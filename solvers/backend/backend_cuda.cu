@@ -775,16 +775,20 @@ static stencil_bounds stencil_bounds_of(int periodic, int64_t nx, int64_t ny, in
     return b;
 }
 
+/* RX, RY: the reach of the box, fixed at compile time (0, 1, 2, 4 or 8, at least the
+ * stencil's), so the taps unroll and the weights are constants of the launch. */
+template <int RX, int RY>
 __global__ void __launch_bounds__(PORTABLE_THREADS)
-    stencil_weights_kernel(stencil_view v, const double *__restrict__ in, double *__restrict__ out,
-                           int64_t ld, int64_t m0, int64_t count, stencil_bounds b, int64_t j_first)
+    stencil_weights_kernel(const __grid_constant__ stencil_view v, const double *__restrict__ in,
+                           double *__restrict__ out, int64_t ld, int64_t m0, int64_t count,
+                           stencil_bounds b, int64_t j_first)
 {
     const int64_t j = j_first + blockIdx.y;
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; /* (i - i0) * count + m */
     if (k >= (b.i1 - b.i0) * count) return;
     /* one member (a single large field): no division */
     const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
-    out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j);
+    out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j, RX, RY);
 }
 
 template <int OP>
@@ -819,15 +823,64 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
         __VA_ARGS__;                                                                               \
     }
 
+/* The smallest compile-time reach of 0, 1, 2, 4, 8 that covers r. */
+static int box_reach(int r)
+{
+    return r <= 2 ? r : r <= 4 ? 4 : 8;
+}
+
+template <int RX>
+static void launch_weights_rx(int ry, const stencil_view *v, const double *in, double *out,
+                              int64_t ld, int64_t m0, int64_t count, const stencil_bounds &b)
+{
+    STENCIL_LAUNCH_ROWS(
+        b, count, switch (ry) {
+            case 0:
+                stencil_weights_kernel<RX, 0>
+                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+                break;
+            case 1:
+                stencil_weights_kernel<RX, 1>
+                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+                break;
+            case 2:
+                stencil_weights_kernel<RX, 2>
+                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+                break;
+            case 4:
+                stencil_weights_kernel<RX, 4>
+                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+                break;
+            default:
+                stencil_weights_kernel<RX, 8>
+                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+        });
+}
+
 static int cuda_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,
                                 int64_t m0, int64_t count)
 {
     const stencil_bounds b =
         stencil_bounds_of(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom);
     if (b.i1 <= b.i0 || b.j1 <= b.j0) return COHORT_OK;
-    STENCIL_LAUNCH_ROWS(b, count,
-                        stencil_weights_kernel<<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0,
-                                                                            count, b, j_first));
+    const int rx = box_reach(v->left > v->right ? v->left : v->right);
+    const int ry = box_reach(v->top > v->bottom ? v->top : v->bottom);
+    switch (rx) {
+    case 0:
+        launch_weights_rx<0>(ry, v, in, out, ld, m0, count, b);
+        break;
+    case 1:
+        launch_weights_rx<1>(ry, v, in, out, ld, m0, count, b);
+        break;
+    case 2:
+        launch_weights_rx<2>(ry, v, in, out, ld, m0, count, b);
+        break;
+    case 4:
+        launch_weights_rx<4>(ry, v, in, out, ld, m0, count, b);
+        break;
+    default:
+        launch_weights_rx<8>(ry, v, in, out, ld, m0, count, b);
+    }
     COHORT_CUDA_CHECK_LAUNCH("stencil_weights_kernel");
     return COHORT_OK;
 }

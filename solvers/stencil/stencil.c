@@ -8,7 +8,6 @@
 struct stencil {
     const cohort_backend *be;
     stencil_view view;
-    double *weights; /* backend memory */
 };
 
 int stencil_create(const cohort_backend *be, stencil_direction direction, stencil_boundary boundary,
@@ -21,12 +20,13 @@ int stencil_create(const cohort_backend *be, stencil_direction direction, stenci
     if (nx < 1 || ny < 1)
         return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "nx = %lld, ny = %lld", (long long)nx,
                            (long long)ny);
-    if (left < 0 || right < 0 || top < 0 || bottom < 0 ||
+    if (left < 0 || right < 0 || top < 0 || bottom < 0 || left > STENCIL_MAX_REACH ||
+        right > STENCIL_MAX_REACH || top > STENCIL_MAX_REACH || bottom > STENCIL_MAX_REACH ||
         (direction == STENCIL_X && (top || bottom)) || (direction == STENCIL_Y && (left || right)))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "reach left %d right %d top %d bottom %d: all >= 0; direction x has "
-                           "no top or bottom, y no left or right",
-                           left, right, top, bottom);
+                           "reach left %d right %d top %d bottom %d: each in [0, %d]; direction "
+                           "x has no top or bottom, y no left or right",
+                           left, right, top, bottom, STENCIL_MAX_REACH);
     if (boundary == STENCIL_PERIODIC && (left >= nx || right >= nx || top >= ny || bottom >= ny))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "a periodic stencil reaches less than the field: nx = %lld, ny = %lld",
@@ -38,15 +38,14 @@ int stencil_create(const cohort_backend *be, stencil_direction direction, stenci
     stencil *s = calloc(1, sizeof *s);
     if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "stencil");
     s->be = be;
-    int rc = be->alloc((void **)&s->weights, taps * sizeof(double));
-    if (rc == COHORT_OK) rc = be->copy_to_device(s->weights, weights, taps * sizeof(double));
-    if (rc != COHORT_OK) {
-        stencil_destroy(s);
-        return rc;
-    }
-    const stencil_view v = {nx,        ny, left, right, top, bottom, boundary == STENCIL_PERIODIC,
-                            s->weights};
-    s->view = v;
+    stencil_view *v = &s->view;
+    v->nx = nx, v->ny = ny, v->periodic = boundary == STENCIL_PERIODIC;
+    v->left = left, v->right = right, v->top = top, v->bottom = bottom;
+    const int width = left + right + 1;
+    for (int dy = -top; dy <= bottom; ++dy)
+        for (int dx = -left; dx <= right; ++dx)
+            v->box[(dy + STENCIL_MAX_REACH) * STENCIL_BOX + dx + STENCIL_MAX_REACH] =
+                weights[(dy + top) * width + dx + left];
     *out = s;
     return COHORT_OK;
 }
@@ -73,8 +72,6 @@ int stencil_compute(const stencil *s, const double *in, double *out, int64_t ld,
 
 void stencil_destroy(stencil *s)
 {
-    if (!s) return;
-    s->be->release(s->weights);
     free(s);
 }
 

@@ -22,14 +22,21 @@
 extern "C" {
 #endif
 
-enum { STENCIL_MAX_INPUTS = 3, STENCIL_WINDOW = 5, STENCIL_MAX_PARAMS = 12 };
+enum {
+    STENCIL_MAX_INPUTS = 3,
+    STENCIL_WINDOW = 5,
+    STENCIL_MAX_PARAMS = 12,
+    STENCIL_MAX_REACH = 8, /* weights stencils reach at most 8 points each way (17 x 17) */
+    STENCIL_BOX = 2 * STENCIL_MAX_REACH + 1
+};
 
-/* What a weights stencil needs on the device: its shape and its weights (backend memory). */
+/* A weights stencil, passed by value to the kernels: its shape and its weights placed in a
+ * 17 x 17 box around the centre, box[(dy + 8) * 17 + (dx + 8)], zero outside the stencil. */
 typedef struct stencil_view {
     int64_t nx, ny;
     int left, right, top, bottom;
     int periodic;
-    const double *weights;
+    double box[STENCIL_BOX * STENCIL_BOX];
 } stencil_view;
 
 /* Point operators: the arguments of one application. in[k] are the fields (NULL where an operator
@@ -49,19 +56,22 @@ COHORT_HD int64_t stencil_wrap(int64_t i, int64_t d, int64_t n)
     return k < 0 ? k + n : k >= n ? k - n : k;
 }
 
-/* Weights form at point (i, j) of the member whose first point is u[0]. */
+/* Weights form at point (i, j) of the member whose first point is u[0], over the box of reach
+ * rx, ry (at least the stencil's; the CUDA kernels pass compile-time reaches, so the loops unroll
+ * and the weights are constants of the launch). Zero weights are skipped, so every reach gives
+ * the same sum in the same order. */
 COHORT_HD double stencil_weights_point(const stencil_view *v, const double *u, int64_t ld,
-                                       int64_t i, int64_t j)
+                                       int64_t i, int64_t j, int rx, int ry)
 {
-    const int width = v->left + v->right + 1;
     double acc = 0.0;
-    for (int dy = -v->top; dy <= v->bottom; ++dy) {
+    for (int dy = -ry; dy <= ry; ++dy) {
         const int64_t jj = v->periodic ? stencil_wrap(j, dy, v->ny) : j + dy;
-        const double *row = u + jj * v->nx * ld;
-        const double *w = v->weights + (dy + v->top) * width + v->left;
-        for (int dx = -v->left; dx <= v->right; ++dx) {
+        for (int dx = -rx; dx <= rx; ++dx) {
+            const double w =
+                v->box[(dy + STENCIL_MAX_REACH) * STENCIL_BOX + dx + STENCIL_MAX_REACH];
+            if (w == 0.0) continue;
             const int64_t ii = v->periodic ? stencil_wrap(i, dx, v->nx) : i + dx;
-            acc += w[dx] * row[ii * ld];
+            acc += w * u[(jj * v->nx + ii) * ld];
         }
     }
     return acc;
