@@ -56,22 +56,32 @@ COHORT_HD int64_t stencil_wrap(int64_t i, int64_t d, int64_t n)
     return k < 0 ? k + n : k >= n ? k - n : k;
 }
 
+/* i + d clamped into [0, n): the box's taps beyond a bounded stencil read a valid point, which
+ * their zero weight then leaves out. */
+COHORT_HD int64_t stencil_clamp(int64_t i, int64_t d, int64_t n)
+{
+    const int64_t k = i + d;
+    return k < 0 ? 0 : k >= n ? n - 1 : k;
+}
+
 /* Weights form at point (i, j) of the member whose first point is u[0], over the box of reach
  * rx, ry (at least the stencil's; the CUDA kernels pass compile-time reaches, so the loops unroll
- * and the weights are constants of the launch). Zero weights are skipped, so every reach gives
- * the same sum in the same order. */
+ * and the weights are constants of the launch). Every tap is loaded (no load waits on a branch)
+ * and taps of zero weight are left out of the sum, so every reach gives the same sum in the same
+ * order, and a NaN outside the stencil cannot leak in. */
 COHORT_HD double stencil_weights_point(const stencil_view *v, const double *u, int64_t ld,
                                        int64_t i, int64_t j, int rx, int ry)
 {
     double acc = 0.0;
     for (int dy = -ry; dy <= ry; ++dy) {
-        const int64_t jj = v->periodic ? stencil_wrap(j, dy, v->ny) : j + dy;
+        const int64_t jj = v->periodic ? stencil_wrap(j, dy, v->ny) : stencil_clamp(j, dy, v->ny);
         for (int dx = -rx; dx <= rx; ++dx) {
             const double w =
                 v->box[(dy + STENCIL_MAX_REACH) * STENCIL_BOX + dx + STENCIL_MAX_REACH];
-            if (w == 0.0) continue;
-            const int64_t ii = v->periodic ? stencil_wrap(i, dx, v->nx) : i + dx;
-            acc += w * u[(jj * v->nx + ii) * ld];
+            const int64_t ii =
+                v->periodic ? stencil_wrap(i, dx, v->nx) : stencil_clamp(i, dx, v->nx);
+            const double x = u[(jj * v->nx + ii) * ld];
+            acc = w != 0.0 ? acc + w * x : acc;
         }
     }
     return acc;
