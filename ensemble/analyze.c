@@ -26,6 +26,7 @@ typedef struct archive {
     int nc, var;
     int snapshots;
     int64_t members, n, n_times;
+    int64_t nx, ny; /* n = nx ny; 1D: ny = 1, C(member, x); 2D: C(member, y, x) */
     double *times;
     int bad;       /* a read failed: the input is corrupt or truncated (exit 2) */
     int64_t final; /* the time index of the final state */
@@ -35,11 +36,12 @@ typedef struct archive {
  * marks the archive bad: the input, not the run, is at fault. */
 static int archive_read(archive *a, int64_t time, int64_t g0, int64_t count, double *dst)
 {
-    size_t start[3], size[3];
+    size_t start[4], size[4];
     int d = 0;
     if (a->snapshots) start[d] = (size_t)time, size[d++] = 1;
     start[d] = (size_t)g0, size[d++] = (size_t)count;
-    start[d] = 0, size[d++] = (size_t)a->n;
+    if (a->ny > 1) start[d] = 0, size[d++] = (size_t)a->ny;
+    start[d] = 0, size[d++] = (size_t)a->nx;
     const int status = nc_get_vara_double(a->nc, a->var, start, size, dst);
     if (status != NC_NOERR) {
         a->bad = 1;
@@ -85,25 +87,31 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
                  a->path);
         return EXIT_BAD_INPUT;
     }
+    const int base = p->two_d ? 3 : 2; /* (member, [y,] x), and t_snap first for snapshots */
     if (nc_inq_var(a->nc, a->var, NULL, &type, &ndims, dims, NULL) != NC_NOERR ||
-        (type != NC_DOUBLE && type != NC_FLOAT) || ndims < 2 || ndims > 3) {
-        snprintf(err, len, "%s: C is not a double or float variable of 2 or 3 dimensions", a->path);
+        (type != NC_DOUBLE && type != NC_FLOAT) || ndims < base || ndims > base + 1) {
+        snprintf(err, len, "%s: C is not a double or float variable of %d or %d dimensions",
+                 a->path, base, base + 1);
         return EXIT_BAD_INPUT;
     }
-    a->snapshots = ndims == 3;
-    static const char *const expected[2][3] = {{"member", "x", ""}, {"t_snap", "member", "x"}};
-    const int64_t want[3] = {a->snapshots ? -1 : p->members, a->snapshots ? p->members : p->model.n,
-                             p->model.n};
+    a->snapshots = ndims == base + 1;
+    a->nx = p->two_d ? p->ch2d.nx : p->model.n, a->ny = p->two_d ? p->ch2d.ny : 1;
+    const char *expected[4];
+    int64_t want[4];
+    int e = 0;
+    if (a->snapshots) expected[e] = "t_snap", want[e++] = -1;
+    expected[e] = "member", want[e++] = p->members;
+    if (p->two_d) expected[e] = "y", want[e++] = a->ny;
+    expected[e] = "x", want[e++] = a->nx;
     for (int d = 0; d < ndims; ++d) {
         char name[NC_MAX_NAME + 1];
         size_t length = 0;
-        if (nc_inq_dim(a->nc, dims[d], name, &length) != NC_NOERR ||
-            strcmp(name, expected[a->snapshots][d]) ||
+        if (nc_inq_dim(a->nc, dims[d], name, &length) != NC_NOERR || strcmp(name, expected[d]) ||
             (want[d] >= 0 && (int64_t)length != want[d]) || length == 0) {
             snprintf(err, len,
                      "%s: C has the wrong shape: dimension %d is %s = %zu, expected %s = %lld "
                      "(from the file's configuration)",
-                     a->path, d, name, length, expected[a->snapshots][d],
+                     a->path, d, name, length, expected[d],
                      (long long)(want[d] >= 0 ? want[d] : 1));
             return EXIT_BAD_INPUT;
         }
@@ -198,14 +206,14 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
     structure_factor *sf = NULL;
     double *dev = NULL, *member_major = malloc((size_t)(n * chunk) * sizeof(double));
     double *interleaved = malloc((size_t)(n * chunk) * sizeof(double));
-    double *spectrum = malloc((size_t)structure_factor_k_count(n, 1) * sizeof(double));
+    double *spectrum = malloc((size_t)structure_factor_k_count(a->nx, a->ny) * sizeof(double));
     unsigned char *finite = malloc((size_t)chunk);
     int rc = member_major && interleaved && spectrum && finite
                  ? COHORT_OK
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers of %lld members", (long long)chunk);
     if (rc == COHORT_OK) rc = be->alloc((void **)&dev, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
-        rc = structure_factor_alloc(be, n, 1, p->model.length, chunk, chunk, a->members,
+        rc = structure_factor_alloc(be, a->nx, a->ny, p->model.length, chunk, chunk, a->members,
                                     a->n_times - first_time, &sf);
     for (int64_t s = first_time; s < a->n_times && rc == COHORT_OK; ++s) {
         int64_t active = 0;
@@ -249,7 +257,7 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
         run_chunk = (int64_t)chunk[a->snapshots];
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     double per_member = (double)a->n * sizeof(double);
-    if (with_spectra) per_member += structure_factor_bytes_per_member(a->n, 1);
+    if (with_spectra) per_member += structure_factor_bytes_per_member(a->nx, a->ny);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     fit = fit < 1 ? 1 : fit;
     const int64_t c = run_chunk < fit ? run_chunk : fit;
@@ -357,10 +365,12 @@ int analyze_archive(const analyze_options *opt)
     output_spec spec = {.path = out_path,
                         .members = p.members,
                         .n = p.model.n,
+                        .nx = a.nx,
+                        .ny = p.two_d ? a.ny : 0,
                         .length = p.model.length,
                         .chunk_members = p.members,
                         .structure_factor = sf_on,
-                        .n_k = structure_factor_k_count(p.model.n, 1),
+                        .n_k = structure_factor_k_count(a.nx, a.ny),
                         .kmeans_k = k,
                         .analysis_only = 1,
                         .analysed_file = opt->input,
@@ -383,7 +393,7 @@ int analyze_archive(const analyze_options *opt)
         spec.param_values[j] = p.sweep[j]->values;
     }
     double *k_values = malloc((size_t)spec.n_k * sizeof(double));
-    if (k_values) structure_factor_k_values(p.model.n, 1, p.model.length, k_values);
+    if (k_values) structure_factor_k_values(a.nx, a.ny, p.model.length, k_values);
     spec.k_values = k_values;
     const int created =
         k_values ? output_create(&spec, &out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "wavenumbers");

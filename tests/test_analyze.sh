@@ -65,6 +65,31 @@ fi
     "$compare" final.nc final-km.nc label centroid kmeans_inertia && ok ||
     bad "k-means of a float archive"
 [ "$(checksum run.nc)" = "$before" ] && ok || bad "analyze modified its input"
+# 2D: a ch2d ensemble, C(t_snap, member, y, x), the radial structure factor and k-means
+cat > ch2d.ini <<'INI'
+[model]
+name = ch2d
+[grid]
+nx = 24
+ny = 20
+[time]
+t_end = 1
+output_every = 0.25
+[ensemble]
+members = 9
+seed = 4
+chunk = 4
+[output]
+archive = snapshots
+snapshot_every = 0.25
+[analysis]
+structure_factor = true
+kmeans = 2
+INI
+"$cohort" run ch2d.ini --quiet --backend "$backend" -o ch2d.nc || bad "the ch2d run"
+"$cohort" analyze ch2d.nc --quiet --backend "$backend" -o ch2d-analysis.nc &&
+    "$compare" ch2d.nc ch2d-analysis.nc t k structure_factor k1 label centroid kmeans_inertia &&
+    ok || bad "analyze of a ch2d archive"
 
 # expect_bad PATTERN ARGS...: exit 2, a message matching PATTERN, no bad-out.nc (or .partial)
 expect_bad() {
