@@ -190,6 +190,41 @@ static void operator_case(const cohort_backend *be, int64_t nx, int64_t ny)
     free(u), free(cubic), free(by_op), free(by_weights);
 }
 
+/* One member (ld = 1, the single-field path) and a bounded 5 x 3 box, against the cpu backend. */
+static void single_member_case(const cohort_backend *be)
+{
+    const int64_t nx = 53, ny = 45, n = nx * ny;
+    double w[15], *u = malloc((size_t)n * sizeof(double)),
+                  *got = malloc((size_t)n * sizeof(double));
+    double *ref = malloc((size_t)n * sizeof(double)), *dev = NULL, *dout = NULL;
+    for (int k = 0; k < 15; ++k) w[k] = 0.1 * (k + 1) - 0.7;
+    for (int64_t v = 0; v < n; ++v) u[v] = sin(0.37 * (double)v) + 0.01 * (double)(v % 13);
+    for (int b = 0; b < 2; ++b) {
+        const stencil_boundary bc = b ? STENCIL_BOUNDED : STENCIL_PERIODIC;
+        stencil *st = NULL, *st_cpu = NULL;
+        int rc = stencil_create(be, STENCIL_XY, bc, nx, ny, 2, 2, 1, 1, w, &st);
+        if (rc == COHORT_OK)
+            rc =
+                stencil_create(&cohort_backend_cpu, STENCIL_XY, bc, nx, ny, 2, 2, 1, 1, w, &st_cpu);
+        if (rc == COHORT_OK) rc = be->alloc((void **)&dev, (size_t)n * sizeof(double));
+        if (rc == COHORT_OK) rc = be->alloc((void **)&dout, (size_t)n * sizeof(double));
+        if (rc == COHORT_OK) rc = be->copy_to_device(dev, u, (size_t)n * sizeof(double));
+        if (rc == COHORT_OK) rc = be->fill(dout, -7.0, (size_t)n);
+        if (rc == COHORT_OK) rc = stencil_compute(st, dev, dout, 1, 0, 1);
+        if (rc == COHORT_OK) rc = be->copy_to_host(got, dout, (size_t)n * sizeof(double));
+        for (int64_t v = 0; v < n; ++v) ref[v] = -7.0;
+        if (rc == COHORT_OK) rc = stencil_compute(st_cpu, u, ref, 1, 0, 1);
+        double worst = 0.0;
+        for (int64_t v = 0; v < n; ++v) worst = fmax(worst, fabs(got[v] - ref[v]));
+        EXPECT(rc == COHORT_OK && worst <= 1e-14, "one member, %s: %.3e (%s)",
+               b ? "bounded" : "periodic", worst, rc == COHORT_OK ? "" : cohort_error_detail());
+        stencil_destroy(st), stencil_destroy(st_cpu);
+        be->release(dev), be->release(dout);
+        dev = dout = NULL;
+    }
+    free(u), free(got), free(ref);
+}
+
 static void bad_inputs(const cohort_backend *be)
 {
     const double w[25] = {0};
@@ -287,5 +322,20 @@ int main(int argc, char **argv)
     order_case(be, &cross, STENCIL_PERIODIC, 39, 39);
     order_case(be, &cross, STENCIL_BOUNDED, 39, 39);
     operator_case(be, 37, 41);
+    single_member_case(be);
+    /* a reach beyond the compile-time boxes (the generic kernel on cuda): the 17-point 16th-order
+     * second derivative would do, but a 11-point 10th-order one shows the order */
+    const shape wide = {"x: 11-point d2/dx2",
+                        STENCIL_X,
+                        5,
+                        5,
+                        0,
+                        0,
+                        {8.0 / 25200, -125.0 / 25200, 1000.0 / 25200, -6000.0 / 25200,
+                         42000.0 / 25200, -73766.0 / 25200, 42000.0 / 25200, -6000.0 / 25200,
+                         1000.0 / 25200, -125.0 / 25200, 8.0 / 25200},
+                        1,
+                        10};
+    order_case(be, &wide, STENCIL_BOUNDED, 19, 9);
     return test_summary();
 }

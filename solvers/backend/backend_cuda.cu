@@ -775,20 +775,36 @@ static stencil_bounds stencil_bounds_of(int periodic, int64_t nx, int64_t ny, in
     return b;
 }
 
-/* RX, RY: the reach of the box, fixed at compile time (0, 1, 2, 4 or 8, at least the
- * stencil's), so the taps unroll and the weights are constants of the launch. */
+/* RX, RY: the reach of the box, fixed at compile time (0, 1, 2 or 4, at least the
+ * stencil's). Each thread computes STENCIL_COLUMN rows of one (i, member) column, sliding its
+ * window down one row at a time in registers: one new window row per output instead of
+ * 2 RY + 1 (the specialised path; stencil_weights_window does the arithmetic of every path). */
+enum { STENCIL_COLUMN = 8 };
+
 template <int RX, int RY>
 __global__ void __launch_bounds__(PORTABLE_THREADS)
     stencil_weights_kernel(const __grid_constant__ stencil_view v, const double *__restrict__ in,
                            double *__restrict__ out, int64_t ld, int64_t m0, int64_t count,
                            stencil_bounds b, int64_t j_first)
 {
-    const int64_t j = j_first + blockIdx.y;
+    constexpr int W = 2 * RX + 1, H = 2 * RY + 1;
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; /* (i - i0) * count + m */
     if (k >= (b.i1 - b.i0) * count) return;
     /* one member (a single large field): no division */
     const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
-    out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j, RX, RY);
+    const double *u = in + m;
+    const int64_t j0 = j_first + (int64_t)blockIdx.y * STENCIL_COLUMN;
+    const int64_t j1 = j0 + STENCIL_COLUMN < b.j1 ? j0 + STENCIL_COLUMN : b.j1;
+    double win[H * W];
+#pragma unroll
+    for (int dy = -RY; dy < RY; ++dy) /* rows j0 - RY .. j0 + RY - 1; the last comes in the loop */
+        stencil_window_row(&v, u, ld, i, stencil_row(&v, j0, dy), RX, win + (dy + RY + 1) * W);
+    for (int64_t j = j0; j < j1; ++j) {
+#pragma unroll
+        for (int q = 0; q < (H - 1) * W; ++q) win[q] = win[q + W];
+        stencil_window_row(&v, u, ld, i, stencil_row(&v, j, RY), RX, win + (H - 1) * W);
+        out[(j * v.nx + i) * ld + m] = stencil_weights_window(&v, win, RX, RY);
+    }
 }
 
 template <int OP>
@@ -823,38 +839,56 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
         __VA_ARGS__;                                                                               \
     }
 
-/* The smallest compile-time reach of 0, 1, 2, 4, 8 that covers r. */
+/* The smallest compile-time reach of 0, 1, 2, 4 that covers r, or -1: beyond 4, the generic
+ * kernel (runtime reach, the window in local memory; kept out of the templates, whose unrolled
+ * windows would grow every binary for rare stencils). */
 static int box_reach(int r)
 {
-    return r <= 2 ? r : r <= 4 ? 4 : 8;
+    return r <= 2 ? r : r <= 4 ? 4 : -1;
+}
+
+__global__ void __launch_bounds__(PORTABLE_THREADS)
+    stencil_weights_generic_kernel(const __grid_constant__ stencil_view v,
+                                   const double *__restrict__ in, double *__restrict__ out,
+                                   int64_t ld, int64_t m0, int64_t count, stencil_bounds b,
+                                   int64_t j_first)
+{
+    const int64_t j = j_first + blockIdx.y;
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k >= (b.i1 - b.i0) * count) return;
+    const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
+    const int rx = v.left > v.right ? v.left : v.right, ry = v.top > v.bottom ? v.top : v.bottom;
+    out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j, rx, ry);
 }
 
 template <int RX>
 static void launch_weights_rx(int ry, const stencil_view *v, const double *in, double *out,
                               int64_t ld, int64_t m0, int64_t count, const stencil_bounds &b)
 {
-    STENCIL_LAUNCH_ROWS(
-        b, count, switch (ry) {
-            case 0:
-                stencil_weights_kernel<RX, 0>
-                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
-                break;
-            case 1:
-                stencil_weights_kernel<RX, 1>
-                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
-                break;
-            case 2:
-                stencil_weights_kernel<RX, 2>
-                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
-                break;
-            case 4:
-                stencil_weights_kernel<RX, 4>
-                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
-                break;
-            default:
-                stencil_weights_kernel<RX, 8>
-                    <<<grid_, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
-        });
+    const int64_t columns = (b.j1 - b.j0 + STENCIL_COLUMN - 1) / STENCIL_COLUMN;
+    const int64_t points = (b.i1 - b.i0) * count;
+    for (int64_t c0 = 0; c0 < columns; c0 += 65535) { /* grid.y: at most 65535 per launch */
+        const dim3 grid((unsigned)((points + PORTABLE_THREADS - 1) / PORTABLE_THREADS),
+                        (unsigned)(columns - c0 < 65535 ? columns - c0 : 65535));
+        const int64_t j_first = b.j0 + c0 * STENCIL_COLUMN;
+        switch (ry) {
+        case 0:
+            stencil_weights_kernel<RX, 0>
+                <<<grid, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+            break;
+        case 1:
+            stencil_weights_kernel<RX, 1>
+                <<<grid, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+            break;
+        case 2:
+            stencil_weights_kernel<RX, 2>
+                <<<grid, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+            break;
+        default:
+            stencil_weights_kernel<RX, 4>
+                <<<grid, PORTABLE_THREADS>>>(*v, in, out, ld, m0, count, b, j_first);
+        }
+    }
 }
 
 static int cuda_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,
@@ -865,6 +899,13 @@ static int cuda_stencil_weights(const stencil_view *v, const double *in, double 
     if (b.i1 <= b.i0 || b.j1 <= b.j0) return COHORT_OK;
     const int rx = box_reach(v->left > v->right ? v->left : v->right);
     const int ry = box_reach(v->top > v->bottom ? v->top : v->bottom);
+    if (rx < 0 || ry < 0) {
+        STENCIL_LAUNCH_ROWS(b, count,
+                            stencil_weights_generic_kernel<<<grid_, PORTABLE_THREADS>>>(
+                                *v, in, out, ld, m0, count, b, j_first));
+        COHORT_CUDA_CHECK_LAUNCH("stencil_weights_generic_kernel");
+        return COHORT_OK;
+    }
     switch (rx) {
     case 0:
         launch_weights_rx<0>(ry, v, in, out, ld, m0, count, b);
@@ -875,11 +916,8 @@ static int cuda_stencil_weights(const stencil_view *v, const double *in, double 
     case 2:
         launch_weights_rx<2>(ry, v, in, out, ld, m0, count, b);
         break;
-    case 4:
-        launch_weights_rx<4>(ry, v, in, out, ld, m0, count, b);
-        break;
     default:
-        launch_weights_rx<8>(ry, v, in, out, ld, m0, count, b);
+        launch_weights_rx<4>(ry, v, in, out, ld, m0, count, b);
     }
     COHORT_CUDA_CHECK_LAUNCH("stencil_weights_kernel");
     return COHORT_OK;

@@ -64,27 +64,50 @@ COHORT_HD int64_t stencil_clamp(int64_t i, int64_t d, int64_t n)
     return k < 0 ? 0 : k >= n ? n - 1 : k;
 }
 
-/* Weights form at point (i, j) of the member whose first point is u[0], over the box of reach
- * rx, ry (at least the stencil's; the CUDA kernels pass compile-time reaches, so the loops unroll
- * and the weights are constants of the launch). Every tap is loaded (no load waits on a branch)
- * and taps of zero weight are left out of the sum, so every reach gives the same sum in the same
- * order, and a NaN outside the stencil cannot leak in. */
-COHORT_HD double stencil_weights_point(const stencil_view *v, const double *u, int64_t ld,
-                                       int64_t i, int64_t j, int rx, int ry)
+/* Weights form from a window of reach (rx, ry) around the point (at least the stencil's reach),
+ * win[(dy + ry) (2 rx + 1) + dx + rx] = the field at (i + dx, j + dy): the sum runs over dy, then
+ * dx, and leaves taps of zero weight out (by a select, so no load has to wait on a branch, and a
+ * NaN outside the stencil cannot leak in): every reach gives the same sum in the same order. The
+ * CUDA kernels pass compile-time reaches, so the loops unroll and the weights are constants of
+ * the launch. */
+COHORT_HD double stencil_weights_window(const stencil_view *v, const double *win, int rx, int ry)
 {
     double acc = 0.0;
-    for (int dy = -ry; dy <= ry; ++dy) {
-        const int64_t jj = v->periodic ? stencil_wrap(j, dy, v->ny) : stencil_clamp(j, dy, v->ny);
+    for (int dy = -ry; dy <= ry; ++dy)
         for (int dx = -rx; dx <= rx; ++dx) {
             const double w =
                 v->box[(dy + STENCIL_MAX_REACH) * STENCIL_BOX + dx + STENCIL_MAX_REACH];
-            const int64_t ii =
-                v->periodic ? stencil_wrap(i, dx, v->nx) : stencil_clamp(i, dx, v->nx);
-            const double x = u[(jj * v->nx + ii) * ld];
+            const double x = win[(dy + ry) * (2 * rx + 1) + dx + rx];
             acc = w != 0.0 ? acc + w * x : acc;
         }
-    }
     return acc;
+}
+
+/* Row jj of a window: the field at (i + dx, jj), dx = -rx .. rx, periodic or clamped (the box's
+ * taps beyond a bounded stencil read a valid point, which their zero weight then leaves out). */
+COHORT_HD void stencil_window_row(const stencil_view *v, const double *u, int64_t ld, int64_t i,
+                                  int64_t jj, int rx, double *row)
+{
+    for (int dx = -rx; dx <= rx; ++dx) {
+        const int64_t ii = v->periodic ? stencil_wrap(i, dx, v->nx) : stencil_clamp(i, dx, v->nx);
+        row[dx + rx] = u[(jj * v->nx + ii) * ld];
+    }
+}
+
+/* The row index j + dy, periodic or clamped. */
+COHORT_HD int64_t stencil_row(const stencil_view *v, int64_t j, int dy)
+{
+    return v->periodic ? stencil_wrap(j, dy, v->ny) : stencil_clamp(j, dy, v->ny);
+}
+
+/* Weights form at point (i, j) of the member whose first point is u[0]. */
+COHORT_HD double stencil_weights_point(const stencil_view *v, const double *u, int64_t ld,
+                                       int64_t i, int64_t j, int rx, int ry)
+{
+    double win[STENCIL_BOX * STENCIL_BOX];
+    for (int dy = -ry; dy <= ry; ++dy)
+        stencil_window_row(v, u, ld, i, stencil_row(v, j, dy), rx, win + (dy + ry) * (2 * rx + 1));
+    return stencil_weights_window(v, win, rx, ry);
 }
 
 /* The window of radius (rx, ry) of every input at (i, j); u[k] points at the member's first
