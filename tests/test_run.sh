@@ -113,6 +113,14 @@ for chunk in 3 auto; do
 done
 "$python" "$here/compare_runs.py" ch2d-auto.nc ch2d-3.nc
 case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch2d run" ;; esac
+# a swept mobility regroups the chunks by stepper, and still nothing depends on the chunking
+for chunk in 2 auto; do
+    "$cohort" run ch2d.ini --quiet --backend cpu --set ensemble.chunk=$chunk \
+        --set sweep.model.D=0.4,0.6,0.8 --set sweep.replicates=2 -o "ch2d-D-$chunk.nc" ||
+        bad "ch2d sweep of model.D, chunk $chunk"
+done
+"$python" "$here/compare_runs.py" ch2d-D-auto.nc ch2d-D-2.nc
+case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch2d sweep" ;; esac
 if "$cohort" info ch2d-3.nc | grep -q "7 members x 24 x 20 points (x, y), 5 records" &&
     "$cohort" info ch2d-3.nc | grep -q "s_mean(t).*C(t_snap, member, y, x).*structure_factor(t, k)"; then
     ok
