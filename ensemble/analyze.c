@@ -133,7 +133,7 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
     if (!a->snapshots) a->times[0] = p->t_end;
     a->final = a->n_times - 1;
     /* HDF5 decompresses a whole chunk for any part of it: keep one chunk of C in the cache */
-    size_t chunk[3] = {1, 1, 1};
+    size_t chunk[NC_MAX_VAR_DIMS] = {1, 1, 1, 1};
     int storage = 0;
     if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED) {
         double bytes = (type == NC_DOUBLE ? 8.0 : 4.0);
@@ -250,7 +250,7 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
  * the spectra are taken at the run's leading dimension), fewer where memory is short. */
 static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int with_spectra)
 {
-    size_t chunk[3] = {0, 0, 0}, free_bytes = 0;
+    size_t chunk[NC_MAX_VAR_DIMS] = {0}, free_bytes = 0;
     int storage = 0;
     int64_t run_chunk = a->members;
     if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED)
