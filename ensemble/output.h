@@ -30,8 +30,8 @@ typedef struct output_spec {
      * centroid(cluster, x), cluster_size(cluster), kmeans_inertia, kmeans_iterations, and for a
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
     int structure_factor;
-    int64_t n_k;             /* the structure factor's wavenumbers */
-    const double *k_values;  /* n_k values (structure_factor_k_values) */
+    int64_t n_k;            /* the structure factor's wavenumbers */
+    const double *k_values; /* n_k values (structure_factor_k_values) */
     int kmeans_k;
     /* a file of `cohort analyze`: only coordinates, parameters and analyses (no statistics over
      * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */

@@ -64,8 +64,7 @@ typedef struct cohort_backend {
      * cuda, GSL's mixed-radix FFTs on cpu); then power[r * count + j] = |C^|^2 (reduction_power,
      * normalised by nx ny) of member m0 + j of the field u at the half-spectrum row
      * r = ky (nx/2 + 1) + kx, kx = 0 .. nx/2, ky = 0 .. ny-1, in the backend's memory. */
-    int (*spectrum_plan_alloc)(int64_t nx, int64_t ny, int64_t ld, int64_t max_count,
-                               void **plan);
+    int (*spectrum_plan_alloc)(int64_t nx, int64_t ny, int64_t ld, int64_t max_count, void **plan);
     void (*spectrum_plan_free)(void *plan);
     int (*spectrum_power)(void *plan, const double *u, int64_t m0, int64_t count, double *power);
     /* out = the fields of members [m0, m0 + count) of u (deviations from mean[m], the
