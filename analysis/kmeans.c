@@ -1,10 +1,8 @@
-#define _POSIX_C_SOURCE 200809L
 #include "kmeans.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/ordered_sum.h"
 #include "backend/cohort_error.h"
@@ -29,13 +27,6 @@ typedef struct km {
     double iteration_seconds[256]; /* wall time of the first Lloyd iterations, every restart */
     int timed;
 } km;
-
-static double km_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int km_compare_double(const void *a, const void *b)
 {
@@ -130,7 +121,7 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     const int k = s->opt->k;
     double previous = INFINITY;
     for (int it = 1; it <= s->opt->max_iter; ++it) {
-        const double start = km_seconds();
+        const double start = cohort_seconds();
         COHORT_CALL(km_pass(s, centroids, k, 1, sums));
         COHORT_CALL(ordered_sum_host(s->dist, s->members, NULL, inertia));
         if (!isfinite(*inertia))
@@ -155,7 +146,7 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
         }
         *iterations = it;
         if (s->timed < (int)(sizeof s->iteration_seconds / sizeof s->iteration_seconds[0]))
-            s->iteration_seconds[s->timed++] = km_seconds() - start;
+            s->iteration_seconds[s->timed++] = cohort_seconds() - start;
         if (!changed) break;
         if (previous - *inertia <= s->opt->tol * *inertia) break;
         previous = *inertia;

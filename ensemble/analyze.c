@@ -1,20 +1,19 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyze.h"
 
-#include <gsl/gsl_version.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "clustering.h"
 #include "config.h"
+#include "info.h"
 #include "output.h"
 #include "plan.h"
 
@@ -59,20 +58,6 @@ static int final_fields_load(void *ctx, int64_t g0, int64_t count, double *dst)
 {
     archive *a = ((final_fields *)ctx)->a;
     return archive_read(a, a->final, g0, count, dst);
-}
-
-/* A global text attribute (malloc'd), or NULL. */
-static char *global_text(int nc, const char *name)
-{
-    size_t len = 0;
-    nc_type type;
-    if (nc_inq_att(nc, NC_GLOBAL, name, &type, &len) != NC_NOERR || type != NC_CHAR) return NULL;
-    char *text = calloc(len + 1, 1);
-    if (text && nc_get_att_text(nc, NC_GLOBAL, name, text) != NC_NOERR) {
-        free(text);
-        return NULL;
-    }
-    return text;
 }
 
 /* Finds C and checks its shape against the plan; err says what is wrong. */
@@ -277,21 +262,7 @@ int analyze_archive(const analyze_options *opt)
     unsigned char *excluded = NULL;
     double *buffer = NULL;
 
-    int nc_status = nc_open(opt->input, NC_NOWRITE, &a.nc);
-    if (nc_status != NC_NOERR) {
-        snprintf(err, sizeof err, "%s: cannot open it as NetCDF: %s", opt->input,
-                 nc_strerror(nc_status));
-        a.nc = -1;
-        goto done;
-    }
-    source = global_text(a.nc, "source");
-    config_text = global_text(a.nc, "config");
-    if (!source || strncmp(source, "cohort", 6) != 0 || !config_text) {
-        snprintf(err, sizeof err,
-                 "%s: not a cohort file (no 'source' = cohort ... and 'config' global attributes)",
-                 opt->input);
-        goto done;
-    }
+    if (info_open_cohort(opt->input, &a.nc, &source, &config_text, err, sizeof err)) goto done;
     char name[1024];
     snprintf(name, sizeof name, "%s: attribute config", opt->input);
     if (config_load_text(&c, name, config_text, err, sizeof err) != COHORT_OK) goto done;
@@ -341,78 +312,34 @@ int analyze_archive(const analyze_options *opt)
     }
 
     /* the output, as `cohort run` writes its analyses */
-    char device[256] = "", cuda[128], libraries[512], stamp[64],
-         param_keys[CONFIG_MAX_SWEEPS][2 * CONFIG_TEXT];
-    be->describe(device, sizeof device);
-    cohort_cuda_versions(cuda, sizeof cuda);
-    snprintf(libraries, sizeof libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(), GSL_VERSION,
-             cuda);
-    const time_t now = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    in_history = global_text(a.nc, "history");
-    const size_t history_len =
-        strlen(opt->command_line) + (in_history ? strlen(in_history) : 0) + 96;
-    char *history = malloc(history_len);
+    run_provenance provenance;
+    in_history = info_global_text(a.nc, "history");
+    char *history = output_history(opt->command_line, in_history);
     if (!history) {
         snprintf(err, sizeof err, "out of memory");
         status = EXIT_FAILURE_RUNNING;
         goto done;
     }
-    snprintf(history, history_len, "%s %s%s%s", stamp, opt->command_line, in_history ? "\n" : "",
-             in_history ? in_history : "");
-    int64_t n_sf_times = 0;
-    for (int64_t s = 0; sf_on && s < a.n_times; ++s) n_sf_times += a.times[s] >= opt->from;
     output_spec spec = {.path = out_path,
-                        .members = p.members,
-                        .n = p.model.n,
-                        .nx = a.nx,
-                        .ny = p.two_d ? a.ny : 0,
-                        .length = p.model.length,
                         .chunk_members = p.members,
                         .structure_factor = sf_on,
-                        .n_k = structure_factor_k_count(a.nx, a.ny),
                         .kmeans_k = k,
                         .analysis_only = 1,
                         .analysed_file = opt->input,
                         .title = "cohort analysis of an archived ensemble",
                         .history = history,
                         .source = opt->version,
-                        .config = config_text,
-                        .backend = be->name,
-                        .device = device,
-                        .libraries = libraries,
-                        .model = config_get(&c, "model", "name")->text,
-                        .seed = p.ic.seed,
-                        .n_params = p.n_sweeps};
-    for (int j = 0; j < p.n_sweeps; ++j) {
-        size_t n_keys;
-        const config_key *key = &config_schema(&n_keys)[p.sweep[j]->key];
-        snprintf(param_keys[j], sizeof param_keys[j], "%s.%s", key->section, key->name);
-        spec.param_key[j] = param_keys[j];
-        spec.param_grid_count[j] = p.grid ? p.sweep[j]->count : 0;
-        spec.param_values[j] = p.sweep[j]->values;
-    }
-    double *k_values = malloc((size_t)spec.n_k * sizeof(double));
-    if (k_values) structure_factor_k_values(a.nx, a.ny, p.model.length, k_values);
-    spec.k_values = k_values;
-    const int created =
-        k_values ? output_create(&spec, &out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "wavenumbers");
-    free(history), free(k_values);
+                        .config = config_text};
+    run_plan_output_spec(&p, config_get(&c, "model", "name")->text, be, &provenance, &spec);
+    const int created = output_create(&spec, &out);
+    free(history);
     if (created != COHORT_OK) {
         snprintf(err, sizeof err, "%s", cohort_error_detail());
         goto done;
     }
 
     const int64_t chunk = analyze_chunk(be, &a, sf_on);
-    int rc = COHORT_OK;
-    for (int j = 0; j < p.n_sweeps && rc == COHORT_OK; ++j) {
-        double *values = malloc((size_t)p.members * sizeof *values);
-        if (!values) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
-        for (int64_t g = 0; values && g < p.members; ++g)
-            values[g] = run_plan_swept_value(&p, j, g);
-        if (rc == COHORT_OK) rc = output_write_parameter(out, j, values);
-        free(values);
-    }
+    int rc = run_plan_write_parameters(&p, out);
     if (rc == COHORT_OK && sf_on)
         rc = analyze_structure_factor(be, &a, &p, chunk, opt->from, out, opt->quiet);
     if (rc == COHORT_OK && k > 0) {

@@ -1,10 +1,8 @@
-#define _POSIX_C_SOURCE 200809L
 #include "clustering.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/flow_pattern.h"
 #include "analysis/kmeans.h"
@@ -38,13 +36,6 @@ static int load_clustered(void *ctx, int64_t first, int64_t count, double *dst)
         memcpy(dst + j * f->n, f->span + (f->index[first + j] - g0) * f->n,
                (size_t)f->n * sizeof(double));
     return COHORT_OK;
-}
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 clustering_options clustering_options_from_config(const cohort_config *c)
@@ -84,7 +75,7 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const char *mode
     }
     clustered_members f = {fields, ctx, index, p->model.n, NULL, 0};
     kmeans_result r;
-    const double start = seconds_now();
+    const double start = cohort_seconds();
     int rc = kmeans_run(be, p->model.n, active, load_clustered, &f, &kopt, &r);
     if (rc != COHORT_OK) {
         free(index), free(labels), free(f.span);
@@ -110,8 +101,8 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const char *mode
         fprintf(stderr,
                 "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
                 "iterations, %.2f s%s\n",
-                kopt.k, meanings, (long long)active, r.inertia, r.iterations, seconds_now() - start,
-                r.resident ? "" : " (features streamed)");
+                kopt.k, meanings, (long long)active, r.inertia, r.iterations,
+                cohort_seconds() - start, r.resident ? "" : " (features streamed)");
     free(map), free(index), free(labels), free(f.span);
     kmeans_result_free(&r);
     return rc;

@@ -6,8 +6,7 @@
 
 enum { EXIT_BAD_INPUT = 2 };
 
-/* A global text attribute, or NULL (malloc'd). */
-static char *global_text(int nc, const char *name)
+char *info_global_text(int nc, const char *name)
 {
     size_t len = 0;
     nc_type type;
@@ -28,30 +27,43 @@ static size_t dimension(int nc, const char *name)
     return len;
 }
 
+int info_open_cohort(const char *path, int *nc, char **source, char **config, char *err, size_t len)
+{
+    *source = *config = NULL;
+    const int status = nc_open(path, NC_NOWRITE, nc);
+    if (status != NC_NOERR) {
+        *nc = -1;
+        snprintf(err, len, "%s: cannot open it as NetCDF: %s", path, nc_strerror(status));
+        return EXIT_BAD_INPUT;
+    }
+    *source = info_global_text(*nc, "source");
+    *config = info_global_text(*nc, "config");
+    if (!*source || strncmp(*source, "cohort", 6) != 0 || !*config) {
+        snprintf(err, len,
+                 "%s: not a cohort file (no 'source' = cohort ... and 'config' global attributes)",
+                 path);
+        free(*source), free(*config);
+        *source = *config = NULL;
+        nc_close(*nc);
+        *nc = -1;
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
 int info_print(const char *path, FILE *out)
 {
     int nc = -1;
-    const int status = nc_open(path, NC_NOWRITE, &nc);
-    if (status != NC_NOERR) {
-        fprintf(stderr, "cohort info: %s: %s\n", path, nc_strerror(status));
-        return EXIT_BAD_INPUT;
-    }
-    char *source = global_text(nc, "source"), *config = global_text(nc, "config");
-    if (!source || strncmp(source, "cohort", 6) != 0 || !config) {
-        fprintf(stderr,
-                "cohort info: %s: not a cohort file (no 'source' = cohort ... and 'config' "
-                "global attributes)\n",
-                path);
-        free(source);
-        free(config);
-        nc_close(nc);
+    char *source = NULL, *config = NULL, err[1024];
+    if (info_open_cohort(path, &nc, &source, &config, err, sizeof err)) {
+        fprintf(stderr, "cohort info: %s\n", err);
         return EXIT_BAD_INPUT;
     }
     static const char *const text_attributes[] = {"model",  "history",   "backend",
                                                   "device", "libraries", "rng"};
     fprintf(out, "%s\n  made by   %s\n", path, source);
     for (size_t a = 0; a < sizeof text_attributes / sizeof text_attributes[0]; ++a) {
-        char *text = global_text(nc, text_attributes[a]);
+        char *text = info_global_text(nc, text_attributes[a]);
         if (text) { /* history holds a line per program that made the file */
             fprintf(out, "  %-9s ", text_attributes[a]);
             for (const char *c = text; *c; ++c)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "analysis/structure_factor.h"
 #include "backend/cohort_error.h"
 
 struct cohort_output {
@@ -55,7 +57,7 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
     o->var_spectrum = o->var_k1 = o->var_label = o->var_label_map = -1;
     if (s->structure_factor) {
         int dim_k, var_k, dims[2];
-        NC_CALL(o, nc_def_dim(o->ncid, "k", (size_t)s->n_k, &dim_k));
+        NC_CALL(o, nc_def_dim(o->ncid, "k", (size_t)o->n_k, &dim_k));
         NC_CALL(o, nc_def_var(o->ncid, "k", NC_DOUBLE, 1, &dim_k, &var_k));
         COHORT_CALL(put_text(o, var_k, "long_name",
                              s->ny > 0 ? "wavenumber 2 pi b / L of the radial shell b"
@@ -256,8 +258,11 @@ static int define_file(cohort_output *o, const output_spec *s)
     if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
     for (int64_t j = 0; j < s->ny; ++j) x[j] = (double)j * s->length / (double)s->ny;
     if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
+    double *k = o->var_spectrum >= 0 ? malloc((size_t)o->n_k * sizeof *k) : NULL;
+    if (k) structure_factor_k_values(o->nx, s->ny > 0 ? s->ny : 1, s->length, k);
     if (rc == NC_NOERR && o->var_spectrum >= 0)
-        rc = nc_put_var_double(o->ncid, o->var_k, s->k_values);
+        rc = k ? nc_put_var_double(o->ncid, o->var_k, k) : NC_ENOMEM;
+    free(k);
     for (int c = 0; rc == NC_NOERR && c < s->kmeans_k; ++c) {
         const size_t at = (size_t)c;
         rc = nc_put_var1_int(o->ncid, o->var_cluster, &at, &c);
@@ -269,6 +274,19 @@ static int define_file(cohort_output *o, const output_spec *s)
     return COHORT_OK;
 }
 
+char *output_history(const char *command_line, const char *previous)
+{
+    char stamp[64];
+    const time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    const size_t len = strlen(stamp) + strlen(command_line) + (previous ? strlen(previous) : 0) + 3;
+    char *history = malloc(len);
+    if (history)
+        snprintf(history, len, "%s %s%s%s", stamp, command_line, previous ? "\n" : "",
+                 previous ? previous : "");
+    return history;
+}
+
 int output_create(const output_spec *s, cohort_output **out)
 {
     if (!out || !s || !s->path) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "spec and out needed");
@@ -278,8 +296,8 @@ int output_create(const output_spec *s, cohort_output **out)
     o->members = s->members;
     o->n = s->n;
     o->ny = s->ny;
-    o->n_k = s->n_k;
     o->nx = s->ny > 0 ? s->nx : s->n;
+    o->n_k = s->structure_factor ? structure_factor_k_count(o->nx, s->ny > 0 ? s->ny : 1) : 0;
     o->ncid = -1;
     o->path = strdup(s->path);
     o->partial = malloc(strlen(s->path) + sizeof ".partial");

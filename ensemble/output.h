@@ -30,8 +30,6 @@ typedef struct output_spec {
      * centroid(cluster, x), cluster_size(cluster), kmeans_inertia, kmeans_iterations, and for a
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
     int structure_factor;
-    int64_t n_k;            /* the structure factor's wavenumbers */
-    const double *k_values; /* n_k values (structure_factor_k_values) */
     int kmeans_k;
     /* a file of `cohort analyze`: only coordinates, parameters and analyses (no statistics over
      * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */
@@ -43,6 +41,10 @@ typedef struct output_spec {
 } output_spec;
 
 typedef struct cohort_output cohort_output;
+
+/* The history attribute: "<UTC timestamp> <command line>", then the previous history, if any,
+ * on the lines below (malloc'd; NULL when out of memory). */
+char *output_history(const char *command_line, const char *previous);
 
 /* Errors: COHORT_ERR_IO (with the NetCDF message and the path). */
 int output_create(const output_spec *spec, cohort_output **out);
@@ -72,7 +74,8 @@ int output_write_parameter(cohort_output *o, int j, const double *values);
 int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
                           const unsigned char *diverged);
 
-/* structure_factor(record, k) for the n_k wavenumbers, and k1(record). */
+/* structure_factor(record, k) for the structure factor's wavenumbers
+ * (structure_factor_k_values of nx, ny), and k1(record). */
 int output_write_spectrum(cohort_output *o, int64_t record, const double *spectrum, double k1);
 
 /* The k-means result: labels of every member, k x n centroids, cluster sizes, inertia and

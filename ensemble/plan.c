@@ -1,9 +1,13 @@
 #include "plan.h"
 
+#include <gsl/gsl_version.h>
 #include <math.h>
+#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "backend/cohort_error.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
@@ -192,4 +196,47 @@ void run_plan_free(run_plan *p)
     free(p->record_step);
     free(p->snapshot_step);
     p->record_step = p->snapshot_step = NULL;
+}
+
+void run_plan_output_spec(const run_plan *p, const char *model, const cohort_backend *be,
+                          run_provenance *pv, output_spec *spec)
+{
+    char cuda[128];
+    be->describe(pv->device, sizeof pv->device);
+    cohort_cuda_versions(cuda, sizeof cuda);
+    snprintf(pv->libraries, sizeof pv->libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(),
+             GSL_VERSION, cuda);
+    spec->members = p->members;
+    spec->n = p->model.n;
+    spec->nx = p->two_d ? p->ch2d.nx : p->model.n;
+    spec->ny = p->two_d ? p->ch2d.ny : 0;
+    spec->length = p->model.length;
+    spec->backend = be->name;
+    spec->device = pv->device;
+    spec->libraries = pv->libraries;
+    spec->model = model;
+    spec->seed = p->ic.seed;
+    spec->n_params = p->n_sweeps;
+    for (int j = 0; j < p->n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
+        snprintf(pv->keys[j], sizeof pv->keys[j], "%s.%s", k->section, k->name);
+        spec->param_key[j] = pv->keys[j];
+        spec->param_grid_count[j] = p->grid ? p->sweep[j]->count : 0;
+        spec->param_values[j] = p->sweep[j]->values;
+    }
+}
+
+int run_plan_write_parameters(const run_plan *p, cohort_output *out)
+{
+    if (p->n_sweeps == 0) return COHORT_OK;
+    double *values = malloc((size_t)p->members * sizeof *values);
+    if (!values) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
+    int rc = COHORT_OK;
+    for (int j = 0; j < p->n_sweeps && rc == COHORT_OK; ++j) {
+        for (int64_t g = 0; g < p->members; ++g) values[g] = run_plan_swept_value(p, j, g);
+        rc = output_write_parameter(out, j, values);
+    }
+    free(values);
+    return rc;
 }

@@ -7,8 +7,10 @@
 
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "config.h"
 #include "initial.h"
+#include "output.h"
 #include "models/ch2d.h"
 #include "models/model1d.h"
 
@@ -42,7 +44,22 @@ void run_plan_free(run_plan *p);
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g);
 
-/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v). */
+/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v, D). */
 int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);
+
+/* Text an output_spec points at: the device, the library versions, the swept keys. */
+typedef struct run_provenance {
+    char device[256], libraries[512];
+    char keys[CONFIG_MAX_SWEEPS][2 * CONFIG_TEXT];
+} run_provenance;
+
+/* The parts of an output file's spec that follow from the plan and the backend, the same for
+ * `cohort run` and `cohort analyze`: sizes, domain, swept parameters, backend, device, library
+ * versions, model and seed (text kept in *pv, which must outlive the spec's use). */
+void run_plan_output_spec(const run_plan *p, const char *model, const cohort_backend *be,
+                          run_provenance *pv, output_spec *spec);
+
+/* Every member's value of each swept parameter, into out. */
+int run_plan_write_parameters(const run_plan *p, cohort_output *out);
 
 #endif

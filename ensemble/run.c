@@ -3,13 +3,10 @@
 
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
-#include <gsl/gsl_version.h>
 #include <math.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analysis/moments.h"
@@ -23,13 +20,6 @@
 #include "plan.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Members per chunk: ensemble.chunk, or as many as fit in half the free memory. */
 static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const run_plan *p)
@@ -59,7 +49,7 @@ static void progress_show(progress *pr, int64_t members_done, int64_t members, d
                           int64_t member_steps, int final)
 {
     if (pr->quiet) return;
-    const double now = seconds_now();
+    const double now = cohort_seconds();
     if (!final && now - pr->last < (pr->tty ? 0.2 : 10.0)) return;
     pr->last = now;
     const double rate = member_steps / fmax(now - pr->start, 1e-9);
@@ -169,25 +159,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     p.chunk = chunk_size(c, be, &p);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
-    char device[256] = "", cuda[128], libraries[512], history[2048], stamp[64];
-    char param_keys[CONFIG_MAX_SWEEPS][2 * CONFIG_TEXT];
-    be->describe(device, sizeof device);
-    cohort_cuda_versions(cuda, sizeof cuda);
-    snprintf(libraries, sizeof libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(), GSL_VERSION,
-             cuda);
-    const time_t now = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    snprintf(history, sizeof history, "%s %s", stamp, opt->command_line);
+    run_provenance provenance;
+    char *history = output_history(opt->command_line, NULL);
     char *config_text = config_render(c);
     const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
     const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
     output_spec spec = {
         .path = path,
-        .members = members,
-        .n = n,
-        .nx = p.two_d ? p.ch2d.nx : n,
-        .ny = p.two_d ? p.ch2d.ny : 0,
-        .length = p.model.length,
         .archive_final = archive,
         .n_snapshots = p.n_snapshots,
         .member_series = (int)config_get(c, "output", "member_series")->integer,
@@ -198,36 +176,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         .title = "cohort ensemble",
         .history = history,
         .source = opt->version,
-        .config = config_text,
-        .backend = be->name,
-        .device = device,
-        .libraries = libraries,
-        .model = config_get(c, "model", "name")->text,
-        .seed = p.ic.seed};
-    spec.n_params = p.n_sweeps;
-    double *k_values = NULL;
-    if (spec.structure_factor) {
-        spec.n_k = structure_factor_k_count(spec.nx, p.two_d ? spec.ny : 1);
-        if (!(k_values = malloc((size_t)spec.n_k * sizeof(double)))) {
-            fprintf(stderr, "cohort run: out of memory\n");
-            free(config_text);
-            run_plan_free(&p);
-            return EXIT_FAILURE_RUNNING;
-        }
-        structure_factor_k_values(spec.nx, p.two_d ? spec.ny : 1, p.model.length, k_values);
-        spec.k_values = k_values;
-    }
-    for (int j = 0; j < p.n_sweeps; ++j) {
-        size_t n_keys;
-        const config_key *k = &config_schema(&n_keys)[p.sweep[j]->key];
-        snprintf(param_keys[j], sizeof param_keys[j], "%s.%s", k->section, k->name);
-        spec.param_key[j] = param_keys[j];
-        spec.param_grid_count[j] = p.grid ? p.sweep[j]->count : 0;
-        spec.param_values[j] = p.sweep[j]->values;
-    }
+        .config = config_text};
+    run_plan_output_spec(&p, config_get(c, "model", "name")->text, be, &provenance, &spec);
     cohort_output *out = NULL;
-    const int created = output_create(&spec, &out);
-    free(k_values);
+    const int created = history && config_text
+                            ? output_create(&spec, &out)
+                            : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history and configuration text");
+    free(history);
     if (created != COHORT_OK) {
         fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
@@ -287,7 +242,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members x %lld points",
                          (long long)members, (long long)n);
 
-    progress pr = {opt->quiet, isatty(2), seconds_now(), 0.0, members * p.steps};
+    progress pr = {opt->quiet, isatty(2), cohort_seconds(), 0.0, members * p.steps};
     int64_t member_steps = 0;
     int64_t stepper_member = -1; /* a member whose swept stepper keys the stepper has */
     int64_t n_chunks = 0;
@@ -398,7 +353,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
 
     /* statistics, fit, flags */
-    double *spectrum = sf ? malloc((size_t)spec.n_k * sizeof(double)) : NULL;
+    double *spectrum =
+        sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
     if (sf && !spectrum && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");
     double *fit_x = malloc((size_t)p.n_records * sizeof(double));
     double *fit_y = malloc((size_t)p.n_records * sizeof(double));
@@ -429,13 +385,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
     for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
     if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
-    for (int j = 0; j < p.n_sweeps && rc == COHORT_OK; ++j) {
-        double *values = malloc((size_t)members * sizeof *values);
-        if (!values) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
-        for (int64_t g = 0; values && g < members; ++g) values[g] = run_plan_swept_value(&p, j, g);
-        if (rc == COHORT_OK) rc = output_write_parameter(out, j, values);
-        free(values);
-    }
+    if (rc == COHORT_OK) rc = run_plan_write_parameters(&p, out);
     if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.model.dt);
     if (rc == COHORT_OK && features) { /* the run's device arrays make room for the features */
         be->release(state), be->release(scratch), be->release(noise), be->release(prev);
@@ -475,7 +425,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 "of dt = %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
                 path, (long long)members, (long long)n, (long long)n_chunks, (long long)chunk,
                 (long long)p.steps, p.model.dt, p.t_end, (long long)p.n_records,
-                (long long)n_diverged, be->name, device, seconds_now() - pr.start);
+                (long long)n_diverged, be->name, provenance.device, cohort_seconds() - pr.start);
     for (int64_t r = 0; r < p.n_records; ++r) {
         if (ell_stats) moments_blocks_free(&ell_stats[r]);
         if (mass_stats) moments_blocks_free(&mass_stats[r]);

@@ -1,10 +1,8 @@
-#define _POSIX_C_SOURCE 200809L
 #include "selfcheck.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "backend/cohort_error.h"
 #include "banded/banded.h"
@@ -12,13 +10,6 @@
 /* Normwise backward error ||A x - d|| / (||A|| ||x|| + ||d||) (infinity norms) that a stable
  * solve of a well-scaled system reaches: a few units of rounding. */
 #define SELFCHECK_TOLERANCE 1e-13
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Diagonally dominant, non-symmetric, varying along the diagonal. */
 static void random_diagonals(gsl_rng *rng, int64_t n, int h, double *diagonals[5])
@@ -87,10 +78,10 @@ static int check_kind(const cohort_backend *be, const selfcheck_options *opt, gs
     COHORT_CALL_GOTO(rc, done, banded_solver_alloc(be, f, &s));
     COHORT_CALL_GOTO(rc, done, be->alloc(&u, count * sizeof(double)));
     COHORT_CALL_GOTO(rc, done, be->copy_to_device(u, d, count * sizeof(double)));
-    const double t0 = seconds_now();
+    const double t0 = cohort_seconds();
     COHORT_CALL_GOTO(rc, done, banded_solver_solve(s, u, members, 0, members));
     COHORT_CALL_GOTO(rc, done, be->synchronize());
-    const double elapsed = seconds_now() - t0;
+    const double elapsed = cohort_seconds() - t0;
     COHORT_CALL_GOTO(rc, done, be->copy_to_host(x, u, count * sizeof(double)));
     const double err = max_backward_error(f, x, d, members, banded_factor_norm_inf(f));
     const int ok = err <= SELFCHECK_TOLERANCE;

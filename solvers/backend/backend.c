@@ -1,7 +1,9 @@
+#define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/cohort_error.h"
 
@@ -53,4 +55,11 @@ int cohort_backend_get(const char *name, const cohort_backend **out)
 #endif
     }
     return COHORT_FAIL(COHORT_ERR_UNKNOWN_BACKEND, "backend '%s' (allowed: auto, cpu, cuda)", name);
+}
+
+double cohort_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -106,6 +106,9 @@ int cohort_backend_get(const char *name, const cohort_backend **out);
  * the reason when not. */
 int cohort_cuda_usable(char *why, size_t len);
 
+/* Seconds on the monotonic clock (wall time between two calls: progress, timings). */
+double cohort_seconds(void);
+
 /* "CUDA runtime 13.0, driver 13.0", or why there is none: for --version and file metadata. */
 void cohort_cuda_versions(char *buf, size_t len);
 
