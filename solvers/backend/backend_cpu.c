@@ -353,25 +353,16 @@ static int cpu_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t 
     return COHORT_OK;
 }
 
-/* The points (i, j) a stencil writes: all where periodic, those whose stencil lies inside where
- * bounded. */
-static void stencil_range(int periodic, int64_t nx, int64_t ny, int left, int right, int top,
-                          int bottom, int64_t r[4])
-{
-    r[0] = periodic ? 0 : left, r[1] = periodic ? nx : nx - right;
-    r[2] = periodic ? 0 : top, r[3] = periodic ? ny : ny - bottom;
-}
-
 static int cpu_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,
                                int64_t m0, int64_t count)
 {
-    int64_t r[4];
-    stencil_range(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom, r);
+    const stencil_range r =
+        stencil_written_range(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom);
     const int rx = v->left > v->right ? v->left : v->right;
     const int ry = v->top > v->bottom ? v->top : v->bottom;
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t j = r[2]; j < r[3]; ++j)
-        for (int64_t i = r[0]; i < r[1]; ++i)
+    for (int64_t j = r.j0; j < r.j1; ++j)
+        for (int64_t i = r.i0; i < r.i1; ++i)
             for (int64_t m = m0; m < m0 + count; ++m)
                 out[(j * v->nx + i) * ld + m] = stencil_weights_point(v, in + m, ld, i, j, rx, ry);
     return COHORT_OK;
@@ -383,11 +374,10 @@ static void cpu_stencil_loop(double (*fn)(stencil_window, const double *), int i
                              int ry, const stencil_op_args *a, int periodic, double *out,
                              int64_t nx, int64_t ny, int64_t ld, int64_t m0, int64_t count)
 {
-    int64_t r[4];
-    stencil_range(periodic, nx, ny, rx, rx, ry, ry, r);
+    const stencil_range r = stencil_written_range(periodic, nx, ny, rx, rx, ry, ry);
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t j = r[2]; j < r[3]; ++j)
-        for (int64_t i = r[0]; i < r[1]; ++i)
+    for (int64_t j = r.j0; j < r.j1; ++j)
+        for (int64_t i = r.i0; i < r.i1; ++i)
             for (int64_t m = m0; m < m0 + count; ++m) {
                 stencil_window w;
                 stencil_gather(a, inputs, rx, ry, periodic, nx, ny, ld, m, i, j, w);

@@ -759,21 +759,8 @@ static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t
     return COHORT_OK;
 }
 
-extern "C" /* ---- 2D stencils: one thread per (point, member) of a row, member fastest, so a warp
-            * reads consecutive addresses; neighbours come through L1/L2 ---- */
-
-    /* The points a stencil writes in x and y (stencil_range of the cpu backend). */
-    struct stencil_bounds {
-    int64_t i0, i1, j0, j1;
-};
-
-static stencil_bounds stencil_bounds_of(int periodic, int64_t nx, int64_t ny, int left, int right,
-                                        int top, int bottom)
-{
-    stencil_bounds b = {periodic ? 0 : left, periodic ? nx : nx - right, periodic ? 0 : top,
-                        periodic ? ny : ny - bottom};
-    return b;
-}
+/* ---- 2D stencils: one thread per (point, member) of a row, member fastest, so a warp reads
+ * consecutive addresses; neighbours come through L1/L2 ---- */
 
 /* RX, RY: the reach of the box, fixed at compile time (0, 1, 2 or 4, at least the
  * stencil's). Each thread computes STENCIL_COLUMN rows of one (i, member) column, sliding its
@@ -785,13 +772,12 @@ template <int RX, int RY>
 __global__ void __launch_bounds__(PORTABLE_THREADS)
     stencil_weights_kernel(const __grid_constant__ stencil_view v, const double *__restrict__ in,
                            double *__restrict__ out, int64_t ld, int64_t m0, int64_t count,
-                           stencil_bounds b, int64_t j_first)
+                           stencil_range b, int64_t j_first)
 {
     constexpr int W = 2 * RX + 1, H = 2 * RY + 1;
-    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; /* (i - i0) * count + m */
-    if (k >= (b.i1 - b.i0) * count) return;
-    /* one member (a single large field): no division */
-    const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
+    int64_t i, m;
+    if (!stencil_range_point(&b, blockIdx.x * (int64_t)blockDim.x + threadIdx.x, m0, count, &i, &m))
+        return;
     const double *u = in + m;
     const int64_t j0 = j_first + (int64_t)blockIdx.y * STENCIL_COLUMN;
     const int64_t j1 = j0 + STENCIL_COLUMN < b.j1 ? j0 + STENCIL_COLUMN : b.j1;
@@ -810,14 +796,12 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
 template <int OP>
 __global__ void __launch_bounds__(PORTABLE_THREADS)
     stencil_operator_kernel(stencil_op_args a, int periodic, double *out, int64_t nx, int64_t ny,
-                            int64_t ld, int64_t m0, int64_t count, stencil_bounds b,
-                            int64_t j_first)
+                            int64_t ld, int64_t m0, int64_t count, stencil_range b, int64_t j_first)
 {
     const int64_t j = j_first + blockIdx.y;
-    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (k >= (b.i1 - b.i0) * count) return;
-    /* one member (a single large field): no division */
-    const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
+    int64_t i, m;
+    if (!stencil_range_point(&b, blockIdx.x * (int64_t)blockDim.x + threadIdx.x, m0, count, &i, &m))
+        return;
     stencil_window w;
     switch (OP) { /* resolved when the template is instantiated */
 #define CUDA_STENCIL_OP_CASE(name, fn, inputs, rx, ry)                                             \
@@ -850,20 +834,20 @@ static int box_reach(int r)
 __global__ void __launch_bounds__(PORTABLE_THREADS)
     stencil_weights_generic_kernel(const __grid_constant__ stencil_view v,
                                    const double *__restrict__ in, double *__restrict__ out,
-                                   int64_t ld, int64_t m0, int64_t count, stencil_bounds b,
+                                   int64_t ld, int64_t m0, int64_t count, stencil_range b,
                                    int64_t j_first)
 {
     const int64_t j = j_first + blockIdx.y;
-    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (k >= (b.i1 - b.i0) * count) return;
-    const int64_t i = b.i0 + (count == 1 ? k : k / count), m = m0 + (count == 1 ? 0 : k % count);
+    int64_t i, m;
+    if (!stencil_range_point(&b, blockIdx.x * (int64_t)blockDim.x + threadIdx.x, m0, count, &i, &m))
+        return;
     const int rx = v.left > v.right ? v.left : v.right, ry = v.top > v.bottom ? v.top : v.bottom;
     out[(j * v.nx + i) * ld + m] = stencil_weights_point(&v, in + m, ld, i, j, rx, ry);
 }
 
 template <int RX>
 static void launch_weights_rx(int ry, const stencil_view *v, const double *in, double *out,
-                              int64_t ld, int64_t m0, int64_t count, const stencil_bounds &b)
+                              int64_t ld, int64_t m0, int64_t count, const stencil_range &b)
 {
     const int64_t columns = (b.j1 - b.j0 + STENCIL_COLUMN - 1) / STENCIL_COLUMN;
     const int64_t points = (b.i1 - b.i0) * count;
@@ -894,8 +878,8 @@ static void launch_weights_rx(int ry, const stencil_view *v, const double *in, d
 static int cuda_stencil_weights(const stencil_view *v, const double *in, double *out, int64_t ld,
                                 int64_t m0, int64_t count)
 {
-    const stencil_bounds b =
-        stencil_bounds_of(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom);
+    const stencil_range b =
+        stencil_written_range(v->periodic, v->nx, v->ny, v->left, v->right, v->top, v->bottom);
     if (b.i1 <= b.i0 || b.j1 <= b.j0) return COHORT_OK;
     const int rx = box_reach(v->left > v->right ? v->left : v->right);
     const int ry = box_reach(v->top > v->bottom ? v->top : v->bottom);
@@ -929,7 +913,7 @@ static int cuda_stencil_operator(int op, const stencil_op_args *a, int periodic,
     switch (op) {
 #define CUDA_STENCIL_OP_LAUNCH(name, fn, inputs, rx, ry)                                           \
     case name: {                                                                                   \
-        const stencil_bounds b = stencil_bounds_of(periodic, nx, ny, rx, rx, ry, ry);              \
+        const stencil_range b = stencil_written_range(periodic, nx, ny, rx, rx, ry, ry);           \
         if (b.i1 <= b.i0 || b.j1 <= b.j0) return COHORT_OK;                                        \
         STENCIL_LAUNCH_ROWS(b, count,                                                              \
                             stencil_operator_kernel<name><<<grid_, PORTABLE_THREADS>>>(            \
@@ -944,7 +928,7 @@ static int cuda_stencil_operator(int op, const stencil_op_args *a, int periodic,
     }
 }
 
-const cohort_backend cohort_backend_cuda = {
+extern "C" const cohort_backend cohort_backend_cuda = {
     .name = "cuda",
     .kind = COHORT_BACKEND_CUDA,
     .describe = cuda_describe,

@@ -63,3 +63,14 @@ void cohort_error_clear(void)
 {
     detail[0] = '\0';
 }
+
+int cohort_check_subbatch(int64_t ld, int64_t m0, int64_t count)
+{
+    if (ld < 1 || count < 1)
+        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld (both must be >= 1)",
+                           (long long)ld, (long long)count);
+    if (m0 < 0 || m0 > ld - count)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
+                           (long long)m0, (long long)count, (long long)ld);
+    return COHORT_OK;
+}

@@ -5,6 +5,8 @@
 #ifndef COHORT_ERROR_H
 #define COHORT_ERROR_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -70,6 +72,11 @@ void cohort_error_clear(void);
         if (cohort_rc_ != COHORT_OK)                                                               \
             return cohort_error_trace(cohort_rc_, __FILE__, __LINE__, #expr);                      \
     } while (0)
+
+/* The batch arguments every batched operation takes: members [m0, m0 + count) of ld.
+ * COHORT_ERR_EMPTY_BATCH (ld or count < 1) or COHORT_ERR_SUBBATCH_RANGE (m0 < 0 or
+ * m0 + count > ld), with the values in the detail. */
+int cohort_check_subbatch(int64_t ld, int64_t m0, int64_t count);
 
 /* As COHORT_CALL, but jumps to a cleanup label after storing the status in `rc`. */
 #define COHORT_CALL_GOTO(rc, label, expr)                                                          \

@@ -63,12 +63,7 @@ int banded_solver_solve_groups(const banded_solver *s, double *u, int64_t ld, in
                                int64_t count, int64_t groups, int64_t group_stride)
 {
     if (!s || !u) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "solver and u are required");
-    if (ld < 1 || count < 1)
-        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld (both must be >= 1)",
-                           (long long)ld, (long long)count);
-    if (m0 < 0 || m0 > ld - count)
-        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
-                           (long long)m0, (long long)count, (long long)ld);
+    COHORT_CALL(cohort_check_subbatch(ld, m0, count));
     if (groups < 1 || (groups > 1 && group_stride < count))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "groups = %lld, group_stride = %lld: groups >= 1, apart by at least "

@@ -112,12 +112,7 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
 {
     if (!s || !state || !scratch || !*state || !*scratch)
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
-    if (ld < 1 || count < 1)
-        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld", (long long)ld,
-                           (long long)count);
-    if (m0 < 0 || m0 > ld - count)
-        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
-                           (long long)m0, (long long)count, (long long)ld);
+    COHORT_CALL(cohort_check_subbatch(ld, m0, count));
     COHORT_CALL(s->backend->model1d_rhs(&s->rhs, *state, *scratch, mean, member_f0, s->params.n, ld,
                                         m0, count));
     COHORT_CALL(banded_solver_solve(s->solver, *scratch, ld, m0, count));

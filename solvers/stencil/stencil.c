@@ -50,23 +50,11 @@ int stencil_create(const cohort_backend *be, stencil_direction direction, stenci
     return COHORT_OK;
 }
 
-/* Members [m0, m0 + count) of ld. */
-static int check_batch(int64_t ld, int64_t m0, int64_t count)
-{
-    if (ld < 1 || count < 1)
-        return COHORT_FAIL(COHORT_ERR_EMPTY_BATCH, "M = %lld, count = %lld", (long long)ld,
-                           (long long)count);
-    if (m0 < 0 || m0 > ld - count)
-        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, M = %lld",
-                           (long long)m0, (long long)count, (long long)ld);
-    return COHORT_OK;
-}
-
 int stencil_compute(const stencil *s, const double *in, double *out, int64_t ld, int64_t m0,
                     int64_t count)
 {
     if (!s || !in || !out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stencil, in and out");
-    COHORT_CALL(check_batch(ld, m0, count));
+    COHORT_CALL(cohort_check_subbatch(ld, m0, count));
     return s->be->stencil_weights(&s->view, in, out, ld, m0, count);
 }
 
@@ -99,7 +87,7 @@ int stencil_operator_compute(const cohort_backend *be, stencil_op op, const sten
         (boundary == STENCIL_PERIODIC && (reach[op][0] >= nx || reach[op][1] >= ny)))
         return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "nx = %lld, ny = %lld for operator %d",
                            (long long)nx, (long long)ny, (int)op);
-    COHORT_CALL(check_batch(ld, m0, count));
+    COHORT_CALL(cohort_check_subbatch(ld, m0, count));
     return be->stencil_operator((int)op, a, boundary == STENCIL_PERIODIC, out, nx, ny, ld, m0,
                                 count);
 }

@@ -49,6 +49,31 @@ typedef struct stencil_op_args {
 /* The window of input k: w[k][dy + 2][dx + 2] = field k at (i + dx, j + dy). */
 typedef double stencil_window[STENCIL_MAX_INPUTS][STENCIL_WINDOW][STENCIL_WINDOW];
 
+/* The points (i, j) a stencil of these reaches writes, i in [i0, i1), j in [j0, j1): all where
+ * periodic; where bounded, those whose stencil lies inside the field. */
+typedef struct stencil_range {
+    int64_t i0, i1, j0, j1;
+} stencil_range;
+
+COHORT_HD stencil_range stencil_written_range(int periodic, int64_t nx, int64_t ny, int left,
+                                              int right, int top, int bottom)
+{
+    stencil_range r = {periodic ? 0 : left, periodic ? nx : nx - right, periodic ? 0 : top,
+                       periodic ? ny : ny - bottom};
+    return r;
+}
+
+/* Index k of a row's (point, member) pairs, member fastest: the point i and member m of
+ * members [m0, m0 + count); 0 past the end. One member (a single large field): no division. */
+COHORT_HD int stencil_range_point(const stencil_range *r, int64_t k, int64_t m0, int64_t count,
+                                  int64_t *i, int64_t *m)
+{
+    if (k >= (r->i1 - r->i0) * count) return 0;
+    *i = r->i0 + (count == 1 ? k : k / count);
+    *m = m0 + (count == 1 ? 0 : k % count);
+    return 1;
+}
+
 /* i + d on a periodic axis of n points (|d| < n). */
 COHORT_HD int64_t stencil_wrap(int64_t i, int64_t d, int64_t n)
 {
