@@ -74,11 +74,17 @@ static void print_run_usage(FILE *out)
             "\n"
             "output.archive = snapshots stores C(t_snap, member, x) every output.snapshot_every\n"
             "and at t_end; output.member_series = true adds ell(t, member).\n"
+            "analysis.structure_factor = true adds structure_factor(t, k) and k1(t);\n"
+            "analysis.kmeans = K adds label(member), centroid(cluster, x) and, for a grid of two\n"
+            "swept keys, label_map.\n"
+            "\n"
+            "model.name = ch2d runs 2D members (grid.nx x grid.ny): C(member, y, x), and\n"
+            "s_mean/var/sem(t) with the fit s_mean ~ t^s_exponent in place of ell.\n"
             "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
             "replicates = R) sweep initial.mean, initial.amplitude and the model's coefficient\n"
-            "(alpha; gamma for ch1d; gamma, f0, k, v for ch1d_forced); members = points x\n"
-            "replicates.\n");
+            "(alpha; gamma for ch1d; gamma, f0, k, v for ch1d_forced; gamma, D for ch2d);\n"
+            "members = points x replicates.\n");
 }
 
 /* The command line as typed, for the history attribute. */
@@ -93,6 +99,23 @@ static void join_arguments(int argc, char **argv, char *out, size_t len)
         if (w < 0) break;
         used += (size_t)w;
     }
+}
+
+/* The command line as typed and "cohort VERSION (git HASH)": a file's history and source. */
+static void provenance_text(int argc, char **argv, char *command_line, size_t command_len,
+                            char *version, size_t version_len)
+{
+    join_arguments(argc, argv, command_line, command_len);
+    snprintf(version, version_len, "cohort %s (git %s)", cohort_version, cohort_git_hash);
+}
+
+/* --backend's value is one of auto, cpu, cuda; otherwise says so for `cohort COMMAND`. */
+static int known_backend(const char *command, const char *name)
+{
+    if (!strcmp(name, "auto") || !strcmp(name, "cpu") || !strcmp(name, "cuda")) return 1;
+    fprintf(stderr, "cohort %s: --backend '%s': allowed values are auto, cpu, cuda\n", command,
+            name);
+    return 0;
 }
 
 static int command_run(int argc, char **argv, int full_argc, char **full_argv)
@@ -138,9 +161,7 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
         free(sets);
         return EXIT_USAGE;
     }
-    if (strcmp(opt.backend, "auto") && strcmp(opt.backend, "cpu") && strcmp(opt.backend, "cuda")) {
-        fprintf(stderr, "cohort run: --backend '%s': allowed values are auto, cpu, cuda\n",
-                opt.backend);
+    if (!known_backend("run", opt.backend)) {
         free(sets);
         return EXIT_USAGE;
     }
@@ -152,8 +173,8 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
         return EXIT_USAGE;
     }
     char command_line[4096], version[256];
-    join_arguments(full_argc, full_argv, command_line, sizeof command_line);
-    snprintf(version, sizeof version, "cohort %s (git %s)", cohort_version, cohort_git_hash);
+    provenance_text(full_argc, full_argv, command_line, sizeof command_line, version,
+                    sizeof version);
     opt.command_line = command_line;
     opt.version = version;
     const int status = run_ensemble(&config, &opt);
@@ -246,14 +267,12 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
         print_analyze_usage(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(opt.backend, "auto") && strcmp(opt.backend, "cpu") && strcmp(opt.backend, "cuda")) {
-        fprintf(stderr, "cohort analyze: --backend '%s': allowed values are auto, cpu, cuda\n",
-                opt.backend);
+    if (!known_backend("analyze", opt.backend)) {
         return EXIT_USAGE;
     }
     char command_line[4096], version[256];
-    join_arguments(full_argc, full_argv, command_line, sizeof command_line);
-    snprintf(version, sizeof version, "cohort %s (git %s)", cohort_version, cohort_git_hash);
+    provenance_text(full_argc, full_argv, command_line, sizeof command_line, version,
+                    sizeof version);
     opt.command_line = command_line;
     opt.version = version;
     return analyze_archive(&opt);
@@ -317,9 +336,7 @@ static int command_selfcheck(int argc, char **argv)
         }
         ++i; /* every option takes a value */
     }
-    if (strcmp(opt.backend, "auto") && strcmp(opt.backend, "cpu") && strcmp(opt.backend, "cuda")) {
-        fprintf(stderr, "cohort selfcheck: --backend '%s': allowed values are auto, cpu, cuda\n",
-                opt.backend);
+    if (!known_backend("selfcheck", opt.backend)) {
         return EXIT_USAGE;
     }
     if (opt.n * opt.members > (1LL << 31)) {
