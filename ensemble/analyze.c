@@ -189,14 +189,14 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
     int64_t first_time = 0;
     while (first_time < a->n_times && a->times[first_time] < from) ++first_time;
     structure_factor *sf = NULL;
-    double *dev = NULL, *member_major = malloc((size_t)(n * chunk) * sizeof(double));
-    double *interleaved = malloc((size_t)(n * chunk) * sizeof(double));
+    double *dev = NULL, *stage = NULL, *member_major = malloc((size_t)(n * chunk) * sizeof(double));
     double *spectrum = malloc((size_t)structure_factor_k_count(a->nx, a->ny) * sizeof(double));
     unsigned char *finite = malloc((size_t)chunk);
-    int rc = member_major && interleaved && spectrum && finite
+    int rc = member_major && spectrum && finite
                  ? COHORT_OK
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers of %lld members", (long long)chunk);
     if (rc == COHORT_OK) rc = be->alloc((void **)&dev, (size_t)(n * chunk) * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&stage, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
         rc = structure_factor_alloc(be, a->nx, a->ny, p->model.length, chunk, chunk, a->members,
                                     a->n_times - first_time, &sf);
@@ -207,12 +207,12 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
             rc = archive_read(a, s, g0, count, member_major);
             for (int64_t k = 0; k < count && rc == COHORT_OK; ++k) {
                 finite[k] = field_active(member_major + k * n, n);
-                for (int64_t i = 0; i < n; ++i) /* the run's layout: ld = chunk */
-                    interleaved[i * chunk + k] = member_major[k * n + i];
                 active += finite[k];
             }
             if (rc == COHORT_OK)
-                rc = be->copy_to_device(dev, interleaved, (size_t)(n * chunk) * sizeof(double));
+                rc = be->copy_to_device(stage, member_major, (size_t)(n * count) * sizeof(double));
+            if (rc == COHORT_OK) /* the run's layout: ld = chunk */
+                rc = be->interleave(stage, n, 1.0, 0.0, 0, NULL, dev, n, chunk, 0, count);
             if (rc == COHORT_OK)
                 rc = structure_factor_add(sf, s - first_time, dev, 0, count, g0, finite);
         }
@@ -226,8 +226,8 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
                     (long long)active, k1);
     }
     structure_factor_free(sf);
-    be->release(dev);
-    free(member_major), free(interleaved), free(spectrum), free(finite);
+    be->release(dev), be->release(stage);
+    free(member_major), free(spectrum), free(finite);
     return rc;
 }
 
@@ -241,7 +241,7 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
     if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED)
         run_chunk = (int64_t)chunk[a->snapshots];
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
-    double per_member = (double)a->n * sizeof(double);
+    double per_member = 2.0 * (double)a->n * sizeof(double); /* staged and interleaved */
     if (with_spectra) per_member += structure_factor_bytes_per_member(a->nx, a->ny);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     fit = fit < 1 ? 1 : fit;
