@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "backend/cohort_error.h"
+#ifdef COHORT_HAVE_CUDA
+#    include "backend/backend_cuda.h"
+#endif
 #include "banded_reference.h"
 #include "models/model1d.h"
 #include "test_common.h"
@@ -23,6 +26,12 @@
 #define MASS_STEPS 2000
 #define FORCED_RESIDUAL 1e-7
 #define AGREE_RTOL 1e-11 /* cpu vs cuda after 200 ch1d steps (documented in README) */
+/* One step through the fused cuda path against its reference (the right-hand-side kernel, then
+ * the portable solve: the same arithmetic in the same order, so at most the few ulps that a
+ * different contraction into FMAs could move) and against the cpu backend (FMAs on one side
+ * only), relative to the largest |x|, on diagonally dominant systems. */
+#define PATHS_RTOL 1e-14
+#define STEP_CPU_RTOL 1e-12
 
 typedef struct batch {
     const cohort_backend *be;
@@ -232,6 +241,130 @@ static void weno_checks(void)
            "v < 0 does not read C_{i+3}");
 }
 
+#ifdef COHORT_HAVE_CUDA
+/* The cuda step's paths: FUSED against PORTABLE and against the cpu backend, one step from random
+ * inputs. Random periodic band matrices varying along the diagonal; a right-hand side with the
+ * terms of a model (random linear weights, the cubic, the WENO advection of either sign, a
+ * forcing);
+ * random states, means (or none) and member forcing amplitudes; a sub-batch of an odd number of
+ * members (16-byte copies cut; members outside must stay poisoned). */
+static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsigned terms,
+                            int64_t n, int with_mean)
+{
+    const int64_t ld = 67, m0 = 3, count = 61, values = n * ld;
+    double *diagonals[5] = {NULL}, *host[4] = {NULL}; /* u, mean and f0, forcing, out */
+    double *dev[6] = {NULL};                          /* u, mean, f0, forcing, fused, portable */
+    banded_factor *f = NULL;
+    banded_solver *solver = NULL, *cpu_solver = NULL;
+    for (int o = 0; o <= 2 * h; ++o) diagonals[o] = malloc((size_t)n * sizeof(double));
+    reference_random_diagonals(rng, n, h, diagonals);
+    const size_t sizes[4] = {(size_t)values, (size_t)(2 * ld), (size_t)n, (size_t)(3 * values)};
+    for (int k = 0; k < 4; ++k) host[k] = malloc(sizes[k] * sizeof(double));
+    for (int64_t k = 0; k < values; ++k) host[0][k] = gsl_rng_uniform(rng) - 0.5;
+    for (int64_t m = 0; m < ld; ++m) {
+        host[1][m] = 0.4 * gsl_rng_uniform(rng) - 0.2;      /* mean */
+        host[1][ld + m] = 2.0 * gsl_rng_uniform(rng) - 1.0; /* f0 */
+    }
+    for (int64_t i = 0; i < n; ++i) host[2][i] = 0.01 * (2.0 * gsl_rng_uniform(rng) - 1.0);
+    model1d_rhs r = {.terms = terms,
+                     .nonlinear = 0.05 + 0.1 * gsl_rng_uniform(rng),
+                     .advection = (gsl_rng_uniform(rng) < 0.5 ? -0.03 : 0.03),
+                     .f0 = 0.5};
+    for (int k = 0; k < 5; ++k) r.weight[k] = gsl_rng_uniform(rng) - 0.25;
+    int rc = banded_factor_alloc(n, h, (const double *const *)diagonals, 1, &f);
+    if (rc == COHORT_OK) rc = banded_solver_alloc(be, f, &solver);
+    if (rc == COHORT_OK) rc = banded_solver_alloc(&cohort_backend_cpu, f, &cpu_solver);
+    const size_t dev_sizes[6] = {(size_t)values, (size_t)ld,     (size_t)ld,
+                                 (size_t)n,      (size_t)values, (size_t)values};
+    for (int k = 0; k < 6 && rc == COHORT_OK; ++k)
+        rc = be->alloc((void **)&dev[k], dev_sizes[k] * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[0], host[0], (size_t)values * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[1], host[1], (size_t)ld * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[2], host[1] + ld, (size_t)ld * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[3], host[2], (size_t)n * sizeof(double));
+    if (rc == COHORT_OK) rc = be->fill(dev[4], NAN, (size_t)values);
+    if (rc == COHORT_OK) rc = be->fill(dev[5], NAN, (size_t)values);
+    EXPECT(rc == COHORT_OK, "set-up n=%lld h=%d: %s", (long long)n, h, cohort_error_detail());
+    if (rc != COHORT_OK) goto done;
+    r.forcing = dev[3];
+    const double *mean = with_mean ? dev[1] : NULL;
+    const banded_view *v = banded_solver_view(solver);
+    rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[4], mean, dev[2], ld, m0, count,
+                                       COHORT_CUDA_STEP_FUSED, 0);
+    if (rc == COHORT_OK)
+        rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[5], mean, dev[2], ld, m0, count,
+                                           COHORT_CUDA_STEP_PORTABLE, 0);
+    if (rc == COHORT_OK) rc = be->synchronize();
+    if (rc == COHORT_OK) rc = be->copy_to_host(host[3], dev[4], (size_t)values * sizeof(double));
+    if (rc == COHORT_OK)
+        rc = be->copy_to_host(host[3] + values, dev[5], (size_t)values * sizeof(double));
+    EXPECT(rc == COHORT_OK, "steps n=%lld h=%d: %s", (long long)n, h, cohort_error_detail());
+    if (rc != COHORT_OK) goto done;
+    double *cpu_out = host[3] + 2 * values, cpu_f0[128];
+    for (int64_t k = 0; k < values; ++k) cpu_out[k] = NAN;
+    memcpy(cpu_f0, host[1] + ld, (size_t)ld * sizeof(double));
+    model1d_rhs cpu_r = r;
+    cpu_r.forcing = host[2];
+    rc = cohort_backend_cpu.model1d_step(&cpu_r, banded_solver_view(cpu_solver), host[0], cpu_out,
+                                         with_mean ? host[1] : NULL, cpu_f0, ld, m0, count);
+    EXPECT(rc == COHORT_OK, "cpu step: %s", cohort_error_detail());
+    double scale = 0.0, paths = 0.0, cpu = 0.0;
+    int64_t differing = 0, outside = 0;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t m = 0; m < ld; ++m) {
+            const int64_t k = i * ld + m;
+            const double fused = host[3][k], portable = host[3][values + k];
+            if (m < m0 || m >= m0 + count) {
+                outside += !isnan(fused) || !isnan(portable) || !isnan(cpu_out[k]);
+                continue;
+            }
+            scale = fmax(scale, fabs(portable));
+            paths = isfinite(fused) ? fmax(paths, fabs(fused - portable)) : INFINITY;
+            cpu = isfinite(cpu_out[k]) ? fmax(cpu, fabs(cpu_out[k] - portable)) : INFINITY;
+            differing += fused != portable;
+        }
+    EXPECT(outside == 0, "n=%lld h=%d: %lld values outside the sub-batch written", (long long)n, h,
+           (long long)outside);
+    EXPECT(paths <= PATHS_RTOL * scale && scale > 0.0,
+           "n=%lld h=%d terms=%u mean=%d: fused vs portable %.3e of %.3e (%lld differ)",
+           (long long)n, h, terms, with_mean, paths, scale, (long long)differing);
+    EXPECT(cpu <= STEP_CPU_RTOL * scale, "n=%lld h=%d terms=%u mean=%d: cpu vs cuda %.3e of %.3e",
+           (long long)n, h, terms, with_mean, cpu, scale);
+    if (differing)
+        printf("note: n=%lld h=%d: fused and portable differ in %lld of %lld values\n",
+               (long long)n, h, (long long)differing, (long long)(n * count));
+done:
+    for (int k = 0; k < 6; ++k) be->release(dev[k]);
+    for (int k = 0; k < 4; ++k) free(host[k]);
+    for (int o = 0; o <= 2 * h; ++o) free(diagonals[o]);
+    banded_solver_free(cpu_solver);
+    banded_solver_free(solver);
+    banded_factor_free(f);
+}
+
+/* Where FUSED cannot form a tile it says so, and AUTO falls back. */
+static void step_paths_limits(void)
+{
+    banded_view v = {.n = 6, .h = 2, .border = 2};
+    model1d_rhs r = {.terms = MODEL1D_TERM_NONLINEAR};
+    EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 0, "n = 6 is below the window");
+    v.n = 256;
+    EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 32, "n = 256: a warp of members per tile");
+    EXPECT(cohort_cuda_model1d_step_width(&r, &v, 16 * 256 * 8 - 1) == 0, "no tile of 16 members");
+    r.terms = MODEL1D_TERM_STENCIL | MODEL1D_TERM_NONLINEAR;
+    EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 0, "no kernel for terms no model has");
+    r.terms = MODEL1D_TERM_NONLINEAR | MODEL1D_TERM_ADVECTION | MODEL1D_TERM_FORCING;
+    EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 0, "ch1d_forced takes the separate path");
+    r.terms = MODEL1D_TERM_NONLINEAR;
+    v.border = 0;
+    EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 0, "a plain system takes the fallback");
+    EXPECT(cohort_cuda_model1d_step_path(&r, &v, NULL, NULL, NULL, NULL, 1, 0, 1,
+                                         COHORT_CUDA_STEP_FUSED,
+                                         1024) == COHORT_ERR_INVALID_ARGUMENT,
+           "FUSED without a tile is refused");
+}
+#endif
+
 static void bad_parameters(const cohort_backend *be)
 {
     model1d_stepper *s = NULL;
@@ -261,6 +394,23 @@ int main(int argc, char **argv)
     weno_checks();
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD);
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD_FORCED);
+#ifdef COHORT_HAVE_CUDA
+    if (be->kind == COHORT_BACKEND_CUDA) {
+        step_paths_limits();
+        static const int64_t path_sizes[] = {7, 8, 31, 256, 257, 555};
+        /* the (half-bandwidth, terms) of the models for which the fused kernel is built */
+        static const struct {
+            int h;
+            unsigned terms;
+        } variants[] = {
+            {1, MODEL1D_TERM_STENCIL}, {2, MODEL1D_TERM_STENCIL}, {2, MODEL1D_TERM_NONLINEAR}};
+        for (size_t i = 0; i < sizeof path_sizes / sizeof path_sizes[0]; ++i)
+            for (size_t k = 0; k < sizeof variants / sizeof variants[0]; ++k)
+                for (int with_mean = 0; with_mean <= 1; ++with_mean)
+                    step_paths_case(be, rng, variants[k].h, variants[k].terms, path_sizes[i],
+                                    with_mean);
+    }
+#endif
     gsl_rng_free(rng);
     return test_summary();
 }

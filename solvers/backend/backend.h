@@ -49,12 +49,15 @@ typedef struct cohort_backend {
      * members: one batch per y row). */
     int (*banded_solve)(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
                         int64_t count, int64_t groups, int64_t group_stride);
-    /* f = the explicit right-hand side of a 1D periodic model (model1d_numerics.h) of u, n points
-     * per member, members [m0, m0 + count), u holding each member's deviation from mean[m] and
-     * the deviation's own mean projected out (mean = NULL: u is the field, nothing projected);
-     * member_f0[m] (NULL: r->f0) is each member's forcing amplitude; u and f do not overlap. */
-    int (*model1d_rhs)(const struct model1d_rhs *r, const double *u, double *f, const double *mean,
-                       const double *member_f0, int64_t n, int64_t ld, int64_t m0, int64_t count);
+    /* One step of a 1D periodic model (model1d_numerics.h), out of place: out = A^{-1} f(u) for
+     * members [m0, m0 + count), f the explicit right-hand side r of u and A the shared banded
+     * left-hand side whose factor v is in the backend's memory (n = v->n points per member). u
+     * holds each member's deviation from mean[m], the deviation's own mean projected out (mean =
+     * NULL: u is the field, nothing projected); member_f0[m] (NULL: r->f0) is each member's
+     * forcing amplitude; u and out do not overlap. */
+    int (*model1d_step)(const struct model1d_rhs *r, const struct banded_view *v, const double *u,
+                        double *out, const double *mean, const double *member_f0, int64_t ld,
+                        int64_t m0, int64_t count);
     /* out[k] = <C> and out[count + k] = <C^2> of member m0 + k (model1d_member_moments), u holding
      * deviations from mean[m] (NULL: u is the field); out in the backend's memory. */
     int (*model1d_moments)(const double *u, const double *mean, int64_t n, int64_t ld, int64_t m0,

@@ -149,10 +149,12 @@ static int cpu_banded_solve(const banded_view *v, double *u, int64_t ld, int64_t
     return COHORT_OK;
 }
 
-static int cpu_model1d_rhs(const model1d_rhs *r, const double *u, double *f, const double *mean,
-                           const double *member_f0, int64_t n, int64_t ld, int64_t m0,
-                           int64_t count)
+/* The right-hand side into out, row by row across the members, then the banded solve in place. */
+static int cpu_model1d_step(const model1d_rhs *r, const banded_view *v, const double *u,
+                            double *out, const double *mean, const double *member_f0, int64_t ld,
+                            int64_t m0, int64_t count)
 {
+    const int64_t n = v->n;
     double *drift = NULL; /* each member's mean of u, projected out (model1d_rhs_point) */
     if (mean) {
         drift = calloc((size_t)count, sizeof *drift);
@@ -168,16 +170,16 @@ static int cpu_model1d_rhs(const model1d_rhs *r, const double *u, double *f, con
             row[k] = u + (j < 0 ? j + n : j) * ld;
         }
         const double forcing = r->forcing ? r->forcing[i] : 0.0;
-        double *out = f + i * ld;
+        double *f = out + i * ld;
         for (int64_t m = m0; m < m0 + count; ++m) {
             double c[MODEL1D_WINDOW];
             for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = row[k][m];
-            out[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0,
-                                       forcing, member_f0 ? member_f0[m] : r->f0);
+            f[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0,
+                                     forcing, member_f0 ? member_f0[m] : r->f0);
         }
     }
     free(drift);
-    return COHORT_OK;
+    return cpu_banded_solve(v, out, ld, m0, count, 1, 0);
 }
 
 static int cpu_model1d_moments(const double *u, const double *mean, int64_t n, int64_t ld,
@@ -415,7 +417,7 @@ const cohort_backend cohort_backend_cpu = {
     .uniform = cpu_uniform,
     .interleave = cpu_interleave,
     .banded_solve = cpu_banded_solve,
-    .model1d_rhs = cpu_model1d_rhs,
+    .model1d_step = cpu_model1d_step,
     .model1d_moments = cpu_model1d_moments,
     .spectrum_plan_alloc = cpu_spectrum_plan_alloc,
     .spectrum_plan_free = cpu_spectrum_plan_free,

@@ -53,6 +53,12 @@ enum {
     TILE_AUTO_MIN_WIDTH_PER_H = 16
 };
 static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
+/* The fused 1D step: each warp steps a tile of a warp's width of members, or half of it for long
+ * members (narrower tiles lose to the separate kernels: 8 members of N = 1024 took 8.3 ms a step
+ * against 8.0 ms, bench-model1d, H100); FUSED_DEFAULT_BYTES per tile leaves room for three tiles
+ * and the factor in a block; at most FUSED_MAX_WARPS tiles per block. */
+enum { FUSED_MAX_WIDTH = 32, FUSED_MIN_WIDTH = 16, FUSED_MAX_WARPS = 8 };
+static const size_t FUSED_DEFAULT_BYTES = 72 * 1024;
 
 extern "C" int cohort_cuda_device_present(char *why, size_t len)
 {
@@ -289,13 +295,59 @@ __device__ __forceinline__ void tile_segment_correct(const double *__restrict__ 
                                                     next_top, prev_bottom);
 }
 
-/* Where row i of member g lives in the tile: member fastest, plus one empty row after every
- * segment, so that threads sweeping different segments at the same offset (a warp spans several
- * segments when the tile is narrower than 32 members) hit different banks. */
+/* Where row i of member g lives in a tile of w members per row: member fastest, plus one empty
+ * row after each of the first last_seg segments of 1 << seg_shift rows, so that threads sweeping
+ * different segments at the same offset (a warp spans several segments when the tile is narrower
+ * than 32 members) hit different banks; last_seg = 0: no padding. */
+__device__ __forceinline__ int tile_slot(int i, int g, int w, int seg_shift, int last_seg)
+{
+    const int seg = i >> seg_shift;
+    return (i + (seg < last_seg ? seg : last_seg)) * w + g;
+}
+
+/* The slot of row i of member g in the tiled solve's tile (seg_len is a power of two). */
 __device__ __forceinline__ int tile_index(const banded_view &v, int i, int g, int w)
 {
-    const int seg = i >> (__ffs(v.seg_len) - 1); /* seg_len is a power of two */
-    return (i + (seg < v.n_seg - 1 ? seg : v.n_seg - 1)) * w + g;
+    return tile_slot(i, g, w, __ffs(v.seg_len) - 1, v.n_seg - 1);
+}
+
+/* Issues the copies that stage rows [0, rows) of members [0, width) of base (leading dimension
+ * ld) into a tile of w = 1 << w_shift members per row laid out as tile_slot; thread t of
+ * `threads` takes every threads-th pair. The caller commits, waits and synchronises. Pairs of
+ * members go in 16-byte copies that bypass L1 (cp.async.cg), so that the streaming tile does not
+ * evict the factor rows the sweeps read through L1; 8-byte copies (cp.async.ca) where a pair is
+ * not 16-byte aligned (odd ld, or a first member off a 16-byte boundary: an odd member, or a 2D
+ * line group at an odd offset) or is cut by the end. An unpadded, aligned, full tile whose rows
+ * the threads cover in whole steps takes a loop of one copy and two additions per pair. */
+__device__ __forceinline__ void tile_stage_issue(double *tile, const double *base, int64_t ld,
+                                                 int rows, int w_shift, int width, int seg_shift,
+                                                 int last_seg, int t, int threads)
+{
+    const int w = 1 << w_shift, half = w >> 1;
+    const int aligned = (ld & 1) == 0 && ((uintptr_t)base & 15u) == 0;
+    if (last_seg == 0 && aligned && width == w && threads % half == 0) {
+        const int step = threads / half; /* rows per pass of the threads */
+        int i = t / half;
+        const int g = (t % half) * 2;
+        unsigned dst = (unsigned)__cvta_generic_to_shared(tile + i * w + g);
+        const double *src = base + (int64_t)i * ld + g;
+        for (; i < rows; i += step, dst += step * w * sizeof(double), src += step * ld)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+        return;
+    }
+    for (int idx = t; idx < (rows << (w_shift - 1)); idx += threads) {
+        const int i = idx >> (w_shift - 1), g = (idx & (half - 1)) * 2;
+        double *dst = tile + tile_slot(i, g, w, seg_shift, last_seg);
+        const double *src = base + (int64_t)i * ld + g;
+        if (aligned && g + 1 < width) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                             (unsigned)__cvta_generic_to_shared(dst)),
+                         "l"(src));
+        } else {
+            if (g < width) __pipeline_memcpy_async(dst, src, sizeof(double));
+            if (g + 1 < width) __pipeline_memcpy_async(dst + 1, src + 1, sizeof(double));
+        }
+    }
 }
 
 /* One tile: members [first, first + width) x all n rows, with one thread per (member, segment).
@@ -315,25 +367,8 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
     const int64_t first = m0 + ((int64_t)blockIdx.x << w_shift);
     const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
     double *base = u + first;
-    /* Pairs of members in 16-byte copies that bypass L1 (cp.async.cg), so that the streaming tile
-     * does not evict the factor rows the sweeps read through L1; 8-byte copies (cp.async.ca) where
-     * a pair is not 16-byte aligned (odd ld, or a first member off a 16-byte boundary: an odd
-     * member, or a 2D line group at an odd offset) or is cut by the end. */
-    const int aligned = (ld & 1) == 0 && ((uintptr_t)base & 15u) == 0;
-    const int half = w >> 1;
-    for (int idx = threadIdx.x; idx < (total >> 1); idx += blockDim.x) {
-        const int i = idx >> (w_shift - 1), g = (idx & (half - 1)) * 2;
-        double *dst = tile + tile_index(v, i, g, w);
-        const double *src = base + (int64_t)i * ld + g;
-        if (aligned && g + 1 < width) {
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                             (unsigned)__cvta_generic_to_shared(dst)),
-                         "l"(src));
-        } else {
-            if (g < width) __pipeline_memcpy_async(dst, src, sizeof(double));
-            if (g + 1 < width) __pipeline_memcpy_async(dst + 1, src + 1, sizeof(double));
-        }
-    }
+    tile_stage_issue(tile, base, ld, n, w_shift, width, __ffs(v.seg_len) - 1, P - 1, threadIdx.x,
+                     blockDim.x);
     __pipeline_commit();
     __pipeline_wait_prior(0);
     __syncthreads();
@@ -510,15 +545,286 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
     }
 }
 
-static int cuda_model1d_rhs(const model1d_rhs *r, const double *u, double *f, const double *mean,
-                            const double *member_f0, int64_t n, int64_t ld, int64_t m0,
-                            int64_t count)
+/* ---- the 1D step in one pass: the right-hand side and the banded solve fused ---- */
+
+/* One member's step, by one thread, on its column x[i * w] of a tile in shared memory holding
+ * all n rows of u (each value of u read from device memory once; each value of out written once;
+ * the separate kernels read u twice, for the drift and the window, write f, and the solve reads
+ * and writes it again). The member's mean (the drift it projects out); the forward sweep, which
+ * computes f_i from a register window of u as it goes and writes y_i over u_i (the window's next
+ * row, i + 4, is read before row i + 4 is written; rows 0..3, needed again at the periodic end,
+ * are kept in registers); the backward sweep, writing p = T^{-1} f over y; the periodic border
+ * from p; and the store of x = p - Q x_b. The arithmetic is model1d_rhs_point's and
+ * banded_system_solve's, in their order, so the result is the separate rhs kernel's followed by
+ * the portable solve's, bit for bit. coef, spike and forcing_s are the copies in shared memory
+ * of v's coef and spike and r's forcing. Needs n >= MODEL1D_WINDOW (the window must not wrap onto
+ * itself) and a periodic system, as every 1D model has. TERMS is r's terms as a constant: the tests
+ * of absent terms fold away and no branch cuts the unrolled rows apart, so their right-hand sides
+ * overlap. */
+template <int H, unsigned TERMS>
+__device__ __forceinline__ void
+fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *coef,
+                  const double *spike, const double *forcing_s, double *x, int w,
+                  double *__restrict__ dst, int64_t ld, double mu, double f0, int use_mean)
 {
-    const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
-    model1d_rhs_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*r, u, f, mean, member_f0, n, ld, m0,
-                                                               count);
-    COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
+    enum { BORDER = H, AHEAD = MODEL1D_RADIUS + 1 };
+    model1d_rhs r = r_in;
+    r.terms = TERMS;
+    r.forcing = forcing_s;
+    const int n = (int)v.n, nb = (int)v.n_band, stride = 2 * H + 1;
+    const double drift = use_mean ? model1d_member_mean(x, n, w) : 0.0;
+    double c[MODEL1D_WINDOW], head[AHEAD], carry[BANDED_MAX_CARRY] = {0.0};
+    for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = x[((k - MODEL1D_RADIUS + n) % n) * w];
+    for (int k = 0; k < AHEAD; ++k) head[k] = x[k * w];
+    /* With a few warps per SM nothing but the thread's own instructions hides a latency, so each
+     * sweep reads its operands a chunk of TILE_CHUNK rows ahead: the window's rows and the
+     * factor's before the forward chunk, whose right-hand sides overlap them; the next chunk's
+     * before the current one in the backward sweep and the store. */
+    auto forcing_at = [&](int i) { return (TERMS & MODEL1D_TERM_FORCING) ? r.forcing[i] : 0.0; };
+    auto forward_row = [&](int i, double next, const double *lower, double forcing, bool band) {
+        const double f = model1d_rhs_point(&r, c, mu, drift, forcing, f0);
+        if (band) {
+            const double y = banded_forward_value(lower, H, f, carry);
+            banded_carry_push(carry, H, y);
+            x[i * w] = y;
+        } else {
+            x[i * w] = f; /* the border rows keep their right-hand sides d_b */
+        }
+        for (int k = 0; k < MODEL1D_WINDOW - 1; ++k) c[k] = c[k + 1];
+        c[MODEL1D_WINDOW - 1] = next;
+    };
+    int i = 0;
+    for (; i + TILE_CHUNK <= n - AHEAD; i += TILE_CHUNK) { /* rows < n - AHEAD <= nb: band rows */
+        double next[TILE_CHUNK], lower[TILE_CHUNK][H], forcing[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            next[q] = x[(i + AHEAD + q) * w];
+            for (int k = 0; k < H; ++k) lower[q][k] = coef[(i + q) * stride + k];
+            forcing[q] = forcing_at(i + q);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q)
+            forward_row(i + q, next[q], lower[q], forcing[q], true);
+    }
+    for (; i < n - AHEAD; ++i)
+        forward_row(i, x[(i + AHEAD) * w], coef + i * stride, forcing_at(i), true);
+    for (; i < n; ++i) {
+        forward_row(i, head[0], coef + i * stride, forcing_at(i), i < nb);
+        for (int k = 0; k < AHEAD - 1; ++k) head[k] = head[k + 1];
+    }
+
+    /* backward: chunk [top - TILE_CHUNK + 1, top] from its loaded y and upper_k, 1/pivot */
+    for (int k = 0; k < BANDED_MAX_CARRY; ++k) carry[k] = 0.0;
+    double y[TILE_CHUNK], upper[TILE_CHUNK][2 * H + 1]; /* [k] = coef entry k, k >= H used */
+    auto backward_load = [&](int top) {
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            y[q] = x[(top - q) * w];
+            for (int k = H; k <= 2 * H; ++k) upper[q][k] = coef[(top - q) * stride + k];
+        }
+    };
+    auto backward_row = [&](int row, double yi, const double *coef_row) {
+        const double p = banded_backward_value(coef_row, H, yi, carry);
+        banded_carry_push(carry, H, p);
+        x[row * w] = p;
+    };
+    i = nb - 1;
+    if (i >= TILE_CHUNK - 1) backward_load(i);
+    for (; i >= TILE_CHUNK - 1; i -= TILE_CHUNK) {
+        double y_cur[TILE_CHUNK], upper_cur[TILE_CHUNK][2 * H + 1];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            y_cur[q] = y[q];
+            for (int k = H; k <= 2 * H; ++k) upper_cur[q][k] = upper[q][k];
+        }
+        if (i - TILE_CHUNK >= TILE_CHUNK - 1) backward_load(i - TILE_CHUNK); /* rows not written */
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) backward_row(i - q, y_cur[q], upper_cur[q]);
+    }
+    for (; i >= 0; --i) backward_row(i, x[i * w], coef + i * stride);
+
+    /* x_t = p - Q x_b, stored once */
+    double xb[BANDED_MAX_HALF_BANDWIDTH];
+    banded_border_solve(&v, BORDER, x, w, xb);
+    double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER];
+    auto store_load = [&](int row0) {
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            p[q] = x[(row0 + q) * w];
+            for (int j = 0; j < BORDER; ++j) q_row[q][j] = spike[(row0 + q) * BORDER + j];
+        }
+    };
+    i = 0;
+    if (TILE_CHUNK <= nb) store_load(0);
+    for (; i + TILE_CHUNK <= nb; i += TILE_CHUNK) {
+        double value[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q)
+            value[q] = banded_border_correct(q_row[q], BORDER, p[q], xb);
+        if (i + 2 * TILE_CHUNK <= nb) store_load(i + TILE_CHUNK);
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) __stcs(dst + (i + q) * ld, value[q]);
+    }
+    for (; i < nb; ++i)
+        __stcs(dst + i * ld, banded_border_correct(spike + i * BORDER, BORDER, x[i * w], xb));
+    for (int j = 0; j < BORDER; ++j) __stcs(dst + (nb + j) * ld, xb[j]);
+}
+
+/* The doubles of the factor (and forcing) a fused block keeps in shared memory, before its tiles:
+ * rounded up to a pair so that the tiles stay 16-byte aligned. */
+__host__ __device__ inline int fused_factor_doubles(const banded_view &v, unsigned terms)
+{
+    const int words = (int)v.n_band * (2 * v.h + 1) + (int)v.n_band * v.border +
+                      ((terms & MODEL1D_TERM_FORCING) ? (int)v.n : 0);
+    return (words + 1) & ~1;
+}
+
+/* A persistent kernel: each block copies the factor rows (and the forcing) into shared memory
+ * once, then each of its warps takes tiles of w = 1 << w_shift members in turn, stages all their
+ * rows in its own part of shared memory (cp.async), and steps them, one thread per member. The
+ * warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
+ * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds
+ * of cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
+template <int H, unsigned TERMS>
+__device__ __forceinline__ void
+fused_step_body(const model1d_rhs &r, const banded_view &v, const double *__restrict__ u,
+                double *__restrict__ out, const double *__restrict__ mean,
+                const double *__restrict__ member_f0, int64_t ld, int64_t m0, int64_t count,
+                int w_shift)
+{
+    extern __shared__ __align__(16) double smem[];
+    const int n = (int)v.n, nb = (int)v.n_band, w = 1 << w_shift;
+    const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    double *coef = smem, *spike = coef + nb * (2 * H + 1), *forcing = spike + nb * H;
+    for (int k = threadIdx.x; k < nb * (2 * H + 1); k += blockDim.x) coef[k] = v.coef[k];
+    for (int k = threadIdx.x; k < nb * H; k += blockDim.x) spike[k] = v.spike[k];
+    if (TERMS & MODEL1D_TERM_FORCING)
+        for (int k = threadIdx.x; k < n; k += blockDim.x) forcing[k] = r.forcing[k];
+    __syncthreads();
+    double *tile = smem + fused_factor_doubles(v, TERMS) + (size_t)warp * n * w;
+    const int64_t tiles = (count + w - 1) >> w_shift;
+    for (int64_t t = (int64_t)blockIdx.x * warps + warp; t < tiles;
+         t += (int64_t)gridDim.x * warps) {
+        const int64_t first = m0 + (t << w_shift);
+        const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
+        tile_stage_issue(tile, u + first, ld, n, w_shift, width, 30, 0, lane, 32);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncwarp();
+        if (lane < width) {
+            const int64_t m = first + lane;
+            fused_member_step<H, TERMS>(r, v, coef, spike, forcing, tile + lane, w, out + m, ld,
+                                        mean ? mean[m] : 0.0, member_f0 ? member_f0[m] : r.f0,
+                                        mean != NULL);
+        }
+        __syncwarp(); /* the tile is free for the next stage */
+    }
+}
+
+/* The (half-bandwidth, terms) of the 1D models (model1d.c) the fused kernel is built for; any
+ * other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative (four
+ * divisions a point) is a chain of long latencies that a few warps per SM cannot hide; fused it
+ * took 48 ms a step at N = 512, M = 589,824 against 11.6 ms separate (bench-model1d, H100). */
+#define FUSED_VARIANTS(X)                                                                          \
+    X(1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                                 \
+    X(2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                            \
+    X(2, MODEL1D_TERM_NONLINEAR) /* ch1d */
+
+template <int H, unsigned TERMS>
+__global__ void __launch_bounds__(32 * FUSED_MAX_WARPS)
+    model1d_fused_kernel(model1d_rhs r, banded_view v, const double *u, double *out,
+                         const double *mean, const double *member_f0, int64_t ld, int64_t m0,
+                         int64_t count, int w_shift)
+{
+    fused_step_body<H, TERMS>(r, v, u, out, mean, member_f0, ld, m0, count, w_shift);
+}
+
+typedef void (*fused_kernel_fn)(model1d_rhs, banded_view, const double *, double *, const double *,
+                                const double *, int64_t, int64_t, int64_t, int);
+
+/* The kernel built for r's terms and v's half-bandwidth, or NULL. */
+static fused_kernel_fn fused_kernel_for(const model1d_rhs *r, const banded_view *v)
+{
+#define FUSED_MATCH(half, set)                                                                     \
+    if (v->h == (half) && r->terms == (set)) return model1d_fused_kernel<half, set>;
+    FUSED_VARIANTS(FUSED_MATCH)
+#undef FUSED_MATCH
+    return NULL;
+}
+
+extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
+                                              size_t tile_bytes)
+{
+    if (tile_bytes == 0) tile_bytes = FUSED_DEFAULT_BYTES;
+    const size_t factor = (size_t)fused_factor_doubles(*v, r->terms) * sizeof(double);
+    if (!fused_kernel_for(r, v) || v->border != v->h || v->n < MODEL1D_WINDOW ||
+        factor >= TILE_MAX_BYTES)
+        return 0;
+    for (int width = FUSED_MAX_WIDTH; width >= FUSED_MIN_WIDTH; width /= 2) {
+        const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
+        if (bytes <= tile_bytes && factor + bytes <= TILE_MAX_BYTES) return width;
+    }
+    return 0;
+}
+
+extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
+                                             const double *u, double *out, const double *mean,
+                                             const double *member_f0, int64_t ld, int64_t m0,
+                                             int64_t count, cohort_cuda_step_path path,
+                                             size_t tile_bytes)
+{
+    const int width =
+        path == COHORT_CUDA_STEP_PORTABLE ? 0 : cohort_cuda_model1d_step_width(r, v, tile_bytes);
+    if (path == COHORT_CUDA_STEP_FUSED && width == 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "no tile of >= %d members of n = %lld rows fits in %zu bytes (or "
+                           "n < %d, the system is not periodic, or no kernel is built for the "
+                           "terms)",
+                           FUSED_MIN_WIDTH, (long long)v->n, tile_bytes, MODEL1D_WINDOW);
+    if (width == 0) {
+        const int64_t blocks = (count + PORTABLE_THREADS - 1) / PORTABLE_THREADS;
+        model1d_rhs_kernel<<<(unsigned)blocks, PORTABLE_THREADS>>>(*r, u, out, mean, member_f0,
+                                                                   v->n, ld, m0, count);
+        COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
+        return banded_launch(v, out, ld, m0, count, 1, 0,
+                             path == COHORT_CUDA_STEP_PORTABLE ? COHORT_CUDA_BANDED_PORTABLE
+                                                               : COHORT_CUDA_BANDED_AUTO,
+                             0);
+    }
+    static int sm_count = 0;
+    if (sm_count == 0) {
+        int dev = 0;
+        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
+        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+    }
+    const fused_kernel_fn kernel = fused_kernel_for(r, v);
+    COHORT_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
+    int shift = 0;
+    while ((1 << shift) < width) ++shift;
+    const size_t factor = (size_t)fused_factor_doubles(*v, r->terms) * sizeof(double);
+    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
+    int warps = (int)((TILE_MAX_BYTES - factor) / tile);
+    if (warps > FUSED_MAX_WARPS) warps = FUSED_MAX_WARPS;
+    const size_t bytes = factor + (size_t)warps * tile;
+    int per_sm = 0;
+    COHORT_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
+    const int64_t tiles = (count + width - 1) / width;
+    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sm_count;
+    if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(*r, *v, u, out, mean, member_f0, ld,
+                                                                m0, count, shift);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_fused_kernel");
     return COHORT_OK;
+}
+
+static int cuda_model1d_step(const model1d_rhs *r, const banded_view *v, const double *u,
+                             double *out, const double *mean, const double *member_f0, int64_t ld,
+                             int64_t m0, int64_t count)
+{
+    return cohort_cuda_model1d_step_path(r, v, u, out, mean, member_f0, ld, m0, count,
+                                         COHORT_CUDA_STEP_AUTO, 0);
 }
 
 __global__ void __launch_bounds__(PORTABLE_THREADS)
@@ -943,7 +1249,7 @@ extern "C" const cohort_backend cohort_backend_cuda = {
     .uniform = cuda_uniform,
     .interleave = cuda_interleave,
     .banded_solve = cuda_banded_solve,
-    .model1d_rhs = cuda_model1d_rhs,
+    .model1d_step = cuda_model1d_step,
     .model1d_moments = cuda_model1d_moments,
     .spectrum_plan_alloc = cuda_spectrum_plan_alloc,
     .spectrum_plan_free = cuda_spectrum_plan_free,

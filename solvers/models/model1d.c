@@ -59,6 +59,7 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
             d[0][i] = -sigma, d[1][i] = 1.0 + 2.0 * sigma, d[2][i] = -sigma;
         const double w[5] = {0.0, sigma, 1.0 - 2.0 * sigma, sigma, 0.0};
         for (int k = 0; k < 5; ++k) s->rhs.weight[k] = w[k];
+        s->rhs.terms = MODEL1D_TERM_STENCIL;
         COHORT_CALL_GOTO(rc, done, banded_tri_factor_alloc(n, d[0], d[1], d[2], 1, &s->factor));
     } else {
         /* hyperdiffusion: eq. 17-19, sigma = alpha dt / (2 dx^4), both sides of Crank-Nicolson;
@@ -71,13 +72,14 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
             d[2][i] = 1.0 + 6.0 * sigma;
         }
         const double cn[5] = {-sigma, 4.0 * sigma, 1.0 - 6.0 * sigma, 4.0 * sigma, -sigma};
-        const double identity[5] = {0.0, 0.0, 1.0, 0.0, 0.0};
-        for (int k = 0; k < 5; ++k) s->rhs.weight[k] = cahn_hilliard ? identity[k] : cn[k];
-        s->rhs.nonlinear = cahn_hilliard ? p->dt / (dx * dx) : 0.0;
+        for (int k = 0; k < 5; ++k) s->rhs.weight[k] = cn[k];
+        s->rhs.terms = cahn_hilliard ? MODEL1D_TERM_NONLINEAR : MODEL1D_TERM_STENCIL;
+        s->rhs.nonlinear = p->dt / (dx * dx);
         COHORT_CALL_GOTO(rc, done,
                          banded_penta_factor_alloc(n, d[0], d[1], d[2], d[3], d[4], 1, &s->factor));
     }
     if (forced) { /* eq. 34: dt [v dC/deta + f0 k cos(k eta)], eta_i = i dx in the wave's frame */
+        s->rhs.terms |= MODEL1D_TERM_ADVECTION | MODEL1D_TERM_FORCING;
         s->rhs.advection = p->dt * p->v / dx;
         s->rhs.f0 = p->f0;
         for (int64_t i = 0; i < n; ++i) d[0][i] = p->dt * p->k * cos(p->k * (double)i * dx);
@@ -107,15 +109,24 @@ void model1d_stepper_free(model1d_stepper *s)
     free(s);
 }
 
+const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s)
+{
+    return &s->rhs;
+}
+
+const banded_view *model1d_stepper_view(const model1d_stepper *s)
+{
+    return banded_solver_view(s->solver);
+}
+
 int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                  const double *member_f0, int64_t ld, int64_t m0, int64_t count)
 {
     if (!s || !state || !scratch || !*state || !*scratch)
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
     COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-    COHORT_CALL(s->backend->model1d_rhs(&s->rhs, *state, *scratch, mean, member_f0, s->params.n, ld,
-                                        m0, count));
-    COHORT_CALL(banded_solver_solve(s->solver, *scratch, ld, m0, count));
+    COHORT_CALL(s->backend->model1d_step(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean,
+                                         member_f0, ld, m0, count));
     double *t = *state;
     *state = *scratch;
     *scratch = t;

@@ -1,5 +1,6 @@
 /* One time step of the 1D periodic models for a batch of members: the explicit right-hand side
- * (model1d_numerics.h) on a backend, then the shared-LHS banded solve. Interleaved layout,
+ * (model1d_numerics.h) and the shared-LHS banded solve, in one backend operation (on cuda one
+ * pass over the state where a member fits a shared-memory tile). Interleaved layout,
  * u[i * ld + m]; sub-batches [m0, m0 + count) as in banded.h. */
 #ifndef COHORT_MODEL1D_H
 #define COHORT_MODEL1D_H
@@ -51,6 +52,11 @@ void model1d_stepper_free(model1d_stepper *s);
  * of each member. */
 int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                  const double *member_f0, int64_t ld, int64_t m0, int64_t count);
+
+/* The stepper's right-hand side and the backend-memory view of its factor: the arguments of
+ * the backend's model1d_step (for the benchmarks and the tests of a backend's paths). */
+const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s);
+const banded_view *model1d_stepper_view(const model1d_stepper *s);
 
 #ifdef __cplusplus
 }

@@ -20,10 +20,20 @@ extern "C" {
 
 enum { MODEL1D_RADIUS = 3, MODEL1D_WINDOW = 2 * MODEL1D_RADIUS + 1 };
 
+/* The terms of f a model has (model1d_rhs.terms): a backend may build kernels for the sets the
+ * models use, with the tests of the absent terms folded away. */
+enum {
+    MODEL1D_TERM_STENCIL = 1,   /* the five-point linear weights; without it the identity, f = C */
+    MODEL1D_TERM_NONLINEAR = 2, /* dt delta_x^2 (C^3 - C) */
+    MODEL1D_TERM_ADVECTION = 4, /* dt v dC/deta (WENO5, upwinded) */
+    MODEL1D_TERM_FORCING = 8    /* f0 dt k cos(k eta_i) */
+};
+
 typedef struct model1d_rhs {
+    unsigned terms;   /* MODEL1D_TERM_* */
     double weight[5]; /* linear stencil on C_{i-2} .. C_{i+2} */
-    double nonlinear; /* dt / dx^2 for Cahn-Hilliard's delta_x^2 (C^3 - C); 0 otherwise */
-    double advection; /* dt v / dx for ch1d_forced's v dC/deta (WENO5, upwinded); 0 otherwise */
+    double nonlinear; /* dt / dx^2 for Cahn-Hilliard's delta_x^2 (C^3 - C) */
+    double advection; /* dt v / dx for ch1d_forced's v dC/deta (WENO5, upwinded) */
     const double *forcing; /* n values dt k cos(k eta_i) in the backend's memory, or NULL */
     double f0;             /* forcing amplitude of members without their own (swept) value */
 } model1d_rhs;
@@ -80,13 +90,18 @@ COHORT_HD double model1d_rhs_point(const model1d_rhs *r, const double c[MODEL1D_
                                    double mean, double drift, double forcing_i, double f0)
 {
     double acc = -drift; /* the weights sum to 1 */
-    for (int k = 0; k < 5; ++k) acc += r->weight[k] * c[k + 1];
+    if (r->terms & MODEL1D_TERM_STENCIL)
+        for (int k = 0; k < 5; ++k) acc += r->weight[k] * c[k + 1];
+    else
+        acc += c[3];
     mean -= drift;
-    if (r->nonlinear != 0.0)
+    if (r->terms & MODEL1D_TERM_NONLINEAR)
         acc += r->nonlinear * (model1d_chemical(c[2] + mean) - 2.0 * model1d_chemical(c[3] + mean) +
                                model1d_chemical(c[4] + mean));
-    if (r->advection != 0.0) acc += r->advection * model1d_upwind_derivative(c, r->advection);
-    return acc + f0 * forcing_i;
+    if (r->terms & MODEL1D_TERM_ADVECTION)
+        acc += r->advection * model1d_upwind_derivative(c, r->advection);
+    if (r->terms & MODEL1D_TERM_FORCING) acc += f0 * forcing_i;
+    return acc;
 }
 
 /* f for point i of a periodic member x[j * s], j = 0..n-1. */

@@ -1,0 +1,282 @@
+/* bench-model1d: one time step of the 1D models on the GPU, each path against the device copy of
+ * the state (the floor: a step must read and write every value once). Double precision; random
+ * states (+-0.1 noise as the runs start, and a developed field of +-1 domains), random member
+ * means and forcing amplitudes from cuRAND; the step is out of place, so every timed run starts
+ * from the same state; CUDA events after warm-up, median reported. Each fused result is checked
+ * against the portable path's on the same input, the outputs poisoned first.
+ *
+ *   bench-model1d [--reps R] [--case K]   (K: one case only, 0 = the first)
+ *
+ * Paths: portable = the right-hand-side kernel, then the portable banded solve; separate = the
+ * right-hand-side kernel, then the AUTO banded solve (the seed's design: a stencil kernel, then
+ * a solve); fused (w) = one pass with tiles of w members; auto = what cohort run uses. Columns:
+ * median ms per step, the copy's time over it, and 40,744 steps at that rate (T = 100 at
+ * dt = 0.1 dx, dx = 2 pi / 256, as bench-ch1d and coarsening-1d; T = 50 at dx = 2 pi / 512, as
+ * the flow map). */
+#include <cuda_runtime.h>
+#include <curand.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend_cuda.h"
+#include "backend/cohort_error.h"
+#include "models/model1d.h"
+
+#define CHECK_CUDA(expr)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (expr);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CHECK_RAND(expr)                                                                           \
+    do {                                                                                           \
+        curandStatus_t e_ = (expr);                                                                \
+        if (e_ != CURAND_STATUS_SUCCESS) {                                                         \
+            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #expr, (int)e_);         \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CHECK_COHORT(expr)                                                                         \
+    do {                                                                                           \
+        int e_ = (expr);                                                                           \
+        if (e_ != COHORT_OK) {                                                                     \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cohort_error_detail());             \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const double STEPS_T100 = 40744.0;
+
+typedef struct bench_case {
+    const char *label;
+    model1d_kind kind;
+    int64_t n, m;
+    double length;
+    int developed; /* 1: a field of +-1 domains (sign of the noise) instead of +-0.1 noise */
+} bench_case;
+
+static const bench_case cases[] = {
+    {"ch1d L=2pi", MODEL1D_CAHN_HILLIARD, 256, 1 << 20, 2.0 * M_PI, 0},
+    {"ch1d L=2pi developed", MODEL1D_CAHN_HILLIARD, 256, 1 << 20, 2.0 * M_PI, 1},
+    {"ch1d L=4pi", MODEL1D_CAHN_HILLIARD, 512, 1 << 19, 4.0 * M_PI, 0},
+    {"ch1d_forced (flow map)", MODEL1D_CAHN_HILLIARD_FORCED, 512, 589824, 2.0 * M_PI, 0},
+    {"hyperdiffusion1d", MODEL1D_HYPERDIFFUSION, 1024, 1 << 18, 2.0 * M_PI, 0},
+    {"diffusion1d", MODEL1D_DIFFUSION, 256, 1 << 20, 2.0 * M_PI, 0},
+};
+
+/* x = scale (x - 1/2) + shift; developed: the sign of that, +-1 */
+__global__ void shape_kernel(double *x, int64_t count, double scale, double shift, int developed)
+{
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    const double v = scale * (x[k] - 0.5) + shift;
+    x[k] = developed ? (v < 0.0 ? -1.0 : 1.0) : v;
+}
+
+/* worst[0] = max |a - b|, worst[1] = max |b| (non-negative doubles order as their bits), worst[2]
+ * = values where a != b, worst[3] = non-finite values of a */
+__global__ void compare_kernel(const double *a, const double *b, int64_t count,
+                               unsigned long long *worst)
+{
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    const double d = fabs(a[k] - b[k]), s = fabs(b[k]);
+    if (!isfinite(a[k])) atomicAdd(&worst[3], 1ull);
+    if (a[k] != b[k]) atomicAdd(&worst[2], 1ull);
+    if (isfinite(d)) atomicMax(&worst[0], (unsigned long long)__double_as_longlong(d));
+    atomicMax(&worst[1], (unsigned long long)__double_as_longlong(s));
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct timing {
+    int reps;
+    cudaEvent_t start, stop;
+    float *times;
+} timing;
+
+typedef struct step_args {
+    const model1d_rhs *r;
+    const banded_view *v;
+    const double *u, *mean, *f0;
+    double *out;
+    int64_t ld;
+} step_args;
+
+static void run_path(const step_args *a, cohort_cuda_step_path path, size_t tile_bytes)
+{
+    CHECK_COHORT(cohort_cuda_model1d_step_path(a->r, a->v, a->u, a->out, a->mean, a->f0, a->ld, 0,
+                                               a->ld, path, tile_bytes));
+}
+
+static float time_step(timing *t, const step_args *a, cohort_cuda_step_path path, size_t tile_bytes,
+                       const double *copy_src)
+{
+    for (int r = 0; r < 3 + t->reps; ++r) {
+        if (r >= 3) CHECK_CUDA(cudaEventRecord(t->start));
+        if (copy_src)
+            CHECK_CUDA(cudaMemcpy(a->out, copy_src, (size_t)(a->v->n * a->ld) * sizeof(double),
+                                  cudaMemcpyDeviceToDevice));
+        else
+            run_path(a, path, tile_bytes);
+        if (r < 3) continue;
+        CHECK_CUDA(cudaEventRecord(t->stop));
+        CHECK_CUDA(cudaEventSynchronize(t->stop));
+        CHECK_CUDA(cudaEventElapsedTime(&t->times[r - 3], t->start, t->stop));
+    }
+    qsort(t->times, (size_t)t->reps, sizeof(float), compare_floats);
+    return t->times[t->reps / 2];
+}
+
+/* The fused output (in out) against the portable one (reference), both from poisoned arrays. */
+static void check_fused(const step_args *a, double *reference, size_t tile_bytes,
+                        unsigned long long *worst_dev)
+{
+    const int64_t values = a->v->n * a->ld;
+    step_args ref = *a;
+    ref.out = reference;
+    CHECK_COHORT(cohort_backend_cuda.fill(a->out, NAN, (size_t)values));
+    CHECK_COHORT(cohort_backend_cuda.fill(reference, NAN, (size_t)values));
+    run_path(a, COHORT_CUDA_STEP_FUSED, tile_bytes);
+    run_path(&ref, COHORT_CUDA_STEP_PORTABLE, 0);
+    unsigned long long worst[4] = {0, 0, 0, 0};
+    CHECK_CUDA(cudaMemcpy(worst_dev, worst, sizeof worst, cudaMemcpyHostToDevice));
+    compare_kernel<<<(unsigned)((values + 255) / 256), 256>>>(a->out, reference, values, worst_dev);
+    CHECK_CUDA(cudaMemcpy(worst, worst_dev, sizeof worst, cudaMemcpyDeviceToHost));
+    double diff, scale;
+    memcpy(&diff, &worst[0], sizeof diff);
+    memcpy(&scale, &worst[1], sizeof scale);
+    printf("    check: fused vs portable max |diff| %.3e of max |x| %.3e, %llu of %lld values "
+           "differ, %llu non-finite\n",
+           diff, scale, worst[2], (long long)values, worst[3]);
+    if (worst[3] != 0 || !(diff <= 1e-14 * scale)) {
+        fprintf(stderr, "bench-model1d: the fused step disagrees with the portable one\n");
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    timing t = {.reps = 15, .start = NULL, .stop = NULL, .times = NULL};
+    int only = -1;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            t.reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            only = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: bench-model1d [--reps R] [--case K]\n");
+            return 2;
+        }
+    }
+    if (t.reps < 1) t.reps = 1;
+    t.times = (float *)malloc((size_t)t.reps * sizeof(float));
+    char why[256];
+    if (!cohort_cuda_device_present(why, sizeof why)) {
+        fprintf(stderr, "bench-model1d: %s\n", why);
+        return 77;
+    }
+    char device[256];
+    CHECK_COHORT(cohort_backend_cuda.describe(device, sizeof device));
+    printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, t.reps);
+    CHECK_CUDA(cudaEventCreate(&t.start));
+    CHECK_CUDA(cudaEventCreate(&t.stop));
+    curandGenerator_t rng;
+    CHECK_RAND(curandCreateGenerator(&rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    CHECK_RAND(curandSetPseudoRandomGeneratorSeed(rng, 20261122ull));
+    int64_t max_values = 0, max_m = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        max_values = cases[c].n * cases[c].m > max_values ? cases[c].n * cases[c].m : max_values;
+        max_m = cases[c].m > max_m ? cases[c].m : max_m;
+    }
+    double *u, *out, *reference, *mean, *f0;
+    unsigned long long *worst_dev;
+    CHECK_CUDA(cudaMalloc(&u, (size_t)max_values * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&out, (size_t)max_values * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&reference, (size_t)max_values * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&mean, (size_t)max_m * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&f0, (size_t)max_m * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&worst_dev, 4 * sizeof(unsigned long long)));
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        if (only >= 0 && (size_t)only != c) continue;
+        const bench_case *k = &cases[c];
+        const int64_t values = k->n * k->m;
+        const double dx = k->length / (double)k->n;
+        model1d_params p = {.kind = k->kind,
+                            .n = k->n,
+                            .length = k->length,
+                            .dt = 0.1 * dx,
+                            .alpha = 1.0,
+                            .gamma = 0.01,
+                            .f0 = 1.0,
+                            .k = 1.0,
+                            .v = 0.5};
+        if (k->kind == MODEL1D_DIFFUSION || k->kind == MODEL1D_HYPERDIFFUSION)
+            p.dt = k->kind == MODEL1D_DIFFUSION ? dx * dx : dx * dx * dx * dx;
+        model1d_stepper *s = NULL;
+        CHECK_COHORT(model1d_stepper_alloc(&cohort_backend_cuda, &p, &s));
+        CHECK_RAND(curandGenerateUniformDouble(rng, u, (size_t)values));
+        shape_kernel<<<(unsigned)((values + 255) / 256), 256>>>(u, values, 0.2, 0.0, k->developed);
+        CHECK_RAND(curandGenerateUniformDouble(rng, mean, (size_t)k->m));
+        shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(mean, k->m, 0.6, 0.0, 0);
+        CHECK_RAND(curandGenerateUniformDouble(rng, f0, (size_t)k->m));
+        shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(f0, k->m, 2.0, 1.0, 0);
+        CHECK_CUDA(cudaGetLastError());
+        const step_args a = {.r = model1d_stepper_rhs(s),
+                             .v = model1d_stepper_view(s),
+                             .u = u,
+                             .mean = mean,
+                             .f0 = k->kind == MODEL1D_CAHN_HILLIARD_FORCED ? f0 : NULL,
+                             .out = out,
+                             .ld = k->m};
+        const size_t state_bytes = (size_t)values * sizeof(double);
+        printf("\n%s: N = %lld, M = %lld (%.2f GB of state), %s\n", k->label, (long long)k->n,
+               (long long)k->m, (double)state_bytes / 1e9,
+               k->developed ? "a developed +-1 field" : "+-0.1 noise about random means");
+        const float copy = time_step(&t, &a, COHORT_CUDA_STEP_AUTO, 0, u);
+        printf("  %-22s %8.3f ms  %5.1f GB/s (read + write)\n", "device copy", copy,
+               2.0 * (double)state_bytes / (copy * 1e6));
+        struct {
+            const char *name;
+            cohort_cuda_step_path path;
+            size_t tile_bytes;
+        } runs[8];
+        int n_runs = 0;
+        runs[n_runs++] = {"portable", COHORT_CUDA_STEP_PORTABLE, 0};
+        runs[n_runs++] = {"separate", COHORT_CUDA_STEP_AUTO, 1}; /* no tile fits: the fallback */
+        static const int widths[] = {16, 32};
+        static char names[2][32];
+        for (int w = 0; w < 2; ++w) {
+            const size_t bytes = (size_t)k->n * (size_t)widths[w] * sizeof(double);
+            if (cohort_cuda_model1d_step_width(a.r, a.v, bytes) != widths[w]) continue;
+            snprintf(names[w], sizeof names[w], "fused (w = %d)", widths[w]);
+            runs[n_runs++] = {names[w], COHORT_CUDA_STEP_FUSED, bytes};
+        }
+        runs[n_runs++] = {"auto", COHORT_CUDA_STEP_AUTO, 0};
+        for (int r = 0; r < n_runs; ++r) {
+            if (runs[r].path == COHORT_CUDA_STEP_FUSED)
+                check_fused(&a, reference, runs[r].tile_bytes, worst_dev);
+            const float ms = time_step(&t, &a, runs[r].path, runs[r].tile_bytes, NULL);
+            printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s\n", runs[r].name, ms,
+                   copy / ms, ms * STEPS_T100 / 1000.0);
+        }
+        model1d_stepper_free(s);
+    }
+    CHECK_CUDA(cudaFree(u));
+    CHECK_CUDA(cudaFree(out));
+    CHECK_CUDA(cudaFree(reference));
+    CHECK_CUDA(cudaFree(mean));
+    CHECK_CUDA(cudaFree(f0));
+    CHECK_CUDA(cudaFree(worst_dev));
+    curandDestroyGenerator(rng);
+    free(t.times);
+    return 0;
+}
