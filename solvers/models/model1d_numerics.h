@@ -30,10 +30,10 @@ enum {
 };
 
 typedef struct model1d_rhs {
-    unsigned terms;   /* MODEL1D_TERM_* */
-    double weight[5]; /* linear stencil on C_{i-2} .. C_{i+2} */
-    double nonlinear; /* dt / dx^2 for Cahn-Hilliard's delta_x^2 (C^3 - C) */
-    double advection; /* dt v / dx for ch1d_forced's v dC/deta (WENO5, upwinded) */
+    unsigned terms;        /* MODEL1D_TERM_* */
+    double weight[5];      /* linear stencil on C_{i-2} .. C_{i+2} */
+    double nonlinear;      /* dt / dx^2 for Cahn-Hilliard's delta_x^2 (C^3 - C) */
+    double advection;      /* dt v / dx for ch1d_forced's v dC/deta (WENO5, upwinded) */
     const double *forcing; /* n values dt k cos(k eta_i) in the backend's memory, or NULL */
     double f0;             /* forcing amplitude of members without their own (swept) value */
 } model1d_rhs;
