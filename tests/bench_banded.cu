@@ -475,6 +475,20 @@ static void bench_one(context *c, int64_t n, int64_t m)
         emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
              sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
     }
+    /* the tiled (partitioned) solve at its default budget, where AUTO now takes another path */
+    for (int k = 0; k < 4; ++k) {
+        b.view = banded_solver_view(s[k]);
+        if (cohort_cuda_banded_warp_width(b.view, 0) == 0 ||
+            cohort_cuda_banded_tile_width(b.view, 0) == 0)
+            continue;
+        b.path = COHORT_CUDA_BANDED_TILED;
+        b.tile_bytes = 0;
+        const double ms = time_median(c, restore_u, run_ours, &b);
+        char name[64];
+        snprintf(name, sizeof name, "%s [tiled]", names[k]);
+        emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
+             sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
+    }
     for (int t = 0; t < c->opt.n_tile_bytes; ++t)
         for (int k = 0; k < 4; ++k) {
             b.view = banded_solver_view(s[k]);

@@ -225,11 +225,16 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
                k->h, k->periodic, (long long)n, (long long)ld, diff);
 #ifdef COHORT_HAVE_CUDA
         const size_t budgets[] = {0, 24 * 1024, 200 * 1024};
-        for (int p = 0; p < 4; ++p) {
-            const int path = p == 0 ? COHORT_CUDA_BANDED_PORTABLE : COHORT_CUDA_BANDED_TILED;
-            const size_t budget = p == 0 ? 0 : budgets[p - 1];
+        for (int p = 0; p < 6; ++p) { /* portable, tiled at three budgets, warp at two */
+            const int path = p == 0   ? COHORT_CUDA_BANDED_PORTABLE
+                             : p <= 3 ? COHORT_CUDA_BANDED_TILED
+                                      : COHORT_CUDA_BANDED_WARP;
+            const size_t budget = p == 0 ? 0 : p <= 3 ? budgets[p - 1] : budgets[(p - 4) * 2];
             if (path == COHORT_CUDA_BANDED_TILED &&
                 cohort_cuda_banded_tile_width(banded_solver_view(s), budget) == 0)
+                continue;
+            if (path == COHORT_CUDA_BANDED_WARP &&
+                cohort_cuda_banded_warp_width(banded_solver_view(s), budget) == 0)
                 continue;
             solve_on(be, s, u, d, y, n, ld, path, budget);
             const double pd = max_relative_difference(y, x, n, ld, &same);

@@ -6,6 +6,7 @@
 #include <cufft.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
@@ -58,6 +59,8 @@ static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
  * against 8.0 ms, bench-model1d, H100); FUSED_DEFAULT_BYTES per tile leaves room for three tiles
  * and the factor in a block; at most FUSED_MAX_WARPS tiles per block. */
 enum { FUSED_MAX_WIDTH = 32, FUSED_MIN_WIDTH = 16, FUSED_MAX_WARPS = 8 };
+/* The fused kernel's terms for the solve alone (no right-hand side: f = u); not a model's. */
+#define FUSED_SOLVE_ONLY (1u << 8)
 static const size_t FUSED_DEFAULT_BYTES = 72 * 1024;
 
 extern "C" int cohort_cuda_device_present(char *why, size_t len)
@@ -459,20 +462,41 @@ extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_b
     return 0;
 }
 
+static int banded_warp_launch(const banded_view *v, double *u, int64_t ld, int64_t m0,
+                              int64_t count, int64_t groups, int64_t group_stride, int width);
+
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
- * per launch). */
+ * per launch, on the portable and tiled paths). */
 static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                          int64_t groups, int64_t group_stride, cohort_cuda_banded_path path,
                          size_t tile_bytes)
 {
+    /* AUTO decides by the system alone, never by the count: a member's solution then does not
+     * depend on how members are batched (the run's chunks, 2D line groups) */
     const int width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    int warp_width = 0;
+    if (path == COHORT_CUDA_BANDED_WARP) {
+        warp_width = cohort_cuda_banded_warp_width(v, tile_bytes);
+        if (warp_width == 0)
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                               "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
+                               FUSED_MIN_WIDTH, (long long)v->n, tile_bytes);
+    } else if (path == COHORT_CUDA_BANDED_AUTO) {
+        /* WARP wherever it forms a tile, except plain tridiagonal systems with half-warp tiles,
+         * where the tiled path's many threads per system win (bench-banded, H100: N = 512, 0.29
+         * against 0.35 ms at M = 2^16; for periodic and pentadiagonal systems WARP wins there) */
+        warp_width = cohort_cuda_banded_warp_width(v, 0);
+        if (v->h == 1 && v->border == 0 && warp_width < FUSED_MAX_WIDTH &&
+            width >= TILE_AUTO_MIN_WIDTH_PER_H * v->h)
+            warp_width = 0;
+    }
+    if (warp_width > 0)
+        return banded_warp_launch(v, u, ld, m0, count, groups, group_stride, warp_width);
     if (path == COHORT_CUDA_BANDED_TILED && width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "no tile of >= %d members of n = %lld rows (%d segments) fits in %zu "
                            "bytes",
                            TILE_MIN_WIDTH, (long long)v->n, v->n_seg, tile_bytes);
-    /* AUTO decides by the system size alone, never by the count: a member's solution then does
-     * not depend on how members are batched (the run's chunks, 2D line groups) */
     const int portable =
         path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
         (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH_PER_H * v->h);
@@ -547,7 +571,7 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
 
 /* ---- the 1D step in one pass: the right-hand side and the banded solve fused ---- */
 
-/* One member's step, by one thread, on its column x[i * w] of a tile in shared memory holding
+/* One system's step, by one thread, on its column x[i * w] of a tile in shared memory holding
  * all n rows of u (each value of u read from device memory once; each value of out written once;
  * the separate kernels read u twice, for the drift and the window, write f, and the solve reads
  * and writes it again). The member's mean (the drift it projects out); the forward sweep, which
@@ -557,32 +581,36 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
  * from p; and the store of x = p - Q x_b. The arithmetic is model1d_rhs_point's and
  * banded_system_solve's, in their order, so the result is the separate rhs kernel's followed by
  * the portable solve's, bit for bit. coef, spike and forcing_s are the copies in shared memory
- * of v's coef and spike and r's forcing. Needs n >= MODEL1D_WINDOW (the window must not wrap onto
- * itself) and a periodic system, as every 1D model has. TERMS is r's terms as a constant: the tests
- * of absent terms fold away and no branch cuts the unrolled rows apart, so their right-hand sides
- * overlap. */
-template <int H, unsigned TERMS>
+ * of v's coef and spike and r's forcing. TERMS is r's terms as a constant: the tests of absent
+ * terms fold away and no branch cuts the unrolled rows apart, so their right-hand sides overlap.
+ * A model's step needs n >= MODEL1D_WINDOW (the window must not wrap onto itself). With TERMS =
+ * FUSED_SOLVE_ONLY there is no right-hand side, f = u: the banded solve alone, plain (BORDER = 0)
+ * or periodic (BORDER = H), the batched solver's WARP path. */
+template <int H, int BORDER, unsigned TERMS>
 __device__ __forceinline__ void
 fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *coef,
-                  const double *spike, const double *forcing_s, double *x, int w,
-                  double *__restrict__ dst, int64_t ld, double mu, double f0, int use_mean)
+                  const double *spike, const double *forcing_s, double *x, int w, double *dst,
+                  int64_t ld, double mu, double f0, int use_mean)
 {
-    enum { BORDER = H, AHEAD = MODEL1D_RADIUS + 1 };
+    enum { AHEAD = MODEL1D_RADIUS + 1, SOLVE_ONLY = TERMS == FUSED_SOLVE_ONLY };
     model1d_rhs r = r_in;
     r.terms = TERMS;
     r.forcing = forcing_s;
     const int n = (int)v.n, nb = (int)v.n_band, stride = 2 * H + 1;
     const double drift = use_mean ? model1d_member_mean(x, n, w) : 0.0;
-    double c[MODEL1D_WINDOW], head[AHEAD], carry[BANDED_MAX_CARRY] = {0.0};
-    for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = x[((k - MODEL1D_RADIUS + n) % n) * w];
-    for (int k = 0; k < AHEAD; ++k) head[k] = x[k * w];
+    double c[MODEL1D_WINDOW] = {0.0}, head[AHEAD] = {0.0}, carry[BANDED_MAX_CARRY] = {0.0};
+    if (!SOLVE_ONLY) {
+        for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = x[((k - MODEL1D_RADIUS + n) % n) * w];
+        for (int k = 0; k < AHEAD; ++k) head[k] = x[k * w];
+    }
     /* With a few warps per SM nothing but the thread's own instructions hides a latency, so each
      * sweep reads its operands a chunk of TILE_CHUNK rows ahead: the window's rows and the
      * factor's before the forward chunk, whose right-hand sides overlap them; the next chunk's
      * before the current one in the backward sweep and the store. */
     auto forcing_at = [&](int i) { return (TERMS & MODEL1D_TERM_FORCING) ? r.forcing[i] : 0.0; };
-    auto forward_row = [&](int i, double next, const double *lower, double forcing, bool band) {
-        const double f = model1d_rhs_point(&r, c, mu, drift, forcing, f0);
+    auto forward_row = [&](int i, double cur, double next, const double *lower, double forcing,
+                           bool band) {
+        const double f = SOLVE_ONLY ? cur : model1d_rhs_point(&r, c, mu, drift, forcing, f0);
         if (band) {
             const double y = banded_forward_value(lower, H, f, carry);
             banded_carry_push(carry, H, y);
@@ -595,21 +623,22 @@ fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *c
     };
     int i = 0;
     for (; i + TILE_CHUNK <= n - AHEAD; i += TILE_CHUNK) { /* rows < n - AHEAD <= nb: band rows */
-        double next[TILE_CHUNK], lower[TILE_CHUNK][H], forcing[TILE_CHUNK];
+        double cur[TILE_CHUNK], next[TILE_CHUNK], lower[TILE_CHUNK][H], forcing[TILE_CHUNK];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
+            cur[q] = x[(i + q) * w]; /* f itself when SOLVE_ONLY (else unused and dropped) */
             next[q] = x[(i + AHEAD + q) * w];
             for (int k = 0; k < H; ++k) lower[q][k] = coef[(i + q) * stride + k];
             forcing[q] = forcing_at(i + q);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q)
-            forward_row(i + q, next[q], lower[q], forcing[q], true);
+            forward_row(i + q, cur[q], next[q], lower[q], forcing[q], true);
     }
     for (; i < n - AHEAD; ++i)
-        forward_row(i, x[(i + AHEAD) * w], coef + i * stride, forcing_at(i), true);
+        forward_row(i, x[i * w], x[(i + AHEAD) * w], coef + i * stride, forcing_at(i), true);
     for (; i < n; ++i) {
-        forward_row(i, head[0], coef + i * stride, forcing_at(i), i < nb);
+        forward_row(i, x[i * w], head[0], coef + i * stride, forcing_at(i), i < nb);
         for (int k = 0; k < AHEAD - 1; ++k) head[k] = head[k + 1];
     }
 
@@ -644,9 +673,9 @@ fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *c
     for (; i >= 0; --i) backward_row(i, x[i * w], coef + i * stride);
 
     /* x_t = p - Q x_b, stored once */
-    double xb[BANDED_MAX_HALF_BANDWIDTH];
+    double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
     banded_border_solve(&v, BORDER, x, w, xb);
-    double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER];
+    double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
     auto store_load = [&](int row0) {
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
@@ -685,86 +714,150 @@ __host__ __device__ inline int fused_factor_doubles(const banded_view &v, unsign
  * warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
  * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds
  * of cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
-template <int H, unsigned TERMS>
+template <int H, int BORDER, unsigned TERMS>
 __device__ __forceinline__ void
-fused_step_body(const model1d_rhs &r, const banded_view &v, const double *__restrict__ u,
-                double *__restrict__ out, const double *__restrict__ mean,
-                const double *__restrict__ member_f0, int64_t ld, int64_t m0, int64_t count,
-                int w_shift)
+fused_step_body(const model1d_rhs &r, const banded_view &v, const double *u, double *out,
+                const double *__restrict__ mean, const double *__restrict__ member_f0, int64_t ld,
+                int64_t m0, int64_t count, int64_t groups, int64_t group_stride, int w_shift)
 {
     extern __shared__ __align__(16) double smem[];
     const int n = (int)v.n, nb = (int)v.n_band, w = 1 << w_shift;
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    double *coef = smem, *spike = coef + nb * (2 * H + 1), *forcing = spike + nb * H;
+    double *coef = smem, *spike = coef + nb * (2 * H + 1), *forcing = spike + nb * BORDER;
     for (int k = threadIdx.x; k < nb * (2 * H + 1); k += blockDim.x) coef[k] = v.coef[k];
-    for (int k = threadIdx.x; k < nb * H; k += blockDim.x) spike[k] = v.spike[k];
+    for (int k = threadIdx.x; k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
     if (TERMS & MODEL1D_TERM_FORCING)
         for (int k = threadIdx.x; k < n; k += blockDim.x) forcing[k] = r.forcing[k];
     __syncthreads();
     double *tile = smem + fused_factor_doubles(v, TERMS) + (size_t)warp * n * w;
-    const int64_t tiles = (count + w - 1) >> w_shift;
-    for (int64_t t = (int64_t)blockIdx.x * warps + warp; t < tiles;
+    const int64_t tiles = (count + w - 1) >> w_shift; /* per group */
+    for (int64_t t = (int64_t)blockIdx.x * warps + warp; t < tiles * groups;
          t += (int64_t)gridDim.x * warps) {
-        const int64_t first = m0 + (t << w_shift);
+        const int64_t group = t / tiles, first = m0 + ((t - group * tiles) << w_shift);
         const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
-        tile_stage_issue(tile, u + first, ld, n, w_shift, width, 30, 0, lane, 32);
+        const int64_t offset = group * group_stride + first;
+        tile_stage_issue(tile, u + offset, ld, n, w_shift, width, 30, 0, lane, 32);
         __pipeline_commit();
         __pipeline_wait_prior(0);
         __syncwarp();
         if (lane < width) {
             const int64_t m = first + lane;
-            fused_member_step<H, TERMS>(r, v, coef, spike, forcing, tile + lane, w, out + m, ld,
-                                        mean ? mean[m] : 0.0, member_f0 ? member_f0[m] : r.f0,
-                                        mean != NULL);
+            fused_member_step<H, BORDER, TERMS>(r, v, coef, spike, forcing, tile + lane, w,
+                                                out + offset + lane, ld, mean ? mean[m] : 0.0,
+                                                member_f0 ? member_f0[m] : r.f0, mean != NULL);
         }
         __syncwarp(); /* the tile is free for the next stage */
     }
 }
 
-/* The (half-bandwidth, terms) of the 1D models (model1d.c) the fused kernel is built for; any
- * other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative (four
- * divisions a point) is a chain of long latencies that a few warps per SM cannot hide; fused it
- * took 48 ms a step at N = 512, M = 589,824 against 11.6 ms separate (bench-model1d, H100). */
+/* The (half-bandwidth, border, terms) the fused kernel is built for: the 1D models (model1d.c)
+ * and the solve alone, plain and periodic; any other right-hand side takes the separate kernels.
+ * Not ch1d_forced: its WENO derivative (four divisions a point) is a chain of long latencies that
+ * a few warps per SM cannot hide; fused it took 48 ms a step at N = 512, M = 589,824 against
+ * 11.6 ms separate (bench-model1d, H100). */
 #define FUSED_VARIANTS(X)                                                                          \
-    X(1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                                 \
-    X(2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                            \
-    X(2, MODEL1D_TERM_NONLINEAR) /* ch1d */
+    X(1, 1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                              \
+    X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
+    X(2, 2, MODEL1D_TERM_NONLINEAR) /* ch1d */                                                     \
+    X(1, 0, FUSED_SOLVE_ONLY)                                                                      \
+    X(1, 1, FUSED_SOLVE_ONLY)                                                                      \
+    X(2, 0, FUSED_SOLVE_ONLY)                                                                      \
+    X(2, 2, FUSED_SOLVE_ONLY)
 
-template <int H, unsigned TERMS>
+template <int H, int BORDER, unsigned TERMS>
 __global__ void __launch_bounds__(32 * FUSED_MAX_WARPS)
     model1d_fused_kernel(model1d_rhs r, banded_view v, const double *u, double *out,
                          const double *mean, const double *member_f0, int64_t ld, int64_t m0,
-                         int64_t count, int w_shift)
+                         int64_t count, int64_t groups, int64_t group_stride, int w_shift)
 {
-    fused_step_body<H, TERMS>(r, v, u, out, mean, member_f0, ld, m0, count, w_shift);
+    fused_step_body<H, BORDER, TERMS>(r, v, u, out, mean, member_f0, ld, m0, count, groups,
+                                      group_stride, w_shift);
 }
 
 typedef void (*fused_kernel_fn)(model1d_rhs, banded_view, const double *, double *, const double *,
-                                const double *, int64_t, int64_t, int64_t, int);
+                                const double *, int64_t, int64_t, int64_t, int64_t, int64_t, int);
 
-/* The kernel built for r's terms and v's half-bandwidth, or NULL. */
-static fused_kernel_fn fused_kernel_for(const model1d_rhs *r, const banded_view *v)
+/* The kernel built for these terms and v's half-bandwidth and border, or NULL. */
+static fused_kernel_fn fused_kernel_for(unsigned terms, const banded_view *v)
 {
-#define FUSED_MATCH(half, set)                                                                     \
-    if (v->h == (half) && r->terms == (set)) return model1d_fused_kernel<half, set>;
+#define FUSED_MATCH(half, edge, set)                                                               \
+    if (v->h == (half) && v->border == (edge) && terms == (set))                                   \
+        return model1d_fused_kernel<half, edge, set>;
     FUSED_VARIANTS(FUSED_MATCH)
 #undef FUSED_MATCH
     return NULL;
 }
 
-extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
-                                              size_t tile_bytes)
+/* Members per tile of the fused kernel for v and terms: the widest power of two from
+ * FUSED_MAX_WIDTH down to FUSED_MIN_WIDTH whose tile fits tile_bytes (0: the default) and, with
+ * the factor, one block; 0 where none does or no kernel is built. */
+static int fused_width(unsigned terms, const banded_view *v, size_t tile_bytes)
 {
     if (tile_bytes == 0) tile_bytes = FUSED_DEFAULT_BYTES;
-    const size_t factor = (size_t)fused_factor_doubles(*v, r->terms) * sizeof(double);
-    if (!fused_kernel_for(r, v) || v->border != v->h || v->n < MODEL1D_WINDOW ||
-        factor >= TILE_MAX_BYTES)
-        return 0;
+    const size_t factor = (size_t)fused_factor_doubles(*v, terms) * sizeof(double);
+    if (!fused_kernel_for(terms, v) || factor >= TILE_MAX_BYTES) return 0;
     for (int width = FUSED_MAX_WIDTH; width >= FUSED_MIN_WIDTH; width /= 2) {
         const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
         if (bytes <= tile_bytes && factor + bytes <= TILE_MAX_BYTES) return width;
     }
     return 0;
+}
+
+/* Launches the fused kernel for (terms, v) with tiles of `width` members: as many warps per
+ * block as tiles fit beside the factor (at most FUSED_MAX_WARPS), as many blocks as stay resident
+ * (no more than there are tiles to take). */
+static int fused_launch(const model1d_rhs *r, unsigned terms, const banded_view *v, const double *u,
+                        double *out, const double *mean, const double *member_f0, int64_t ld,
+                        int64_t m0, int64_t count, int64_t groups, int64_t group_stride, int width)
+{
+    static int sm_count = 0;
+    if (sm_count == 0) {
+        int dev = 0;
+        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
+        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+    }
+    const fused_kernel_fn kernel = fused_kernel_for(terms, v);
+    COHORT_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
+    int shift = 0;
+    while ((1 << shift) < width) ++shift;
+    const size_t factor = (size_t)fused_factor_doubles(*v, terms) * sizeof(double);
+    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
+    int warps = (int)((TILE_MAX_BYTES - factor) / tile);
+    if (warps > FUSED_MAX_WARPS) warps = FUSED_MAX_WARPS;
+    const size_t bytes = factor + (size_t)warps * tile;
+    int per_sm = 0;
+    COHORT_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
+    const int64_t tiles = (count + width - 1) / width * groups;
+    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sm_count;
+    if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
+    model1d_rhs plain; /* the solve alone reads no right-hand side */
+    memset(&plain, 0, sizeof plain);
+    plain.terms = terms;
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(
+        r ? *r : plain, *v, u, out, mean, member_f0, ld, m0, count, groups, group_stride, shift);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_fused_kernel");
+    return COHORT_OK;
+}
+
+extern "C" int cohort_cuda_banded_warp_width(const banded_view *v, size_t tile_bytes)
+{
+    return fused_width(FUSED_SOLVE_ONLY, v, tile_bytes);
+}
+
+static int banded_warp_launch(const banded_view *v, double *u, int64_t ld, int64_t m0,
+                              int64_t count, int64_t groups, int64_t group_stride, int width)
+{
+    return fused_launch(NULL, FUSED_SOLVE_ONLY, v, u, u, NULL, NULL, ld, m0, count, groups,
+                        group_stride, width);
+}
+
+extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
+                                              size_t tile_bytes)
+{
+    if (v->border != v->h || v->n < MODEL1D_WINDOW || r->terms == FUSED_SOLVE_ONLY) return 0;
+    return fused_width(r->terms, v, tile_bytes);
 }
 
 extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
@@ -791,32 +884,7 @@ extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_
                                                                : COHORT_CUDA_BANDED_AUTO,
                              0);
     }
-    static int sm_count = 0;
-    if (sm_count == 0) {
-        int dev = 0;
-        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
-        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
-    }
-    const fused_kernel_fn kernel = fused_kernel_for(r, v);
-    COHORT_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
-    int shift = 0;
-    while ((1 << shift) < width) ++shift;
-    const size_t factor = (size_t)fused_factor_doubles(*v, r->terms) * sizeof(double);
-    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
-    int warps = (int)((TILE_MAX_BYTES - factor) / tile);
-    if (warps > FUSED_MAX_WARPS) warps = FUSED_MAX_WARPS;
-    const size_t bytes = factor + (size_t)warps * tile;
-    int per_sm = 0;
-    COHORT_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
-    const int64_t tiles = (count + width - 1) / width;
-    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sm_count;
-    if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
-    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(*r, *v, u, out, mean, member_f0, ld,
-                                                                m0, count, shift);
-    COHORT_CUDA_CHECK_LAUNCH("model1d_fused_kernel");
-    return COHORT_OK;
+    return fused_launch(r, r->terms, v, u, out, mean, member_f0, ld, m0, count, 1, 0, width);
 }
 
 static int cuda_model1d_step(const model1d_rhs *r, const banded_view *v, const double *u,
