@@ -21,15 +21,8 @@
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
 #include "banded/banded.h"
+#include "bench_common.h"
 
-#define CHECK_CUDA(expr)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define CHECK_SPARSE(expr)                                                                         \
     do {                                                                                           \
         cusparseStatus_t e_ = (expr);                                                              \
@@ -39,23 +32,6 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-#define CHECK_RAND(expr)                                                                           \
-    do {                                                                                           \
-        curandStatus_t e_ = (expr);                                                                \
-        if (e_ != CURAND_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #expr, (int)e_);         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_COHORT(expr)                                                                         \
-    do {                                                                                           \
-        int e_ = (expr);                                                                           \
-        if (e_ != COHORT_OK) {                                                                     \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cohort_error_detail());             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static int64_t bench_n[16] = {64, 256, 512, 1024};
 static int64_t bench_m[16] = {1 << 16, 1 << 18, 1 << 20};
 static int n_bench_n = 4, n_bench_m = 3;
@@ -75,36 +51,13 @@ typedef struct context {
     FILE *csv;
     curandGenerator_t host_rng, dev_rng;
     cusparseHandle_t sparse;
-    cudaEvent_t start, stop;
     float *times;
 } context;
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* --- timing: restore(untimed) then run(timed), reps times after warm-up; median ms --- */
-typedef void (*bench_fn)(void *);
+/* restore (untimed) then run (timed), the options' reps after their warm-ups; median ms */
 static float time_median(context *c, bench_fn restore, bench_fn run, void *arg)
 {
-    for (int r = 0; r < c->opt.warmup; ++r) {
-        if (restore) restore(arg);
-        run(arg);
-    }
-    CHECK_CUDA(cudaDeviceSynchronize());
-    for (int r = 0; r < c->opt.reps; ++r) {
-        if (restore) restore(arg);
-        CHECK_CUDA(cudaEventRecord(c->start));
-        run(arg);
-        CHECK_CUDA(cudaEventRecord(c->stop));
-        CHECK_CUDA(cudaEventSynchronize(c->stop));
-        CHECK_CUDA(cudaGetLastError());
-        CHECK_CUDA(cudaEventElapsedTime(&c->times[r], c->start, c->stop));
-    }
-    qsort(c->times, (size_t)c->opt.reps, sizeof(float), compare_floats);
-    return c->times[c->opt.reps / 2];
+    return bench_median_ms(restore, run, arg, c->opt.warmup, c->opt.reps, c->times);
 }
 
 static double seconds_now(void)
@@ -590,8 +543,6 @@ int main(int argc, char **argv)
     CHECK_RAND(curandSetPseudoRandomGeneratorSeed(c.host_rng, seed));
     CHECK_RAND(curandSetPseudoRandomGeneratorSeed(c.dev_rng, seed + 1));
     CHECK_SPARSE(cusparseCreate(&c.sparse));
-    CHECK_CUDA(cudaEventCreate(&c.start));
-    CHECK_CUDA(cudaEventCreate(&c.stop));
     printf("bench-banded on %s; double; median of %d runs after %d warm-ups; seed %llu\n", device,
            c.opt.reps, c.opt.warmup, seed);
     printf("GB/s counts 2*N*M*8 bytes; 'copy' = device-copy time / time; residual = max sampled "

@@ -22,32 +22,8 @@
 
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
+#include "bench_common.h"
 #include "models/model1d.h"
-
-#define CHECK_CUDA(expr)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_RAND(expr)                                                                           \
-    do {                                                                                           \
-        curandStatus_t e_ = (expr);                                                                \
-        if (e_ != CURAND_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #expr, (int)e_);         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_COHORT(expr)                                                                         \
-    do {                                                                                           \
-        int e_ = (expr);                                                                           \
-        if (e_ != COHORT_OK) {                                                                     \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cohort_error_detail());             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static const double STEPS_T100 = 40744.0;
 
@@ -91,49 +67,26 @@ __global__ void compare_kernel(const double *a, const double *b, int64_t count,
     atomicMax(&worst[1], (unsigned long long)__double_as_longlong(s));
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-typedef struct timing {
-    int reps;
-    cudaEvent_t start, stop;
-    float *times;
-} timing;
-
+/* One timed thing: the step through a path, or (copy_src) the device copy of the state. */
 typedef struct step_args {
     const model1d_rhs *r;
     const banded_view *v;
-    const double *u, *mean, *f0;
+    const double *u, *mean, *f0, *copy_src;
     double *out;
     int64_t ld;
+    cohort_cuda_step_path path;
+    size_t tile_bytes;
 } step_args;
 
-static void run_path(const step_args *a, cohort_cuda_step_path path, size_t tile_bytes)
+static void run_step(void *arg)
 {
-    CHECK_COHORT(cohort_cuda_model1d_step_path(a->r, a->v, a->u, a->out, a->mean, a->f0, a->ld, 0,
-                                               a->ld, path, tile_bytes));
-}
-
-static float time_step(timing *t, const step_args *a, cohort_cuda_step_path path, size_t tile_bytes,
-                       const double *copy_src)
-{
-    for (int r = 0; r < 3 + t->reps; ++r) {
-        if (r >= 3) CHECK_CUDA(cudaEventRecord(t->start));
-        if (copy_src)
-            CHECK_CUDA(cudaMemcpy(a->out, copy_src, (size_t)(a->v->n * a->ld) * sizeof(double),
-                                  cudaMemcpyDeviceToDevice));
-        else
-            run_path(a, path, tile_bytes);
-        if (r < 3) continue;
-        CHECK_CUDA(cudaEventRecord(t->stop));
-        CHECK_CUDA(cudaEventSynchronize(t->stop));
-        CHECK_CUDA(cudaEventElapsedTime(&t->times[r - 3], t->start, t->stop));
-    }
-    qsort(t->times, (size_t)t->reps, sizeof(float), compare_floats);
-    return t->times[t->reps / 2];
+    const step_args *a = (const step_args *)arg;
+    if (a->copy_src)
+        CHECK_CUDA(cudaMemcpyAsync(a->out, a->copy_src, (size_t)(a->v->n * a->ld) * sizeof(double),
+                                   cudaMemcpyDeviceToDevice));
+    else
+        CHECK_COHORT(cohort_cuda_model1d_step_path(a->r, a->v, a->u, a->out, a->mean, a->f0, a->ld,
+                                                   0, a->ld, a->path, a->tile_bytes));
 }
 
 /* The fused output (in out) against the portable one (reference), both from poisoned arrays. */
@@ -141,12 +94,16 @@ static void check_fused(const step_args *a, double *reference, size_t tile_bytes
                         unsigned long long *worst_dev)
 {
     const int64_t values = a->v->n * a->ld;
-    step_args ref = *a;
+    step_args fused = *a, ref = *a;
+    fused.path = COHORT_CUDA_STEP_FUSED;
+    fused.tile_bytes = tile_bytes;
     ref.out = reference;
+    ref.path = COHORT_CUDA_STEP_PORTABLE;
+    ref.tile_bytes = 0;
     CHECK_COHORT(cohort_backend_cuda.fill(a->out, NAN, (size_t)values));
     CHECK_COHORT(cohort_backend_cuda.fill(reference, NAN, (size_t)values));
-    run_path(a, COHORT_CUDA_STEP_FUSED, tile_bytes);
-    run_path(&ref, COHORT_CUDA_STEP_PORTABLE, 0);
+    run_step(&fused);
+    run_step(&ref);
     unsigned long long worst[4] = {0, 0, 0, 0};
     CHECK_CUDA(cudaMemcpy(worst_dev, worst, sizeof worst, cudaMemcpyHostToDevice));
     compare_kernel<<<(unsigned)((values + 255) / 256), 256>>>(a->out, reference, values, worst_dev);
@@ -165,11 +122,10 @@ static void check_fused(const step_args *a, double *reference, size_t tile_bytes
 
 int main(int argc, char **argv)
 {
-    timing t = {.reps = 15, .start = NULL, .stop = NULL, .times = NULL};
-    int only = -1;
+    int reps = 15, only = -1;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            t.reps = atoi(argv[++i]);
+            reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
         else {
@@ -177,8 +133,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (t.reps < 1) t.reps = 1;
-    t.times = (float *)malloc((size_t)t.reps * sizeof(float));
+    if (reps < 1) reps = 1;
+    float *times = (float *)malloc((size_t)reps * sizeof(float));
     char why[256];
     if (!cohort_cuda_device_present(why, sizeof why)) {
         fprintf(stderr, "bench-model1d: %s\n", why);
@@ -186,9 +142,7 @@ int main(int argc, char **argv)
     }
     char device[256];
     CHECK_COHORT(cohort_backend_cuda.describe(device, sizeof device));
-    printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, t.reps);
-    CHECK_CUDA(cudaEventCreate(&t.start));
-    CHECK_CUDA(cudaEventCreate(&t.stop));
+    printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, reps);
     curandGenerator_t rng;
     CHECK_RAND(curandCreateGenerator(&rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
     CHECK_RAND(curandSetPseudoRandomGeneratorSeed(rng, 20261122ull));
@@ -230,18 +184,23 @@ int main(int argc, char **argv)
         CHECK_RAND(curandGenerateUniformDouble(rng, f0, (size_t)k->m));
         shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(f0, k->m, 2.0, 1.0, 0);
         CHECK_CUDA(cudaGetLastError());
-        const step_args a = {.r = model1d_stepper_rhs(s),
-                             .v = model1d_stepper_view(s),
-                             .u = u,
-                             .mean = mean,
-                             .f0 = k->kind == MODEL1D_CAHN_HILLIARD_FORCED ? f0 : NULL,
-                             .out = out,
-                             .ld = k->m};
+        step_args a = {.r = model1d_stepper_rhs(s),
+                       .v = model1d_stepper_view(s),
+                       .u = u,
+                       .mean = mean,
+                       .f0 = k->kind == MODEL1D_CAHN_HILLIARD_FORCED ? f0 : NULL,
+                       .copy_src = NULL,
+                       .out = out,
+                       .ld = k->m,
+                       .path = COHORT_CUDA_STEP_AUTO,
+                       .tile_bytes = 0};
         const size_t state_bytes = (size_t)values * sizeof(double);
         printf("\n%s: N = %lld, M = %lld (%.2f GB of state), %s\n", k->label, (long long)k->n,
                (long long)k->m, (double)state_bytes / 1e9,
                k->developed ? "a developed +-1 field" : "+-0.1 noise about random means");
-        const float copy = time_step(&t, &a, COHORT_CUDA_STEP_AUTO, 0, u);
+        step_args copy_args = a;
+        copy_args.copy_src = u;
+        const float copy = bench_median_ms(NULL, run_step, &copy_args, 3, reps, times);
         printf("  %-22s %8.3f ms  %5.1f GB/s (read + write)\n", "device copy", copy,
                2.0 * (double)state_bytes / (copy * 1e6));
         struct {
@@ -264,7 +223,9 @@ int main(int argc, char **argv)
         for (int r = 0; r < n_runs; ++r) {
             if (runs[r].path == COHORT_CUDA_STEP_FUSED)
                 check_fused(&a, reference, runs[r].tile_bytes, worst_dev);
-            const float ms = time_step(&t, &a, runs[r].path, runs[r].tile_bytes, NULL);
+            a.path = runs[r].path;
+            a.tile_bytes = runs[r].tile_bytes;
+            const float ms = bench_median_ms(NULL, run_step, &a, 3, reps, times);
             printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s\n", runs[r].name, ms,
                    copy / ms, ms * STEPS_T100 / 1000.0);
         }
@@ -277,6 +238,6 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaFree(f0));
     CHECK_CUDA(cudaFree(worst_dev));
     curandDestroyGenerator(rng);
-    free(t.times);
+    free(times);
     return 0;
 }

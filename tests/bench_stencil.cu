@@ -17,47 +17,16 @@
 
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "bench_common.h"
 #include "models/ch2d.h"
 #include "stencil/stencil.h"
 
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        int e_ = (int)(expr);                                                                      \
-        if (e_ != 0) {                                                                             \
-            fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #expr, e_,          \
-                    cohort_error_detail());                                                        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 enum { WARMUP = 3, REPS = 21 };
-
-static int compare_floats(const void *a, const void *b)
-{
-    const float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-typedef void (*bench_fn)(void *arg);
 
 static float median_ms(bench_fn run, void *arg)
 {
-    cudaEvent_t start, stop;
     float times[REPS];
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int r = 0; r < WARMUP; ++r) run(arg);
-    for (int r = 0; r < REPS; ++r) {
-        CHECK(cudaEventRecord(start));
-        run(arg);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&times[r], start, stop));
-    }
-    CHECK(cudaGetLastError());
-    cudaEventDestroy(start), cudaEventDestroy(stop);
-    qsort(times, REPS, sizeof(float), compare_floats);
-    return times[REPS / 2];
+    return bench_median_ms(NULL, run, arg, WARMUP, REPS, times);
 }
 
 typedef struct copy_arg {
@@ -69,7 +38,7 @@ typedef struct copy_arg {
 static void run_copy(void *arg)
 {
     copy_arg *a = (copy_arg *)arg;
-    CHECK(cudaMemcpyAsync(a->dst, a->src, a->bytes, cudaMemcpyDeviceToDevice));
+    CHECK_CUDA(cudaMemcpyAsync(a->dst, a->src, a->bytes, cudaMemcpyDeviceToDevice));
 }
 
 typedef struct stencil_arg {
@@ -81,7 +50,7 @@ typedef struct stencil_arg {
 static void run_stencil(void *arg)
 {
     stencil_arg *a = (stencil_arg *)arg;
-    CHECK(stencil_compute(a->st, a->in, a->out, 1, 0, 1));
+    CHECK_COHORT(stencil_compute(a->st, a->in, a->out, 1, 0, 1));
 }
 
 typedef struct op_arg {
@@ -94,16 +63,16 @@ typedef struct op_arg {
 static void run_operator(void *arg)
 {
     op_arg *o = (op_arg *)arg;
-    CHECK(stencil_operator_compute(o->be, STENCIL_OP_LAPLACIAN_CUBIC, &o->a, STENCIL_PERIODIC,
-                                   o->out, o->n, o->n, 1, 0, 1));
+    CHECK_COHORT(stencil_operator_compute(o->be, STENCIL_OP_LAPLACIAN_CUBIC, &o->a,
+                                          STENCIL_PERIODIC, o->out, o->n, o->n, 1, 0, 1));
 }
 
 static void random_fill(double *dev, size_t count, unsigned long long seed)
 {
     curandGenerator_t g;
-    CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
-    CHECK(curandSetPseudoRandomGeneratorSeed(g, seed));
-    CHECK(curandGenerateUniformDouble(g, dev, count));
+    CHECK_RAND(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    CHECK_RAND(curandSetPseudoRandomGeneratorSeed(g, seed));
+    CHECK_RAND(curandGenerateUniformDouble(g, dev, count));
     curandDestroyGenerator(g);
 }
 
@@ -113,10 +82,10 @@ static void bench_stencils(const cohort_backend *be, int64_t n, double copy_ms)
     const size_t points = (size_t)(n * n), bytes = points * sizeof(double);
     double *in, *out, *host_in = (double *)malloc(bytes), *got = (double *)malloc(bytes),
                       *ref = (double *)malloc(bytes);
-    CHECK(be->alloc((void **)&in, bytes));
-    CHECK(be->alloc((void **)&out, bytes));
+    CHECK_COHORT(be->alloc((void **)&in, bytes));
+    CHECK_COHORT(be->alloc((void **)&out, bytes));
     random_fill(in, points, 7);
-    CHECK(be->copy_to_host(host_in, in, bytes));
+    CHECK_COHORT(be->copy_to_host(host_in, in, bytes));
     struct {
         const char *name;
         stencil_direction d;
@@ -136,14 +105,15 @@ static void bench_stencils(const cohort_backend *be, int64_t n, double copy_ms)
     };
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
         stencil *st = NULL, *st_cpu = NULL;
-        CHECK(stencil_create(be, shapes[k].d, STENCIL_PERIODIC, n, n, shapes[k].l, shapes[k].r,
-                             shapes[k].t, shapes[k].b, shapes[k].w, &st));
-        CHECK(stencil_create(&cohort_backend_cpu, shapes[k].d, STENCIL_PERIODIC, n, n, shapes[k].l,
-                             shapes[k].r, shapes[k].t, shapes[k].b, shapes[k].w, &st_cpu));
-        CHECK(be->fill(out, NAN, points)); /* poison */
-        CHECK(stencil_compute(st, in, out, 1, 0, 1));
-        CHECK(be->copy_to_host(got, out, bytes));
-        CHECK(stencil_compute(st_cpu, host_in, ref, 1, 0, 1));
+        CHECK_COHORT(stencil_create(be, shapes[k].d, STENCIL_PERIODIC, n, n, shapes[k].l,
+                                    shapes[k].r, shapes[k].t, shapes[k].b, shapes[k].w, &st));
+        CHECK_COHORT(stencil_create(&cohort_backend_cpu, shapes[k].d, STENCIL_PERIODIC, n, n,
+                                    shapes[k].l, shapes[k].r, shapes[k].t, shapes[k].b, shapes[k].w,
+                                    &st_cpu));
+        CHECK_COHORT(be->fill(out, NAN, points)); /* poison */
+        CHECK_COHORT(stencil_compute(st, in, out, 1, 0, 1));
+        CHECK_COHORT(be->copy_to_host(got, out, bytes));
+        CHECK_COHORT(stencil_compute(st_cpu, host_in, ref, 1, 0, 1));
         double worst = 0.0;
         for (size_t v = 0; v < points; ++v)
             worst = isnan(got[v]) ? INFINITY : fmax(worst, fabs(got[v] - ref[v]));
@@ -171,7 +141,7 @@ typedef struct step_arg {
 static void run_step(void *arg)
 {
     step_arg *a = (step_arg *)arg;
-    CHECK(ch2d_step(a->s, &a->cur, &a->prev, a->scratch, a->members, 0, a->members));
+    CHECK_COHORT(ch2d_step(a->s, &a->cur, &a->prev, a->scratch, a->members, 0, a->members));
 }
 
 static void bench_ch2d(const cohort_backend *be, int64_t n, int64_t members, double copy_gbs)
@@ -180,19 +150,19 @@ static void bench_ch2d(const cohort_backend *be, int64_t n, int64_t members, dou
     const size_t values = (size_t)(n * n * members), bytes = values * sizeof(double);
     ch2d_stepper *s = NULL;
     step_arg a = {NULL, NULL, NULL, NULL, members};
-    CHECK(ch2d_stepper_alloc(be, &p, &s));
+    CHECK_COHORT(ch2d_stepper_alloc(be, &p, &s));
     a.s = s;
-    CHECK(be->alloc((void **)&a.cur, bytes));
-    CHECK(be->alloc((void **)&a.prev, bytes));
-    CHECK(be->alloc((void **)&a.scratch, bytes));
+    CHECK_COHORT(be->alloc((void **)&a.cur, bytes));
+    CHECK_COHORT(be->alloc((void **)&a.prev, bytes));
+    CHECK_COHORT(be->alloc((void **)&a.scratch, bytes));
     random_fill(a.cur, values, 11); /* uniform (0, 1], then the seed's +-0.1 noise */
     double *host = (double *)malloc(bytes);
-    CHECK(be->copy_to_host(host, a.cur, bytes));
+    CHECK_COHORT(be->copy_to_host(host, a.cur, bytes));
     for (size_t v = 0; v < values; ++v) host[v] = 0.2 * host[v] - 0.1;
-    CHECK(be->copy_to_device(a.cur, host, bytes));
-    CHECK(ch2d_start(s, &a.cur, &a.prev, a.scratch, members, 0, members));
+    CHECK_COHORT(be->copy_to_device(a.cur, host, bytes));
+    CHECK_COHORT(ch2d_start(s, &a.cur, &a.prev, a.scratch, members, 0, members));
     const float ms = median_ms(run_step, &a);
-    CHECK(be->copy_to_host(host, a.cur, bytes));
+    CHECK_COHORT(be->copy_to_host(host, a.cur, bytes));
     int finite = 1;
     for (size_t v = 0; v < values; ++v) finite &= isfinite(host[v]) != 0;
     const double least = 3.0 * bytes, made = 11.0 * bytes;
@@ -208,15 +178,15 @@ static void bench_ch2d(const cohort_backend *be, int64_t n, int64_t members, dou
 int main(void)
 {
     const cohort_backend *be = NULL;
-    CHECK(cohort_backend_get("cuda", &be));
+    CHECK_COHORT(cohort_backend_get("cuda", &be));
     char device[256];
     be->describe(device, sizeof device);
     printf("device: %s\n", device);
     const int64_t n = 4096;
     const size_t bytes = (size_t)(n * n) * sizeof(double);
     copy_arg c = {NULL, NULL, bytes};
-    CHECK(be->alloc((void **)&c.dst, bytes));
-    CHECK(be->alloc((void **)&c.src, bytes));
+    CHECK_COHORT(be->alloc((void **)&c.dst, bytes));
+    CHECK_COHORT(be->alloc((void **)&c.src, bytes));
     random_fill((double *)c.src, (size_t)(n * n), 3);
     const float copy_ms = median_ms(run_copy, &c);
     const double copy_gbs = 2.0 * bytes / (copy_ms * 1e6);
