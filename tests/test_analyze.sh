@@ -4,14 +4,9 @@
 # shaped input, or a bad option, is a clear message, exit 2, and no output file.
 # Usage: test_analyze.sh COHORT COMPARE_NC BACKEND WORKDIR (exit 77: BACKEND not usable here)
 cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
-rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-if [ "$backend" = cuda ] && ! "$cohort" --version | grep -q "cuda backend: usable"; then
-    echo "skipped: no usable CUDA device"
-    exit 77
-fi
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+. "$(cd "$(dirname "$0")" && pwd)/test_lib.sh"
+test_workdir "$dir"
+test_needs_backend "$cohort" "$backend"
 checksum() { cksum < "$1"; }
 
 # a small flow map: ch1d_forced over f0 x <C> with replicates, snapshots at the record times,
@@ -94,14 +89,8 @@ INI
 # expect_bad PATTERN ARGS...: exit 2, a message matching PATTERN, no bad-out.nc (or .partial)
 expect_bad() {
     pattern=$1; shift
-    rm -f bad-out.nc bad-out.nc.partial
-    msg=$("$cohort" analyze "$@" --quiet --backend "$backend" -o bad-out.nc 2>&1); status=$?
-    if [ $status -eq 2 ] && printf '%s' "$msg" | grep -Eq -- "$pattern" && [ ! -e bad-out.nc ] &&
-        [ ! -e bad-out.nc.partial ]; then
-        ok
-    else
-        bad "cohort analyze $* -> status $status, message: $msg"
-    fi
+    expect_refusal bad-out.nc "$pattern" "$cohort" analyze "$@" --quiet --backend "$backend" \
+        -o bad-out.nc
 }
 expect_bad "missing.nc: cannot open it as NetCDF" missing.nc
 printf 'not netcdf' > foreign.nc
@@ -137,5 +126,4 @@ else
 fi
 [ "$(checksum run.nc)" = "$before" ] && ok || bad "analyze modified its input"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

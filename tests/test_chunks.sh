@@ -6,14 +6,9 @@
 # handling a chunk exercises.
 # Usage: test_chunks.sh COHORT COMPARE_NC BACKEND WORKDIR (exit 77: BACKEND not usable here)
 cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
-rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-if [ "$backend" = cuda ] && ! "$cohort" --version | grep -q "cuda backend: usable"; then
-    echo "skipped: no usable CUDA device"
-    exit 77
-fi
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+. "$(cd "$(dirname "$0")" && pwd)/test_lib.sh"
+test_workdir "$dir"
+test_needs_backend "$cohort" "$backend"
 
 variables="C ell_mean ell_var ell_sem mass_mean n_active diverged structure_factor k1"
 for model in diffusion1d hyperdiffusion1d ch1d ch1d_forced; do
@@ -48,5 +43,4 @@ INI
             bad "$model: ensemble.chunk = $chunk changes the results"
     done
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -4,10 +4,8 @@
 # Usage: test_run.sh PATH_TO_COHORT PYTHON WORKDIR
 cohort=${1:?cohort} python=${2:?python} dir=${3:?workdir}
 here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+. "$here/test_lib.sh"
+test_workdir "$dir"
 
 cat > small.ini <<'INI'
 [model]
@@ -146,14 +144,7 @@ done
 # expect_bad PATTERN ARGS...: exit 2, message matching PATTERN, no out.nc or out.nc.partial
 expect_bad() {
     pattern=$1; shift
-    rm -f out.nc out.nc.partial
-    msg=$("$cohort" run "$@" --quiet 2>&1); status=$?
-    if [ $status -eq 2 ] && printf '%s' "$msg" | grep -Eq -- "$pattern" && [ ! -e out.nc ] &&
-        [ ! -e out.nc.partial ]; then
-        ok
-    else
-        bad "cohort run $* -> status $status, message: $msg"
-    fi
+    expect_refusal out.nc "$pattern" "$cohort" run "$@" --quiet
 }
 printf '[model]\nname = ch1d\n[grid]\nnn = 64\n' > typo.ini
 expect_bad "typo.ini:4: unknown key grid.nn.*did you mean 'grid.n'" typo.ini
@@ -179,5 +170,4 @@ expect_bad "initial.kind = cosine: ch2d starts from uniform noise only" ch2d.ini
 expect_bad "grid.nx = '4'" ch2d.ini --set grid.nx=4
 expect_bad "ch2d does not read model.alpha" ch2d.ini --set sweep.model.alpha=1,2
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary
