@@ -580,22 +580,23 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
  * are kept in registers); the backward sweep, writing p = T^{-1} f over y; the periodic border
  * from p; and the store of x = p - Q x_b. The arithmetic is model1d_rhs_point's and
  * banded_system_solve's, in their order, so the result is the separate rhs kernel's followed by
- * the portable solve's, bit for bit. coef, spike and forcing_s are the copies in shared memory
- * of v's coef and spike and r's forcing. TERMS is r's terms as a constant: the tests of absent
+ * the portable solve's, bit for bit. coef and spike are the copies in shared memory of v's.
+ * TERMS is r's terms as a constant: the tests of absent
  * terms fold away and no branch cuts the unrolled rows apart, so their right-hand sides overlap.
  * A model's step needs n >= MODEL1D_WINDOW (the window must not wrap onto itself). With TERMS =
  * FUSED_SOLVE_ONLY there is no right-hand side, f = u: the banded solve alone, plain (BORDER = 0)
  * or periodic (BORDER = H), the batched solver's WARP path. */
 template <int H, int BORDER, unsigned TERMS>
-__device__ __forceinline__ void
-fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *coef,
-                  const double *spike, const double *forcing_s, double *x, int w, double *dst,
-                  int64_t ld, double mu, double f0, int use_mean)
+__device__ __forceinline__ void fused_member_step(const model1d_rhs &r_in, const banded_view &v,
+                                                  const double *coef, const double *spike,
+                                                  double *x, int w, double *dst, int64_t ld,
+                                                  double mu, int use_mean)
 {
+    static_assert(!(TERMS & MODEL1D_TERM_FORCING),
+                  "the fused step has no forcing term: ch1d_forced takes the separate kernels");
     enum { AHEAD = MODEL1D_RADIUS + 1, SOLVE_ONLY = TERMS == FUSED_SOLVE_ONLY };
     model1d_rhs r = r_in;
     r.terms = TERMS;
-    r.forcing = forcing_s;
     const int n = (int)v.n, nb = (int)v.n_band, stride = 2 * H + 1;
     const double drift = use_mean ? model1d_member_mean(x, n, w) : 0.0;
     double c[MODEL1D_WINDOW] = {0.0}, head[AHEAD] = {0.0}, carry[BANDED_MAX_CARRY] = {0.0};
@@ -607,10 +608,8 @@ fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *c
      * sweep reads its operands a chunk of TILE_CHUNK rows ahead: the window's rows and the
      * factor's before the forward chunk, whose right-hand sides overlap them; the next chunk's
      * before the current one in the backward sweep and the store. */
-    auto forcing_at = [&](int i) { return (TERMS & MODEL1D_TERM_FORCING) ? r.forcing[i] : 0.0; };
-    auto forward_row = [&](int i, double cur, double next, const double *lower, double forcing,
-                           bool band) {
-        const double f = SOLVE_ONLY ? cur : model1d_rhs_point(&r, c, mu, drift, forcing, f0);
+    auto forward_row = [&](int i, double cur, double next, const double *lower, bool band) {
+        const double f = SOLVE_ONLY ? cur : model1d_rhs_point(&r, c, mu, drift, 0.0, 0.0);
         if (band) {
             const double y = banded_forward_value(lower, H, f, carry);
             banded_carry_push(carry, H, y);
@@ -623,22 +622,20 @@ fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *c
     };
     int i = 0;
     for (; i + TILE_CHUNK <= n - AHEAD; i += TILE_CHUNK) { /* rows < n - AHEAD <= nb: band rows */
-        double cur[TILE_CHUNK], next[TILE_CHUNK], lower[TILE_CHUNK][H], forcing[TILE_CHUNK];
+        double cur[TILE_CHUNK], next[TILE_CHUNK], lower[TILE_CHUNK][H];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             cur[q] = x[(i + q) * w]; /* f itself when SOLVE_ONLY (else unused and dropped) */
             next[q] = x[(i + AHEAD + q) * w];
             for (int k = 0; k < H; ++k) lower[q][k] = coef[(i + q) * stride + k];
-            forcing[q] = forcing_at(i + q);
         }
 #pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q)
-            forward_row(i + q, cur[q], next[q], lower[q], forcing[q], true);
+        for (int q = 0; q < TILE_CHUNK; ++q) forward_row(i + q, cur[q], next[q], lower[q], true);
     }
     for (; i < n - AHEAD; ++i)
-        forward_row(i, x[i * w], x[(i + AHEAD) * w], coef + i * stride, forcing_at(i), true);
+        forward_row(i, x[i * w], x[(i + AHEAD) * w], coef + i * stride, true);
     for (; i < n; ++i) {
-        forward_row(i, x[i * w], head[0], coef + i * stride, forcing_at(i), i < nb);
+        forward_row(i, x[i * w], head[0], coef + i * stride, i < nb);
         for (int k = 0; k < AHEAD - 1; ++k) head[k] = head[k + 1];
     }
 
@@ -699,37 +696,34 @@ fused_member_step(const model1d_rhs &r_in, const banded_view &v, const double *c
     for (int j = 0; j < BORDER; ++j) __stcs(dst + (nb + j) * ld, xb[j]);
 }
 
-/* The doubles of the factor (and forcing) a fused block keeps in shared memory, before its tiles:
- * rounded up to a pair so that the tiles stay 16-byte aligned. */
-__host__ __device__ inline int fused_factor_doubles(const banded_view &v, unsigned terms)
+/* The doubles of the factor a fused block keeps in shared memory, before its tiles: rounded up
+ * to a pair so that the tiles stay 16-byte aligned. */
+__host__ __device__ inline int fused_factor_doubles(const banded_view &v)
 {
-    const int words = (int)v.n_band * (2 * v.h + 1) + (int)v.n_band * v.border +
-                      ((terms & MODEL1D_TERM_FORCING) ? (int)v.n : 0);
+    const int words = (int)v.n_band * (2 * v.h + 1) + (int)v.n_band * v.border;
     return (words + 1) & ~1;
 }
 
-/* A persistent kernel: each block copies the factor rows (and the forcing) into shared memory
- * once, then each of its warps takes tiles of w = 1 << w_shift members in turn, stages all their
- * rows in its own part of shared memory (cp.async), and steps them, one thread per member. The
- * warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
- * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds
- * of cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
+/* A persistent kernel: each block copies the factor rows into shared memory once, then each of its
+ * warps takes tiles of w = 1 << w_shift members in turn, stages all their rows in its own part of
+ * shared memory (cp.async), and steps them, one thread per member. The warps of a block run out of
+ * step, so one warp's staging overlaps another's sweeps, and the factor rows every sweep reads come
+ * from shared memory (read through L1, they waited hundreds of cycles per chunk on L2 behind the
+ * streaming tiles: ncu, long-scoreboard stalls). */
 template <int H, int BORDER, unsigned TERMS>
 __device__ __forceinline__ void
 fused_step_body(const model1d_rhs &r, const banded_view &v, const double *u, double *out,
-                const double *__restrict__ mean, const double *__restrict__ member_f0, int64_t ld,
-                int64_t m0, int64_t count, int64_t groups, int64_t group_stride, int w_shift)
+                const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
+                int64_t groups, int64_t group_stride, int w_shift)
 {
     extern __shared__ __align__(16) double smem[];
     const int n = (int)v.n, nb = (int)v.n_band, w = 1 << w_shift;
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    double *coef = smem, *spike = coef + nb * (2 * H + 1), *forcing = spike + nb * BORDER;
+    double *coef = smem, *spike = coef + nb * (2 * H + 1);
     for (int k = threadIdx.x; k < nb * (2 * H + 1); k += blockDim.x) coef[k] = v.coef[k];
     for (int k = threadIdx.x; k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
-    if (TERMS & MODEL1D_TERM_FORCING)
-        for (int k = threadIdx.x; k < n; k += blockDim.x) forcing[k] = r.forcing[k];
     __syncthreads();
-    double *tile = smem + fused_factor_doubles(v, TERMS) + (size_t)warp * n * w;
+    double *tile = smem + fused_factor_doubles(v) + (size_t)warp * n * w;
     const int64_t tiles = (count + w - 1) >> w_shift; /* per group */
     for (int64_t t = (int64_t)blockIdx.x * warps + warp; t < tiles * groups;
          t += (int64_t)gridDim.x * warps) {
@@ -742,9 +736,9 @@ fused_step_body(const model1d_rhs &r, const banded_view &v, const double *u, dou
         __syncwarp();
         if (lane < width) {
             const int64_t m = first + lane;
-            fused_member_step<H, BORDER, TERMS>(r, v, coef, spike, forcing, tile + lane, w,
+            fused_member_step<H, BORDER, TERMS>(r, v, coef, spike, tile + lane, w,
                                                 out + offset + lane, ld, mean ? mean[m] : 0.0,
-                                                member_f0 ? member_f0[m] : r.f0, mean != NULL);
+                                                mean != NULL);
         }
         __syncwarp(); /* the tile is free for the next stage */
     }
@@ -767,15 +761,15 @@ fused_step_body(const model1d_rhs &r, const banded_view &v, const double *u, dou
 template <int H, int BORDER, unsigned TERMS>
 __global__ void __launch_bounds__(32 * FUSED_MAX_WARPS)
     model1d_fused_kernel(model1d_rhs r, banded_view v, const double *u, double *out,
-                         const double *mean, const double *member_f0, int64_t ld, int64_t m0,
-                         int64_t count, int64_t groups, int64_t group_stride, int w_shift)
+                         const double *mean, int64_t ld, int64_t m0, int64_t count, int64_t groups,
+                         int64_t group_stride, int w_shift)
 {
-    fused_step_body<H, BORDER, TERMS>(r, v, u, out, mean, member_f0, ld, m0, count, groups,
-                                      group_stride, w_shift);
+    fused_step_body<H, BORDER, TERMS>(r, v, u, out, mean, ld, m0, count, groups, group_stride,
+                                      w_shift);
 }
 
 typedef void (*fused_kernel_fn)(model1d_rhs, banded_view, const double *, double *, const double *,
-                                const double *, int64_t, int64_t, int64_t, int64_t, int64_t, int);
+                                int64_t, int64_t, int64_t, int64_t, int64_t, int);
 
 /* The kernel built for these terms and v's half-bandwidth and border, or NULL. */
 static fused_kernel_fn fused_kernel_for(unsigned terms, const banded_view *v)
@@ -794,7 +788,7 @@ static fused_kernel_fn fused_kernel_for(unsigned terms, const banded_view *v)
 static int fused_width(unsigned terms, const banded_view *v, size_t tile_bytes)
 {
     if (tile_bytes == 0) tile_bytes = FUSED_DEFAULT_BYTES;
-    const size_t factor = (size_t)fused_factor_doubles(*v, terms) * sizeof(double);
+    const size_t factor = (size_t)fused_factor_doubles(*v) * sizeof(double);
     if (!fused_kernel_for(terms, v) || factor >= TILE_MAX_BYTES) return 0;
     for (int width = FUSED_MAX_WIDTH; width >= FUSED_MIN_WIDTH; width /= 2) {
         const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
@@ -807,8 +801,8 @@ static int fused_width(unsigned terms, const banded_view *v, size_t tile_bytes)
  * block as tiles fit beside the factor (at most FUSED_MAX_WARPS), as many blocks as stay resident
  * (no more than there are tiles to take). */
 static int fused_launch(const model1d_rhs *r, unsigned terms, const banded_view *v, const double *u,
-                        double *out, const double *mean, const double *member_f0, int64_t ld,
-                        int64_t m0, int64_t count, int64_t groups, int64_t group_stride, int width)
+                        double *out, const double *mean, int64_t ld, int64_t m0, int64_t count,
+                        int64_t groups, int64_t group_stride, int width)
 {
     static int sm_count = 0;
     if (sm_count == 0) {
@@ -821,7 +815,7 @@ static int fused_launch(const model1d_rhs *r, unsigned terms, const banded_view 
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
     int shift = 0;
     while ((1 << shift) < width) ++shift;
-    const size_t factor = (size_t)fused_factor_doubles(*v, terms) * sizeof(double);
+    const size_t factor = (size_t)fused_factor_doubles(*v) * sizeof(double);
     const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
     int warps = (int)((TILE_MAX_BYTES - factor) / tile);
     if (warps > FUSED_MAX_WARPS) warps = FUSED_MAX_WARPS;
@@ -836,7 +830,7 @@ static int fused_launch(const model1d_rhs *r, unsigned terms, const banded_view 
     memset(&plain, 0, sizeof plain);
     plain.terms = terms;
     kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(
-        r ? *r : plain, *v, u, out, mean, member_f0, ld, m0, count, groups, group_stride, shift);
+        r ? *r : plain, *v, u, out, mean, ld, m0, count, groups, group_stride, shift);
     COHORT_CUDA_CHECK_LAUNCH("model1d_fused_kernel");
     return COHORT_OK;
 }
@@ -849,8 +843,8 @@ extern "C" int cohort_cuda_banded_warp_width(const banded_view *v, size_t tile_b
 static int banded_warp_launch(const banded_view *v, double *u, int64_t ld, int64_t m0,
                               int64_t count, int64_t groups, int64_t group_stride, int width)
 {
-    return fused_launch(NULL, FUSED_SOLVE_ONLY, v, u, u, NULL, NULL, ld, m0, count, groups,
-                        group_stride, width);
+    return fused_launch(NULL, FUSED_SOLVE_ONLY, v, u, u, NULL, ld, m0, count, groups, group_stride,
+                        width);
 }
 
 extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
@@ -884,7 +878,7 @@ extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_
                                                                : COHORT_CUDA_BANDED_AUTO,
                              0);
     }
-    return fused_launch(r, r->terms, v, u, out, mean, member_f0, ld, m0, count, 1, 0, width);
+    return fused_launch(r, r->terms, v, u, out, mean, ld, m0, count, 1, 0, width);
 }
 
 static int cuda_model1d_step(const model1d_rhs *r, const banded_view *v, const double *u,
