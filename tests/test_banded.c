@@ -257,6 +257,49 @@ done:
     free(y);
 }
 
+/* banded_constant_factor_alloc is the matrix of its entries on every row, the periodic corners
+ * included: A x against the entries applied by hand, for a random x; and it refuses what
+ * banded_factor_alloc refuses. */
+static void constant_factor_case(gsl_rng *rng)
+{
+    enum { N = 9 };
+    for (int h = 1; h <= 2; ++h)
+        for (int periodic = 0; periodic <= 1; ++periodic) {
+            double entries[5], x[N], y[N];
+            for (int o = 0; o <= 2 * h; ++o) entries[o] = gsl_rng_uniform(rng) - 0.5;
+            entries[h] = 4.0; /* diagonally dominant */
+            for (int i = 0; i < N; ++i) x[i] = gsl_rng_uniform(rng) - 0.5;
+            banded_factor *f = NULL;
+            EXPECT(banded_constant_factor_alloc(N, h, entries, periodic, &f) == COHORT_OK,
+                   "constant factor h=%d periodic=%d: %s", h, periodic, cohort_error_detail());
+            if (!f) continue;
+            banded_factor_apply_member(f, x, 1, 0, y);
+            double worst = 0.0;
+            for (int i = 0; i < N; ++i) {
+                double want = 0.0;
+                for (int o = 0; o <= 2 * h; ++o) {
+                    const int j = i + o - h;
+                    if (periodic)
+                        want += entries[o] * x[(j + N) % N];
+                    else if (j >= 0 && j < N)
+                        want += entries[o] * x[j];
+                }
+                worst = fmax(worst, fabs(y[i] - want));
+            }
+            EXPECT(worst <= 1e-15, "constant factor h=%d periodic=%d: A x off by %.3e", h, periodic,
+                   worst);
+            banded_factor_free(f);
+        }
+    const double entries[5] = {1.0, 1.0, 4.0, 1.0, 1.0};
+    banded_factor *f = NULL;
+    EXPECT(banded_constant_factor_alloc(4, 2, entries, 1, &f) == COHORT_ERR_SIZE_TOO_SMALL && !f,
+           "constant factor n = 4 pentadiagonal");
+    EXPECT(banded_constant_factor_alloc(9, 3, entries, 0, &f) == COHORT_ERR_BANDWIDTH && !f,
+           "constant factor h = 3");
+    EXPECT(banded_constant_factor_alloc(9, 2, NULL, 0, &f) == COHORT_ERR_NULL_POINTER && !f,
+           "constant factor without entries");
+}
+
 static void bad_inputs(const cohort_backend *be)
 {
     double sub[8], diag[8], super[8], *diags5[5];
@@ -380,6 +423,7 @@ int main(int argc, char **argv)
     gsl_rng *rng = reference_rng_alloc("test_banded");
 
     bad_inputs(be);
+    constant_factor_case(rng);
 
     /* every (kind, n): random diagonals and the dense GSL LU, factored in parallel */
     enum { N_KINDS = 4 * N_SIZES };

@@ -47,6 +47,10 @@ int banded_tri_factor_alloc(int64_t n, const double *sub, const double *diag, co
 int banded_penta_factor_alloc(int64_t n, const double *sub2, const double *sub1, const double *diag,
                               const double *super1, const double *super2, int periodic,
                               banded_factor **out);
+/* A matrix constant along each diagonal (Toeplitz; circulant when periodic): entries[o] =
+ * A(i, i + o - h), o = 0..2h. The errors of banded_factor_alloc. */
+int banded_constant_factor_alloc(int64_t n, int h, const double *entries, int periodic,
+                                 banded_factor **out);
 void banded_factor_free(banded_factor *f);
 
 int64_t banded_factor_size(const banded_factor *f);

@@ -325,6 +325,28 @@ int banded_penta_factor_alloc(int64_t n, const double *sub2, const double *sub1,
     return banded_factor_alloc(n, 2, diagonals, periodic, out);
 }
 
+int banded_constant_factor_alloc(int64_t n, int h, const double *entries, int periodic,
+                                 banded_factor **out)
+{
+    if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (!entries) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "entries is NULL");
+    /* sizes banded_factor_alloc refuses still get diagonals to point at; it refuses them first */
+    const int hb = h >= 1 && h <= BANDED_MAX_HALF_BANDWIDTH ? h : 1;
+    const int64_t len = n > 0 ? n : 1;
+    double *store = malloc((size_t)(2 * hb + 1) * (size_t)len * sizeof(double));
+    if (!store) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld", (long long)n);
+    const double *diagonals[2 * BANDED_MAX_HALF_BANDWIDTH + 1];
+    for (int o = 0; o <= 2 * hb; ++o) {
+        double *d = store + (size_t)o * (size_t)len;
+        for (int64_t i = 0; i < len; ++i) d[i] = entries[o];
+        diagonals[o] = d;
+    }
+    const int rc = banded_factor_alloc(n, h, diagonals, periodic, out);
+    free(store);
+    return rc;
+}
+
 void banded_factor_free(banded_factor *f)
 {
     if (!f) return;

@@ -20,19 +20,8 @@ struct ch2d_stepper {
 /* I + a delta^4: the periodic pentadiagonal (a, -4a, 1 + 6a, -4a, a) of n points. */
 static int hyperdiffusion_factor(int64_t n, double a, banded_factor **out)
 {
-    double *d[5];
-    int rc = COHORT_OK;
-    for (int k = 0; k < 5; ++k)
-        if (!(d[k] = malloc((size_t)n * sizeof(double))))
-            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld", (long long)n);
-    for (int64_t i = 0; rc == COHORT_OK && i < n; ++i) {
-        d[0][i] = d[4][i] = a;
-        d[1][i] = d[3][i] = -4.0 * a;
-        d[2][i] = 1.0 + 6.0 * a;
-    }
-    if (rc == COHORT_OK) rc = banded_penta_factor_alloc(n, d[0], d[1], d[2], d[3], d[4], 1, out);
-    for (int k = 0; k < 5; ++k) free(d[k]);
-    return rc;
+    const double entries[5] = {a, -4.0 * a, 1.0 + 6.0 * a, -4.0 * a, a};
+    return banded_constant_factor_alloc(n, 2, entries, 1, out);
 }
 
 int ch2d_stepper_alloc(const cohort_backend *be, const ch2d_params *p, ch2d_stepper **out)

@@ -46,52 +46,46 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
     s->params = *p;
     const int64_t n = p->n;
     const double dx = p->length / (double)n;
-    double *d[5] = {NULL};
+    double *forcing = NULL; /* ch1d_forced: dt k cos(k eta_i) on the host */
     int rc = COHORT_OK;
-    for (int k = 0; k < 5; ++k)
-        if (!(d[k] = malloc((size_t)n * sizeof(double))))
-            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "diagonals of n = %lld", (long long)n);
-    if (rc) goto done;
     if (p->kind == MODEL1D_DIFFUSION) {
         /* eq. 9-11 with alpha: sigma = alpha dt / (2 dx^2) */
         const double sigma = p->alpha * p->dt / (2.0 * dx * dx);
-        for (int64_t i = 0; i < n; ++i)
-            d[0][i] = -sigma, d[1][i] = 1.0 + 2.0 * sigma, d[2][i] = -sigma;
+        const double lhs[3] = {-sigma, 1.0 + 2.0 * sigma, -sigma};
         const double w[5] = {0.0, sigma, 1.0 - 2.0 * sigma, sigma, 0.0};
         for (int k = 0; k < 5; ++k) s->rhs.weight[k] = w[k];
         s->rhs.terms = MODEL1D_TERM_STENCIL;
-        COHORT_CALL_GOTO(rc, done, banded_tri_factor_alloc(n, d[0], d[1], d[2], 1, &s->factor));
+        COHORT_CALL_GOTO(rc, done, banded_constant_factor_alloc(n, 1, lhs, 1, &s->factor));
     } else {
         /* hyperdiffusion: eq. 17-19, sigma = alpha dt / (2 dx^4), both sides of Crank-Nicolson;
          * ch1d: eq. 24-26, sigma = gamma dt / dx^4 implicit, dt delta_x^2 (C^3 - C) explicit */
         const double dx4 = dx * dx * dx * dx;
         const double sigma = cahn_hilliard ? p->gamma * p->dt / dx4 : p->alpha * p->dt / (2 * dx4);
-        for (int64_t i = 0; i < n; ++i) {
-            d[0][i] = d[4][i] = sigma;
-            d[1][i] = d[3][i] = -4.0 * sigma;
-            d[2][i] = 1.0 + 6.0 * sigma;
-        }
+        const double lhs[5] = {sigma, -4.0 * sigma, 1.0 + 6.0 * sigma, -4.0 * sigma, sigma};
         const double cn[5] = {-sigma, 4.0 * sigma, 1.0 - 6.0 * sigma, 4.0 * sigma, -sigma};
         for (int k = 0; k < 5; ++k) s->rhs.weight[k] = cn[k];
         s->rhs.terms = cahn_hilliard ? MODEL1D_TERM_NONLINEAR : MODEL1D_TERM_STENCIL;
         s->rhs.nonlinear = p->dt / (dx * dx);
-        COHORT_CALL_GOTO(rc, done,
-                         banded_penta_factor_alloc(n, d[0], d[1], d[2], d[3], d[4], 1, &s->factor));
+        COHORT_CALL_GOTO(rc, done, banded_constant_factor_alloc(n, 2, lhs, 1, &s->factor));
     }
     if (forced) { /* eq. 34: dt [v dC/deta + f0 k cos(k eta)], eta_i = i dx in the wave's frame */
         s->rhs.terms |= MODEL1D_TERM_ADVECTION | MODEL1D_TERM_FORCING;
         s->rhs.advection = p->dt * p->v / dx;
         s->rhs.f0 = p->f0;
-        for (int64_t i = 0; i < n; ++i) d[0][i] = p->dt * p->k * cos(p->k * (double)i * dx);
+        if (!(forcing = malloc((size_t)n * sizeof(double)))) {
+            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "forcing of n = %lld", (long long)n);
+            goto done;
+        }
+        for (int64_t i = 0; i < n; ++i) forcing[i] = p->dt * p->k * cos(p->k * (double)i * dx);
         COHORT_CALL_GOTO(rc, done,
                          backend->alloc((void **)&s->forcing, (size_t)n * sizeof(double)));
         COHORT_CALL_GOTO(rc, done,
-                         backend->copy_to_device(s->forcing, d[0], (size_t)n * sizeof(double)));
+                         backend->copy_to_device(s->forcing, forcing, (size_t)n * sizeof(double)));
         s->rhs.forcing = s->forcing;
     }
     COHORT_CALL_GOTO(rc, done, banded_solver_alloc(backend, s->factor, &s->solver));
 done:
-    for (int k = 0; k < 5; ++k) free(d[k]);
+    free(forcing);
     if (rc != COHORT_OK) {
         model1d_stepper_free(s);
         return rc;
