@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
@@ -58,13 +57,6 @@ typedef struct context {
 static float time_median(context *c, bench_fn restore, bench_fn run, void *arg)
 {
     return bench_median_ms(restore, run, arg, c->opt.warmup, c->opt.reps, c->times);
-}
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* --- one (N, M) case --- */
@@ -352,9 +344,9 @@ static double cpu_median_ms(banded_solver *s, double *host_u, const double *host
     double t[5];
     for (int r = 0; r < 5; ++r) {
         memcpy(host_u, host_rhs, bytes);
-        const double t0 = seconds_now();
+        const double t0 = cohort_seconds();
         CHECK_COHORT(banded_solver_solve(s, host_u, m, 0, m));
-        t[r] = 1e3 * (seconds_now() - t0);
+        t[r] = 1e3 * (cohort_seconds() - t0);
     }
     for (int i = 0; i < 5; ++i) /* insertion sort of 5 */
         for (int j = i; j > 0 && t[j] < t[j - 1]; --j) {
