@@ -303,7 +303,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 if (!p.two_d)
                     rc = model1d_step(stepper.one, &state, &scratch, mean,
                                       p.f0_sweep >= 0 ? f0 : NULL, chunk, 0, count);
-                else if (step == 0) /* cuSten eq. 3, then eq. 2 */
+                else if (step == 0) /* the start step (ch2d.h), then eq. 2 */
                     rc = ch2d_start(stepper.two, &state, &prev, scratch, chunk, 0, count);
                 else
                     rc = ch2d_step(stepper.two, &state, &prev, scratch, chunk, 0, count);

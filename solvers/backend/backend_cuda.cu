@@ -804,15 +804,7 @@ static int fused_launch(const model1d_rhs *r, unsigned terms, const banded_view 
                         double *out, const double *mean, int64_t ld, int64_t m0, int64_t count,
                         int64_t groups, int64_t group_stride, int width)
 {
-    static int sm_count = 0;
-    if (sm_count == 0) {
-        int dev = 0;
-        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
-        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
-    }
     const fused_kernel_fn kernel = fused_kernel_for(terms, v);
-    COHORT_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
     int shift = 0;
     while ((1 << shift) < width) ++shift;
     const size_t factor = (size_t)fused_factor_doubles(*v) * sizeof(double);
@@ -820,11 +812,26 @@ static int fused_launch(const model1d_rhs *r, unsigned terms, const banded_view 
     int warps = (int)((TILE_MAX_BYTES - factor) / tile);
     if (warps > FUSED_MAX_WARPS) warps = FUSED_MAX_WARPS;
     const size_t bytes = factor + (size_t)warps * tile;
-    int per_sm = 0;
-    COHORT_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
+    /* the launch shape of the previous call: a run launches the same one every step, so the
+     * shared-memory attribute and the occupancy query are done when it changes only */
+    static struct {
+        fused_kernel_fn kernel;
+        size_t bytes;
+        int warps, resident;
+    } last = {NULL, 0, 0, 0};
+    if (kernel != last.kernel || bytes != last.bytes || warps != last.warps) {
+        int dev = 0, sm_count = 0, per_sm = 0;
+        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
+        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               TILE_MAX_BYTES));
+        COHORT_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
+        last.kernel = kernel, last.bytes = bytes, last.warps = warps;
+        last.resident = (per_sm > 0 ? per_sm : 1) * sm_count;
+    }
     const int64_t tiles = (count + width - 1) / width * groups;
-    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sm_count;
+    int64_t blocks = last.resident;
     if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
     model1d_rhs plain; /* the solve alone reads no right-hand side */
     memset(&plain, 0, sizeof plain);
