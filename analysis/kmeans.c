@@ -9,8 +9,8 @@
 #include "backend/philox.h"
 #include "backend/reduction_numerics.h"
 
-/* k-means++ draws: Philox positions far from the initial conditions' (member x N). */
-static const uint64_t KMEANS_RNG_OFFSET = (uint64_t)1 << 63;
+/* k-means++ draws of restart r: Philox stream PHILOX_STREAM_RESERVED + r (no member's stream),
+ * draw c at index c. */
 
 typedef struct km {
     const cohort_backend *be;
@@ -77,8 +77,9 @@ static int km_pass(km *s, const double *centroids, int kk, int fold, double *sum
 
 static int km_uniform(const km *s, int restart, int draw, double *u)
 {
-    return philox_uniform(1, u, 1, s->opt->seed,
-                          KMEANS_RNG_OFFSET + (uint64_t)restart * 1024u + (uint64_t)draw);
+    *u = philox_uniform_value(s->opt->seed, PHILOX_STREAM_RESERVED + (uint64_t)restart,
+                              (uint64_t)draw);
+    return COHORT_OK;
 }
 
 /* k-means++ (Arthur and Vassilvitskii): the first centroid a uniformly drawn member, each next one

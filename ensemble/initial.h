@@ -1,8 +1,8 @@
 /* Initial conditions of 1D members, written on a backend as deviations from the member's mean
  * (the state model1d_step evolves; the mean itself is initial.mean, kept separately):
- *   uniform  mean-free uniform noise in [-amplitude, amplitude]: cuRAND Philox4x32-10, LEGACY
- *            ordering, the member's N values at offset (global member index) x N, so a member's
- *            noise never depends on the chunking or the backend;
+ *   uniform  mean-free uniform noise in [-amplitude, amplitude]: Philox4x32-10 stream g (the
+ *            global member index), values 0 .. N-1 (backend/philox.h), so a member's noise
+ *            never depends on the chunking or the backend;
  *   cosine, mode  amplitude cos(2 pi mode x / L) on x_i = i L / N (seed 003, eq. 28). */
 #ifndef COHORT_INITIAL_H
 #define COHORT_INITIAL_H

@@ -10,7 +10,7 @@ static void exercise(const cohort_backend *be)
     /* a table with a missing operation would crash its first caller */
     EXPECT(be->name && be->describe && be->mem_info && be->alloc && be->release &&
                be->copy_to_device && be->copy_to_host && be->copy_within && be->fill &&
-               be->synchronize && be->uniform && be->interleave && be->banded_solve &&
+               be->synchronize && be->uniform_members && be->interleave && be->banded_solve &&
                be->model1d_step && be->model1d_moments && be->spectrum_plan_alloc &&
                be->spectrum_plan_free && be->spectrum_power && be->model1d_field &&
                be->block_fold && be->nearest_centroid && be->stencil_weights &&

@@ -1,13 +1,15 @@
 /* Initial conditions: a member's noise does not depend on the chunking (bitwise), is mean-free,
- * uniform in [-A, A] before its mean is removed, comes from the Philox sequence at offset
- * member x N, and (on cuda) is the very sequence of the cpu backend's host generator; cosine
- * initial conditions are the exact mode. Usage: test_initial --backend cpu|cuda. */
+ * uniform in [-A, A] before its mean is removed, is values 0 .. N-1 of Philox stream m
+ * (backend/philox.h, evaluated on the host as the reference), and (on cuda) the device draws the
+ * cpu backend's bits; cosine initial conditions are the exact mode. Usage: test_initial --backend
+ * cpu|cuda. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "backend/philox.h"
 #include "initial.h"
 #include "test_common.h"
 
@@ -30,13 +32,10 @@ static int fill(const cohort_backend *be, const initial1d *ic, int64_t chunk, do
     return rc;
 }
 
-static double raw_member_value(const cohort_backend *be, const initial1d *ic, int64_t m, int64_t i)
+static double raw_member_value(const initial1d *ic, int64_t m, int64_t i)
 {
-    double raw[N], *d = NULL;
-    be->alloc((void **)&d, sizeof raw);
-    be->uniform(d, N, ic->seed, (uint64_t)(m * N));
-    be->copy_to_host(raw, d, sizeof raw);
-    be->release(d);
+    double raw[N];
+    for (int k = 0; k < N; ++k) raw[k] = philox_uniform_value(ic->seed, (uint64_t)m, (uint64_t)k);
     double mean = 0.0;
     for (int k = 0; k < N; ++k) mean += 2.0 * ic->amplitude * raw[k] - ic->amplitude;
     return 2.0 * ic->amplitude * raw[i] - ic->amplitude - mean / N;
@@ -74,17 +73,25 @@ int main(int argc, char **argv)
     double worst_seq = 0.0;
     for (int m = 0; m < LD; m += 33)
         for (int i = 0; i < N; i += 6)
-            worst_seq = fmax(worst_seq, fabs(a[i * LD + m] - raw_member_value(be, &noise, m, i)));
-    EXPECT(worst_seq <= 1e-16, "member m is the sequence at offset m N: %.3e", worst_seq);
+            worst_seq = fmax(worst_seq, fabs(a[i * LD + m] - raw_member_value(&noise, m, i)));
+    EXPECT(worst_seq <= 1e-16, "member m is Philox stream m: %.3e", worst_seq);
 
     if (be->kind == COHORT_BACKEND_CUDA) { /* the device generator draws the host's numbers */
-        double dev[N * 3], host[N * 3], *d = NULL;
+        enum { ODD = 11, MEMBERS = 1000 }; /* an odd length: the last value of a pair unused */
+        static double dev[ODD * MEMBERS], host[ODD * MEMBERS];
+        double *d = NULL;
         be->alloc((void **)&d, sizeof dev);
-        EXPECT(be->uniform(d, N * 3, 77, 12345) == COHORT_OK, "device uniform");
+        be->fill(d, NAN, ODD * MEMBERS);
+        const uint64_t first = ((uint64_t)1 << 40) - 77; /* high words of the stream in use */
+        EXPECT(be->uniform_members(d, ODD, (int64_t)first, MEMBERS, 0xfedcba9876543210ull) ==
+                   COHORT_OK,
+               "device uniform");
         be->copy_to_host(dev, d, sizeof dev);
         be->release(d);
-        EXPECT(cohort_backend_cpu.uniform(host, N * 3, 77, 12345) == COHORT_OK, "host uniform");
-        EXPECT(!memcmp(dev, host, sizeof dev), "device and host Philox sequences identical");
+        EXPECT(cohort_backend_cpu.uniform_members(host, ODD, (int64_t)first, MEMBERS,
+                                                  0xfedcba9876543210ull) == COHORT_OK,
+               "host uniform");
+        EXPECT(!memcmp(dev, host, sizeof dev), "cuRAND's device API draws the cpu backend's bits");
         EXPECT(fill(&cohort_backend_cpu, &noise, 13, b) == COHORT_OK, "cpu fill");
         double worst = 0.0;
         for (int k = 0; k < N * LD; ++k) worst = fmax(worst, fabs(a[k] - b[k]));

@@ -4,7 +4,8 @@
 # /usr/local/cuda/bin) the cuda backend is built, without it the cpu backend alone.
 set -eu
 # python3-netcdf4, -xarray, -matplotlib: the file checks and plots (Debian's python3, /usr/bin)
-packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev python3-netcdf4
+packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev librandom123-dev
+          python3-netcdf4
           python3-xarray python3-matplotlib"
 missing=""
 for p in $packages; do

@@ -32,11 +32,10 @@ typedef struct cohort_backend {
     int (*copy_within)(void *dst, const void *src, size_t bytes);
     int (*fill)(double *dst, double value, size_t count);
     int (*synchronize)(void);
-    /* count uniform doubles in (0, 1] from cuRAND's Philox4x32-10 (LEGACY ordering) with `seed`,
-     * starting `offset` values into its sequence: the host generator on cpu, the device
-     * generator on cuda, the same numbers on both. COHORT_ERR_UNAVAILABLE where this build has
-     * no cuRAND. */
-    int (*uniform)(double *out, int64_t count, uint64_t seed, uint64_t offset);
+    /* out[k * n + i] = philox_uniform_value(seed, first + k, i) (backend/philox.h) for k < count
+     * and i < n: the noise of global members [first, first + count), member-major, uniform in
+     * (0, 1]; Random123 on cpu, cuRAND's device API on cuda, the same bits on both. */
+    int (*uniform_members)(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed);
     /* dst[i * ld + m] = scale * src[(m - m0) * member_stride + i] + shift, for i < n and m in
      * [m0, m0 + count), then minus the member's mean over i when remove_mean, then times
      * member_scale[m - m0] (NULL: 1): member-major values (member_stride = n) or one column for

@@ -187,14 +187,18 @@ static int cpu_model1d_moments(const double *u, const double *mean, int64_t n, i
 {
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < count; ++k)
-        model1d_member_moments(u + m0 + k, n, ld, mean ? mean[m0 + k] : 0.0, &out[k],
+        model1d_member_moments(u + m0 + k, n, ld, mean != NULL, mean ? mean[m0 + k] : 0.0, &out[k],
                                &out[count + k]);
     return COHORT_OK;
 }
 
-static int cpu_uniform(double *out, int64_t count, uint64_t seed, uint64_t offset)
+static int cpu_uniform_members(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed)
 {
-    return philox_uniform(1, out, count, seed, offset);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < count; ++k)
+        for (int64_t i = 0; i < n; ++i)
+            out[k * n + i] = philox_uniform_value(seed, (uint64_t)(first + k), (uint64_t)i);
+    return COHORT_OK;
 }
 
 static int cpu_interleave(const double *src, int64_t member_stride, double scale, double shift,
@@ -414,7 +418,7 @@ const cohort_backend cohort_backend_cpu = {
     .copy_within = cpu_copy,
     .fill = cpu_fill,
     .synchronize = cpu_synchronize,
-    .uniform = cpu_uniform,
+    .uniform_members = cpu_uniform_members,
     .interleave = cpu_interleave,
     .banded_solve = cpu_banded_solve,
     .model1d_step = cpu_model1d_step,

@@ -4,6 +4,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <curand_kernel.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +12,6 @@
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
 #include "backend/layout_numerics.h"
-#include "backend/philox.h"
 #include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
 #include "models/model1d_numerics.h"
@@ -171,9 +171,31 @@ static int cuda_synchronize(void)
 
 /* ---- random numbers and layout ---- */
 
-static int cuda_uniform(double *out, int64_t count, uint64_t seed, uint64_t offset)
+/* One thread per pair of values (2p, 2p + 1) of a member: cuRAND's device API at stream
+ * first + k, offset 4p words, two doubles from one Philox block (backend/philox.h states the
+ * mapping the cpu backend draws with Random123). */
+__global__ void uniform_members_kernel(double *out, int64_t n, int64_t first, int64_t count,
+                                       uint64_t seed)
 {
-    return philox_uniform(0, out, count, seed, offset);
+    const int64_t pairs = (n + 1) / 2;
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (t >= pairs * count) return;
+    const int64_t k = t / pairs, p = t % pairs;
+    curandStatePhilox4_32_10_t state;
+    curand_init(seed, (unsigned long long)(first + k), (unsigned long long)(4 * p), &state);
+    const double2 u = curand_uniform2_double(&state);
+    out[k * n + 2 * p] = u.x;
+    if (2 * p + 1 < n) out[k * n + 2 * p + 1] = u.y;
+}
+
+static int cuda_uniform_members(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed)
+{
+    const int64_t threads = (n + 1) / 2 * count;
+    if (threads == 0) return COHORT_OK;
+    uniform_members_kernel<<<(unsigned)((threads + FILL_THREADS - 1) / FILL_THREADS),
+                             FILL_THREADS>>>(out, n, first, count, seed);
+    COHORT_CUDA_CHECK_LAUNCH("uniform_members_kernel");
+    return COHORT_OK;
 }
 
 __global__ void interleave_kernel(const double *src, int64_t member_stride, double scale,
@@ -902,7 +924,8 @@ __global__ void __launch_bounds__(PORTABLE_THREADS)
 {
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (k >= count) return;
-    model1d_member_moments(u + m0 + k, n, ld, mean ? mean[m0 + k] : 0.0, &out[k], &out[count + k]);
+    model1d_member_moments(u + m0 + k, n, ld, mean != NULL, mean ? mean[m0 + k] : 0.0, &out[k],
+                           &out[count + k]);
 }
 
 static int cuda_model1d_moments(const double *u, const double *mean, int64_t n, int64_t ld,
@@ -1315,7 +1338,7 @@ extern "C" const cohort_backend cohort_backend_cuda = {
     .copy_within = cuda_copy_within,
     .fill = cuda_fill,
     .synchronize = cuda_synchronize,
-    .uniform = cuda_uniform,
+    .uniform_members = cuda_uniform_members,
     .interleave = cuda_interleave,
     .banded_solve = cuda_banded_solve,
     .model1d_step = cuda_model1d_step,

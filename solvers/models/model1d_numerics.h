@@ -124,14 +124,16 @@ COHORT_HD double model1d_member_mean(const double *x, int64_t n, int64_t s)
     return sum / (double)n;
 }
 
-/* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid), the
- * member stored as its deviation from `mean`, with the deviation's own mean projected out as the
- * next step would (model1d_rhs_point): the inputs of the coarsening length ell = 1 / (1 - <C^2>)
- * (seed 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
-COHORT_HD void model1d_member_moments(const double *x, int64_t n, int64_t s, double mean,
-                                      double *c_mean, double *c2_mean)
+/* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid): with
+ * `deviation`, the member is stored as its deviation from `mean`, with the deviation's own mean
+ * projected out as the next step would (model1d_rhs_point); without, x is the field C itself (2D
+ * models) and mean is not used. The inputs of the coarsening length ell = 1 / (1 - <C^2>) (seed
+ * 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
+COHORT_HD void model1d_member_moments(const double *x, int64_t n, int64_t s, int deviation,
+                                      double mean, double *c_mean, double *c2_mean)
 {
-    const double drift = model1d_member_mean(x, n, s);
+    const double drift = deviation ? model1d_member_mean(x, n, s) : 0.0;
+    if (!deviation) mean = 0.0;
     double sum = 0.0, sum2 = 0.0;
     for (int64_t j = 0; j < n; ++j) {
         const double c = x[j * s] - drift + mean;
