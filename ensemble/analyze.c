@@ -72,7 +72,8 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
                  a->path);
         return EXIT_BAD_INPUT;
     }
-    const int base = p->two_d ? 3 : 2; /* (member, [y,] x), and t_snap first for snapshots */
+    const int planar = p->model->dimension == 2;
+    const int base = planar ? 3 : 2; /* (member, [y,] x), and t_snap first for snapshots */
     if (nc_inq_var(a->nc, a->var, NULL, &type, &ndims, dims, NULL) != NC_NOERR ||
         (type != NC_DOUBLE && type != NC_FLOAT) || ndims < base || ndims > base + 1) {
         snprintf(err, len, "%s: C is not a double or float variable of %d or %d dimensions",
@@ -80,13 +81,13 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
         return EXIT_BAD_INPUT;
     }
     a->snapshots = ndims == base + 1;
-    a->nx = p->two_d ? p->ch2d.nx : p->model.n, a->ny = p->two_d ? p->ch2d.ny : 1;
+    a->nx = p->values.nx, a->ny = p->values.ny;
     const char *expected[4];
     int64_t want[4];
     int e = 0;
     if (a->snapshots) expected[e] = "t_snap", want[e++] = -1;
     expected[e] = "member", want[e++] = p->members;
-    if (p->two_d) expected[e] = "y", want[e++] = a->ny;
+    if (planar) expected[e] = "y", want[e++] = a->ny;
     expected[e] = "x", want[e++] = a->nx;
     for (int d = 0; d < ndims; ++d) {
         char name[NC_MAX_NAME + 1];
@@ -102,7 +103,7 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
         }
         if (d == 0 && a->snapshots) a->n_times = (int64_t)length;
     }
-    a->members = p->members, a->n = p->model.n;
+    a->members = p->members, a->n = p->n;
     if (!a->snapshots) a->n_times = 1;
     a->times = malloc((size_t)a->n_times * sizeof(double));
     if (!a->times) {
@@ -198,7 +199,7 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
     if (rc == COHORT_OK) rc = be->alloc((void **)&dev, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&stage, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
-        rc = structure_factor_alloc(be, a->nx, a->ny, p->model.length, chunk, chunk, a->members,
+        rc = structure_factor_alloc(be, a->nx, a->ny, p->values.length, chunk, chunk, a->members,
                                     a->n_times - first_time, &sf);
     for (int64_t s = first_time; s < a->n_times && rc == COHORT_OK; ++s) {
         int64_t active = 0;
@@ -344,7 +345,7 @@ int analyze_archive(const analyze_options *opt)
         rc = analyze_structure_factor(be, &a, &p, chunk, opt->from, out, opt->quiet);
     if (rc == COHORT_OK && k > 0) {
         excluded = malloc((size_t)p.members);
-        buffer = malloc((size_t)(chunk * p.model.n) * sizeof(double));
+        buffer = malloc((size_t)(chunk * p.n) * sizeof(double));
         rc = excluded && buffer ? excluded_members(&a, chunk, excluded, buffer)
                                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers");
         if (rc == COHORT_OK) rc = output_put_double(out, "kmeans_time", a.times[a.final]);

@@ -73,10 +73,10 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const char *mode
         free(index), free(labels);
         return COHORT_OK;
     }
-    clustered_members f = {fields, ctx, index, p->model.n, NULL, 0};
+    clustered_members f = {fields, ctx, index, p->n, NULL, 0};
     kmeans_result r;
     const double start = cohort_seconds();
-    int rc = kmeans_run(be, p->model.n, active, load_clustered, &f, &kopt, &r);
+    int rc = kmeans_run(be, p->n, active, load_clustered, &f, &kopt, &r);
     if (rc != COHORT_OK) {
         free(index), free(labels), free(f.span);
         return rc;
@@ -84,8 +84,8 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const char *mode
     memset(labels, REDUCTION_SKIP, (size_t)p->members);
     for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
     char meanings[512];
-    rc = flow_pattern_names(model, &r, kopt.k, p->model.n, active, load_clustered, &f, 65536,
-                            meanings, sizeof meanings);
+    rc = flow_pattern_names(model, &r, kopt.k, p->n, active, load_clustered, &f, 65536, meanings,
+                            sizeof meanings);
     unsigned char *map = NULL;
     if (output_has_label_map(out)) {
         const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;

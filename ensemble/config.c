@@ -10,35 +10,27 @@
 #include <string.h>
 
 #include "backend/cohort_error.h"
+#include "models/model.h"
 
 #define INF INFINITY
-static const config_key schema[] = {
-    {"model", "name", CONFIG_ENUM, "ch1d", 0, 0, 0, 0,
-     "diffusion1d|hyperdiffusion1d|ch1d|ch1d_forced|ch2d", "", "",
+/* The keys every configuration has; the models' own keys ([model] parameters) and the models
+ * that read each grid key come from the registry (models/model.h), in schema_init. GRID_1D and
+ * GRID_2D stand for "the models of that dimension" until then. */
+static const char GRID_1D[] = "1D models", GRID_2D[] = "2D models";
+static const config_key common[] = {
+    {"model", "name", CONFIG_ENUM, NULL /* cohort_model_default() */, 0, 0, 0, 0, NULL, "", "",
      "the equation (cohort models lists them)"},
-    {"model", "alpha", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "diffusion1d hyperdiffusion1d", "1",
-     "diffusion or hyperdiffusion coefficient"},
-    {"model", "gamma", CONFIG_REAL, "0.01", 0, INF, 1, 0, NULL, "ch1d ch1d_forced ch2d", "1",
-     "Cahn-Hilliard interface parameter; transition zones have width sqrt(gamma)"},
-    {"model", "D", CONFIG_REAL, "0.6", 0, INF, 1, 0, NULL, "ch2d", "1",
-     "mobility D of C_t = D lap(C^3 - C - gamma lap C)"},
-    {"model", "f0", CONFIG_REAL, "0", 0, INF, 0, 0, NULL, "ch1d_forced", "1",
-     "amplitude of the travelling-wave forcing"},
-    {"model", "k", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "ch1d_forced", "1",
-     "wavenumber of the forcing"},
-    {"model", "v", CONFIG_REAL, "0.5", -INF, INF, 0, 0, NULL, "ch1d_forced", "1",
-     "speed of the forcing wave (the equation is solved in its moving frame)"},
-    {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL,
-     "diffusion1d hyperdiffusion1d ch1d ch1d_forced", "points",
+    {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL, GRID_1D, "points",
      "grid points of the periodic domain (tridiagonal models >= 3, pentadiagonal >= 5)"},
-    {"grid", "nx", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, "ch2d", "points",
+    {"grid", "nx", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, GRID_2D, "points",
      "grid points along x of the periodic square"},
-    {"grid", "ny", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, "ch2d", "points",
+    {"grid", "ny", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, GRID_2D, "points",
      "grid points along y of the periodic square"},
     {"grid", "length", CONFIG_REAL, "2*pi", 0, INF, 1, 0, NULL, "", "1",
      "domain length L (2D: the side of the square); multiples of pi are accepted (2*pi, pi/2)"},
     {"time", "dt", CONFIG_REAL, "auto", 0, INF, 1, 1, NULL, "", "1",
-     "time step; auto = 0.1 dx (seed eq. 27; ch2d: dx = L / nx)"},
+     "time step; auto = the model's choice (cohort models; 0.1 dx, dx = L / nx, for the "
+     "Cahn-Hilliard models, seed 003 eq. 27)"},
     {"time", "t_end", CONFIG_REAL, "20", 0, INF, 1, 0, NULL, "", "1",
      "final time, reached exactly"},
     {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
@@ -83,13 +75,65 @@ static const config_key schema[] = {
     {"analysis", "kmeans_tol", CONFIG_REAL, "0", 0, INF, 0, 0, NULL, "", "1",
      "stop when the inertia falls by less than this fraction (0: when no label changes)"},
 };
-enum { N_KEYS = sizeof schema / sizeof schema[0] };
+enum { N_COMMON = sizeof common / sizeof common[0], MAX_KEYS = 96, MODEL_LIST = 512 };
+static config_key schema[MAX_KEYS];
+static size_t N_KEYS;
+static char key_models[MAX_KEYS][MODEL_LIST]; /* the models that read key k, space-separated */
+static char model_names[MODEL_LIST];          /* model.name's allowed values, "a|b|c" */
+
+static void append_word(char *list, size_t len, const char *word, const char *separator)
+{
+    const size_t used = strlen(list);
+    snprintf(list + used, len - used, "%s%s", used ? separator : "", word);
+}
+
+/* The schema: the common keys, with each registered model's parameters inserted after model.name
+ * (a key several models read is listed once; its default, range and meaning are the first
+ * model's). */
+static void schema_init(void)
+{
+    if (N_KEYS) return;
+    size_t n_models = 0;
+    const cohort_model *const *models = cohort_models(&n_models);
+    for (size_t c = 0; c < N_COMMON; ++c) {
+        schema[N_KEYS] = common[c];
+        if (common[c].models == GRID_1D || common[c].models == GRID_2D) {
+            for (size_t m = 0; m < n_models; ++m)
+                if (models[m]->dimension == (common[c].models == GRID_1D ? 1 : 2))
+                    append_word(key_models[N_KEYS], MODEL_LIST, models[m]->name, " ");
+            schema[N_KEYS].models = key_models[N_KEYS];
+        }
+        ++N_KEYS;
+        if (strcmp(common[c].section, "model") || strcmp(common[c].name, "name")) continue;
+        schema[N_KEYS - 1].default_value = cohort_model_default();
+        for (size_t m = 0; m < n_models; ++m) {
+            append_word(model_names, sizeof model_names, models[m]->name, "|");
+            for (int j = 0; j < models[m]->n_params; ++j) {
+                const cohort_model_param *q = &models[m]->params[j];
+                size_t k = 0;
+                while (k < N_KEYS &&
+                       (strcmp(schema[k].section, "model") || strcmp(schema[k].name, q->key)))
+                    ++k;
+                if (k == N_KEYS && N_KEYS < MAX_KEYS - N_COMMON)
+                    schema[N_KEYS++] =
+                        (config_key){"model", q->key,        CONFIG_REAL,      q->default_value,
+                                     q->min,  q->max,        q->min_exclusive, 0,
+                                     NULL,    key_models[k], q->units,         q->meaning};
+                append_word(key_models[k], MODEL_LIST, models[m]->name, " ");
+            }
+        }
+    }
+    for (size_t k = 0; k < N_KEYS; ++k)
+        if (!strcmp(schema[k].section, "model") && !strcmp(schema[k].name, "name"))
+            schema[k].allowed = model_names;
+}
 static const char *const sections[] = {"model",   "grid",  "time",   "ensemble",
                                        "initial", "sweep", "output", "analysis"};
 enum { N_SECTIONS = sizeof sections / sizeof sections[0] };
 
 const config_key *config_schema(size_t *count)
 {
+    schema_init();
     *count = N_KEYS;
     return schema;
 }
@@ -489,6 +533,7 @@ static char *read_file(const char *path, char *err, size_t len, int *rc)
 static int load(cohort_config *c, const char *name, const char *text, const char *const *sets,
                 int n_sets, char *err, size_t err_len)
 {
+    schema_init();
     memset(c, 0, sizeof *c);
     c->design_grid = 1;
     c->replicates = 1;
@@ -556,6 +601,7 @@ void config_free(cohort_config *c)
 
 const config_value *config_get(const cohort_config *c, const char *section, const char *name)
 {
+    schema_init();
     const int k = find_key(section, name);
     return k >= 0 ? &c->values[k] : NULL;
 }
@@ -565,12 +611,22 @@ double config_real(const cohort_config *c, const char *section, const char *name
     return config_get(c, section, name)->number;
 }
 
+/* Whether the space-separated list names `model` as a whole word. */
+static int lists_model(const char *list, const char *model)
+{
+    const size_t n = strlen(model);
+    for (const char *p = strstr(list, model); p; p = strstr(p + 1, model))
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
+    return 0;
+}
+
 char *config_render(const cohort_config *c)
 {
     size_t cap = 8192, used = 0;
     char *out = malloc(cap);
     if (!out) return NULL;
     out[0] = '\0';
+    const char *model = config_get(c, "model", "name")->text;
 #define EMIT(...)                                                                                  \
     do {                                                                                           \
         int w_ = snprintf(out + used, cap - used, __VA_ARGS__);                                    \
@@ -596,51 +652,46 @@ char *config_render(const cohort_config *c)
                      schema[c->sweeps[w].key].name, c->sweeps[w].spec);
             continue;
         }
+        /* only the keys the run's model reads, and those every model reads */
         for (size_t k = 0; k < N_KEYS; ++k)
-            if (!strcmp(schema[k].section, sections[s]))
+            if (!strcmp(schema[k].section, sections[s]) &&
+                (!schema[k].models[0] || lists_model(schema[k].models, model)))
                 EMIT("%s = %s\n", schema[k].name, c->values[k].text);
     }
 #undef EMIT
     return out;
 }
 
-/* Whether the space-separated list names `model` as a whole word. */
-static int lists_model(const char *list, const char *model)
-{
-    const size_t n = strlen(model);
-    for (const char *p = strstr(list, model); p; p = strstr(p + 1, model))
-        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
-    return 0;
-}
-
 void config_print_models(FILE *out)
 {
-    static const struct {
-        const char *name, *equation, *scheme;
-    } models[] = {
-        {"diffusion1d", "C_t = alpha C_xx", "Crank-Nicolson, periodic tridiagonal (seed eq. 9-11)"},
-        {"hyperdiffusion1d", "C_t = -alpha C_xxxx",
-         "Crank-Nicolson, periodic pentadiagonal (seed eq. 17-19)"},
-        {"ch1d", "C_t = (C^3 - C - gamma C_xx)_xx",
-         "implicit hyperdiffusion, explicit C^3 - C, periodic pentadiagonal (seed eq. 24-27)"},
-        {"ch1d_forced",
-         "C_t - v C_eta = (C^3 - C - gamma C_etaeta)_etaeta + f0 k cos(k eta), eta = x - v t",
-         "as ch1d, with v C_eta by fifth-order Hamilton-Jacobi WENO upwinded by the sign of v and "
-         "the forcing explicit (seed eq. 33-34)"},
-        {"ch2d", "C_t = D lap(C^3 - C - gamma lap C) on the periodic square (0, L)^2",
-         "ADI: BDF2 with pentadiagonal line solves along x then y, C^3 - C explicit at t^n "
-         "(cuSten eq. 2), the first step by standard ADI (eq. 3); initial.kind = uniform"},
-    };
+    schema_init();
+    size_t n_models = 0;
+    const cohort_model *const *models = cohort_models(&n_models);
     char range[256];
-    for (size_t m = 0; m < sizeof models / sizeof models[0]; ++m) {
-        fprintf(out, "%s\n  %s\n  %s\n", models[m].name, models[m].equation, models[m].scheme);
+    for (size_t m = 0; m < n_models; ++m) {
+        const cohort_model *d = models[m];
+        fprintf(out,
+                "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s; "
+                "reports %s = %s\n",
+                d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
+                d->initial_kinds, d->conserves_mean ? "yes" : "no", d->length_name,
+                d->length_meaning);
         for (size_t k = 0; k < N_KEYS; ++k) {
-            if (!schema[k].models[0] || !lists_model(schema[k].models, models[m].name)) continue;
+            if (!schema[k].models[0] || !lists_model(schema[k].models, d->name)) continue;
             describe_range(&schema[k], range, sizeof range);
             char key[64];
             snprintf(key, sizeof key, "%s.%s", schema[k].section, schema[k].name);
-            fprintf(out, "    %-12s default %-6s %s: %s\n", key, schema[k].default_value, range,
-                    schema[k].meaning);
+            const int own = !strcmp(schema[k].section, "model") &&
+                            cohort_model_param_index(d, schema[k].name) >= 0;
+            const char *value =
+                own ? d->params[cohort_model_param_index(d, schema[k].name)].default_value
+                    : schema[k].default_value;
+            fprintf(out, "    %-12s default %-6s %s: %s%s\n", key, value, range,
+                    own ? d->params[cohort_model_param_index(d, schema[k].name)].meaning
+                        : schema[k].meaning,
+                    own && cohort_model_param_index(d, schema[k].name) == d->per_member_param
+                        ? " (sweepable per member)"
+                        : "");
         }
         fputc('\n', out);
     }

@@ -78,13 +78,13 @@ static void print_run_usage(FILE *out)
             "analysis.kmeans = K adds label(member), centroid(cluster, x) and, for a grid of two\n"
             "swept keys, label_map.\n"
             "\n"
-            "model.name = ch2d runs 2D members (grid.nx x grid.ny): C(member, y, x), and\n"
-            "s_mean/var/sem(t) with the fit s_mean ~ t^s_exponent in place of ell.\n"
+            "2D models (e.g. model.name = ch2d) run members of grid.nx x grid.ny points:\n"
+            "C(member, y, x), and s_mean/var/sem(t) with the fit s_mean ~ t^s_exponent in place\n"
+            "of ell.\n"
             "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
-            "replicates = R) sweep initial.mean, initial.amplitude and the model's coefficient\n"
-            "(alpha; gamma for ch1d; gamma, f0, k, v for ch1d_forced; gamma, D for ch2d);\n"
-            "members = points x replicates.\n");
+            "replicates = R) sweep initial.mean, initial.amplitude and any of the model's\n"
+            "parameters (cohort models lists them); members = points x replicates.\n");
 }
 
 /* The command line as typed, for the history attribute. */

@@ -118,7 +118,7 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
 static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
                                 int dim_y, int dim_t)
 {
-    const char *l = s->ny > 0 ? "s" : "ell"; /* cuSten's s(t) in 2D, the seed's ell(t) in 1D */
+    const char *l = s->length_name ? s->length_name : "ell";
     char name[3][16], text[3][128];
     snprintf(name[0], sizeof name[0], "%s_mean", l);
     snprintf(name[1], sizeof name[1], "%s_var", l);
@@ -171,7 +171,7 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     if (s->member_series) {
         const int dims[2] = {dim_t, dim_member};
         const size_t chunk[2] = {1, chunk_members};
-        NC_CALL(o, nc_def_var(o->ncid, s->ny > 0 ? "s" : "ell", NC_DOUBLE, 2, dims,
+        NC_CALL(o, nc_def_var(o->ncid, s->length_name ? s->length_name : "ell", NC_DOUBLE, 2, dims,
                               &o->var_ell_member));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
         COHORT_CALL(put_text(o, o->var_ell_member, "long_name",

@@ -11,6 +11,19 @@
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
+/* Whether the "a|b|c" list holds `word`. */
+static int lists_word(const char *list, const char *word)
+{
+    const size_t n = strlen(word);
+    for (const char *a = list; *a;) {
+        const char *bar = strchr(a, '|');
+        const size_t len = bar ? (size_t)(bar - a) : strlen(a);
+        if (len == n && !strncmp(a, word, n)) return 1;
+        a += len + (bar ? 1 : 0);
+    }
+    return 0;
+}
+
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g)
 {
@@ -26,7 +39,7 @@ static int64_t *event_steps(double every, const run_plan *p, int64_t *count)
     int64_t *steps = malloc((size_t)most * sizeof *steps);
     *count = 0;
     for (int64_t r = 0; steps && r < most; ++r) {
-        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->model.dt);
+        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->values.dt);
         if (step > p->steps) step = p->steps;
         if (*count > 0 && step <= steps[*count - 1]) continue;
         steps[(*count)++] = step;
@@ -35,7 +48,7 @@ static int64_t *event_steps(double every, const run_plan *p, int64_t *count)
     return steps;
 }
 
-/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v). */
+/* Whether members g and h share every swept value the stepper holds. */
 int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h)
 {
     for (int j = 0; j < p->n_stepper_sweeps; ++j)
@@ -45,20 +58,26 @@ int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h)
     return 1;
 }
 
+cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g)
+{
+    cohort_model_values v = p->values;
+    for (int q = 0; q < p->n_stepper_sweeps; ++q)
+        v.param[p->stepper_param[q]] = run_plan_swept_value(p, p->stepper_sweep[q], g);
+    return v;
+}
+
 /* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
  * holds (its factor or its forcing is then rebuilt between groups of members). */
-static int plan_sweeps(const cohort_config *c, run_plan *p, const char *model, char *err,
-                       size_t len)
+static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     size_t n_keys = 0;
     const config_key *schema = config_schema(&n_keys);
-    const int forced = p->model.kind == MODEL1D_CAHN_HILLIARD_FORCED;
-    const char *reads =
-        p->two_d                                                                        ? "gamma, D"
-        : p->model.kind == MODEL1D_DIFFUSION || p->model.kind == MODEL1D_HYPERDIFFUSION ? "alpha"
-        : forced ? "gamma, f0, k, v"
-                 : "gamma";
-    p->mean_sweep = p->amplitude_sweep = p->f0_sweep = -1;
+    const cohort_model *m = p->model;
+    char reads[256] = "";
+    for (int j = 0; j < m->n_params; ++j)
+        snprintf(reads + strlen(reads), sizeof reads - strlen(reads), "%s%s", j ? ", " : "",
+                 m->params[j].key);
+    p->mean_sweep = p->amplitude_sweep = p->member_param_sweep = -1;
     p->n_stepper_sweeps = 0;
     p->replicates = c->replicates;
     p->grid = c->design_grid;
@@ -67,20 +86,21 @@ static int plan_sweeps(const cohort_config *c, run_plan *p, const char *model, c
     for (int j = 0; j < c->n_sweeps; ++j) {
         const config_sweep *sw = &c->sweeps[j];
         const config_key *k = &schema[sw->key];
+        const int param = strcmp(k->section, "model") ? -1 : cohort_model_param_index(m, k->name);
         p->sweep[j] = sw;
         if (!strcmp(k->section, "initial")) {
             if (!strcmp(k->name, "mean"))
                 p->mean_sweep = j;
             else
                 p->amplitude_sweep = j;
-        } else if (forced && !strcmp(k->name, "f0")) {
-            p->f0_sweep = j;
-        } else if (strstr(reads, k->name) && (strcmp(k->name, "k") || forced) &&
-                   (strcmp(k->name, "v") || forced)) {
+        } else if (param >= 0 && param == m->per_member_param) {
+            p->member_param_sweep = j;
+        } else if (param >= 0) {
+            p->stepper_param[p->n_stepper_sweeps] = param;
             p->stepper_sweep[p->n_stepper_sweeps++] = j;
         } else {
             snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
-                     sw->origin, k->section, k->name, model, k->name, reads);
+                     sw->origin, k->section, k->name, m->name, k->name, reads);
             return EXIT_BAD_INPUT;
         }
         if (!p->grid && sw->count != c->sweeps[0].count) {
@@ -116,43 +136,47 @@ static int plan_sweeps(const cohort_config *c, run_plan *p, const char *model, c
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
-    const config_value *name = config_get(c, "model", "name"), *n = config_get(c, "grid", "n");
-    p->model.kind = !strcmp(name->text, "diffusion1d")        ? MODEL1D_DIFFUSION
-                    : !strcmp(name->text, "hyperdiffusion1d") ? MODEL1D_HYPERDIFFUSION
-                    : !strcmp(name->text, "ch1d")             ? MODEL1D_CAHN_HILLIARD
-                                                              : MODEL1D_CAHN_HILLIARD_FORCED;
-    p->two_d = !strcmp(name->text, "ch2d");
-    if (p->two_d) p->model.kind = MODEL1D_CAHN_HILLIARD; /* for the parameters it shares */
-    const int64_t n_min = p->model.kind == MODEL1D_DIFFUSION ? 3 : 5;
-    if (!p->two_d && n->integer < n_min) {
-        snprintf(err, len, "%s: grid.n = %lld: %s needs grid.n >= %lld (the %s solver's minimum)",
-                 n->origin, (long long)n->integer, name->text, (long long)n_min,
-                 n_min == 3 ? "tridiagonal" : "pentadiagonal");
+    const config_value *name = config_get(c, "model", "name");
+    const cohort_model *m = p->model = cohort_model_find(name->text);
+    if (!m) { /* the schema allows only registered names */
+        snprintf(err, len, "%s: model.name = %s: no such model", name->origin, name->text);
         return EXIT_BAD_INPUT;
     }
-    p->model.n = n->integer;
-    p->model.length = config_real(c, "grid", "length");
-    if (p->two_d) { /* a member is nx x ny points, stored as one line of nx ny (row-major) */
-        p->ch2d.nx = config_get(c, "grid", "nx")->integer;
-        p->ch2d.ny = config_get(c, "grid", "ny")->integer;
-        p->ch2d.length = p->model.length;
-        p->ch2d.D = config_real(c, "model", "D");
-        p->model.n = p->ch2d.nx * p->ch2d.ny;
-        const config_value *kind = config_get(c, "initial", "kind");
-        if (strcmp(kind->text, "uniform")) {
-            snprintf(err, len, "%s: initial.kind = %s: ch2d starts from uniform noise only",
-                     kind->origin, kind->text);
+    /* the grid: grid.n points in 1D, grid.nx x grid.ny in 2D (a member is one line of nx ny
+     * values, row-major) */
+    const char *grid_keys[2] = {m->dimension == 1 ? "n" : "nx", "ny"};
+    int64_t extent[2] = {1, 1};
+    for (int d = 0; d < m->dimension; ++d) {
+        const config_value *v = config_get(c, "grid", grid_keys[d]);
+        extent[d] = v->integer;
+        if (extent[d] < m->min_points) {
+            snprintf(
+                err, len, "%s: grid.%s = %lld: %s needs grid.%s >= %lld (the %s solver's minimum)",
+                v->origin, grid_keys[d], (long long)extent[d], m->name, grid_keys[d],
+                (long long)m->min_points, m->min_points == 3 ? "tridiagonal" : "pentadiagonal");
             return EXIT_BAD_INPUT;
         }
     }
-    p->model.alpha = config_real(c, "model", "alpha");
-    p->model.gamma = config_real(c, "model", "gamma");
-    p->model.f0 = config_real(c, "model", "f0");
-    p->model.k = config_real(c, "model", "k");
-    p->model.v = config_real(c, "model", "v");
+    p->values.nx = extent[0], p->values.ny = extent[1];
+    p->n = extent[0] * extent[1];
+    p->values.length = config_real(c, "grid", "length");
+    for (int j = 0; j < m->n_params; ++j)
+        p->values.param[j] = config_real(c, "model", m->params[j].key);
+    const config_value *kind = config_get(c, "initial", "kind");
+    if (!lists_word(m->initial_kinds, kind->text)) {
+        char kinds[128] = ""; /* "uniform noise or cosine" */
+        for (const char *a = m->initial_kinds; *a;) {
+            const size_t k = strcspn(a, "|");
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%.*s%s",
+                     kinds[0] ? " or " : "", (int)k, a, !strncmp(a, "uniform", k) ? " noise" : "");
+            a += k + (a[k] == '|');
+        }
+        snprintf(err, len, "%s: initial.kind = %s: %s starts from %s only", kind->origin,
+                 kind->text, m->name, kinds);
+        return EXIT_BAD_INPUT;
+    }
     const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
-    const double dx = p->model.length / (double)(p->two_d ? p->ch2d.nx : p->model.n);
-    const double dt_wanted = dt->is_auto ? 0.1 * dx : dt->number;
+    const double dt_wanted = dt->is_auto ? m->dt_auto(&p->values) : dt->number;
     p->t_end = t_end->number;
     if (p->t_end < dt_wanted) {
         snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
@@ -161,9 +185,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     }
     /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
     p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
-    p->model.dt = p->t_end / (double)p->steps;
-    p->ch2d.dt = p->model.dt;
-    p->ch2d.gamma = p->model.gamma;
+    p->values.dt = p->t_end / (double)p->steps;
     /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike */
     p->record_step = event_steps(config_real(c, "time", "output_every"), p, &p->n_records);
     if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
@@ -173,7 +195,6 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
-    const config_value *kind = config_get(c, "initial", "kind");
     p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
                  : !strcmp(kind->text, "cosine") ? INITIAL_COSINE
                                                  : INITIAL_MODE;
@@ -182,7 +203,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->mean = config_real(c, "initial", "mean");
     p->members = config_get(c, "ensemble", "members")->integer;
-    const int rc = plan_sweeps(c, p, name->text, err, len);
+    const int rc = plan_sweeps(c, p, err, len);
     const config_value *kmeans = config_get(c, "analysis", "kmeans");
     if (rc == 0 && kmeans->integer > p->members) {
         snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",
@@ -207,10 +228,12 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
     snprintf(pv->libraries, sizeof pv->libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(),
              GSL_VERSION, cuda);
     spec->members = p->members;
-    spec->n = p->model.n;
-    spec->nx = p->two_d ? p->ch2d.nx : p->model.n;
-    spec->ny = p->two_d ? p->ch2d.ny : 0;
-    spec->length = p->model.length;
+    spec->n = p->n;
+    spec->nx = p->values.nx;
+    spec->ny = p->model->dimension == 2 ? p->values.ny : 0;
+    spec->length = p->values.length;
+    spec->length_name = p->model->length_name;
+    spec->length_meaning = p->model->length_meaning;
     spec->backend = be->name;
     spec->device = pv->device;
     spec->libraries = pv->libraries;

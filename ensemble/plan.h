@@ -1,7 +1,8 @@
-/* The plan of a 1D run, resolved from its configuration: the model's parameters, the initial
- * condition, the steps, the record and snapshot steps, and how the members map onto the points
- * of the [sweep]. `cohort run` follows it; `cohort analyze` rebuilds it from the configuration
- * stored in a file to find the members' parameters again. */
+/* The plan of a run, resolved from its configuration and the model's descriptor
+ * (models/model.h): the model's parameters, the initial condition, the steps, the record and
+ * snapshot steps, and how the members map onto the points of the [sweep]. `cohort run` follows it;
+ * `cohort analyze` rebuilds it from the configuration stored in a file to find the members'
+ * parameters again. */
 #ifndef COHORT_PLAN_H
 #define COHORT_PLAN_H
 
@@ -11,13 +12,12 @@
 #include "config.h"
 #include "initial.h"
 #include "output.h"
-#include "models/ch2d.h"
-#include "models/model1d.h"
+#include "models/model.h"
 
 typedef struct run_plan {
-    model1d_params model; /* 2D: model.n = nx ny points per member, model.dt, model.gamma */
-    int two_d;            /* ch2d */
-    ch2d_params ch2d;
+    const cohort_model *model;
+    cohort_model_values values; /* the parameters (before sweeps), the grid and dt */
+    int64_t n;                  /* points per member: nx ny */
     initial1d ic;
     double mean; /* initial.mean: every member's conserved mean */
     int64_t members, chunk, steps;
@@ -31,8 +31,11 @@ typedef struct run_plan {
     int n_sweeps, grid;
     const config_sweep *sweep[CONFIG_MAX_SWEEPS];
     int64_t stride[CONFIG_MAX_SWEEPS], replicates;
-    int mean_sweep, amplitude_sweep, f0_sweep; /* per-member values: index into sweep, or -1 */
-    int n_stepper_sweeps, stepper_sweep[CONFIG_MAX_SWEEPS]; /* keys the stepper holds */
+    /* per-member values: index into sweep, or -1 (member_param_sweep: of the model's
+     * per_member_param) */
+    int mean_sweep, amplitude_sweep, member_param_sweep;
+    /* swept parameters the stepper holds: sweep stepper_sweep[q] sets param stepper_param[q] */
+    int n_stepper_sweeps, stepper_sweep[CONFIG_MAX_SWEEPS], stepper_param[CONFIG_MAX_SWEEPS];
 } run_plan;
 
 /* Checks what the schema cannot (relations between keys, what this version can run) and derives
@@ -44,8 +47,11 @@ void run_plan_free(run_plan *p);
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g);
 
-/* Whether members g and h share every swept value the stepper holds (gamma, alpha, k, v, D). */
+/* Whether members g and h share every swept value the stepper holds. */
 int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);
+
+/* The values member g's stepper is built from: the plan's, with g's swept stepper parameters. */
+cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g);
 
 /* Text an output_spec points at: the device, the library versions, the swept keys. */
 typedef struct run_provenance {

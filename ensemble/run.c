@@ -15,7 +15,6 @@
 #include "backend/cohort_error.h"
 #include "clustering.h"
 #include "initial.h"
-#include "models/model1d.h"
 #include "output.h"
 #include "plan.h"
 
@@ -28,12 +27,11 @@ static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, cons
     if (!chunk->is_auto) return chunk->integer < p->members ? chunk->integer : p->members;
     size_t free_bytes = 0;
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
-    /* state, scratch, noise, moments, mean per member, and the structure factor's spectra */
-    /* 2D keeps C^{n-1} too */
-    double per_member = ((p->two_d ? 4.0 : 3.0) * (double)p->model.n + 4.0) * sizeof(double);
+    /* the time levels, scratch and noise, moments and mean per member, and the structure factor's
+     * spectra */
+    double per_member = ((double)(p->model->time_levels + 2) * (double)p->n + 4.0) * sizeof(double);
     if (config_get(c, "analysis", "structure_factor")->integer)
-        per_member += p->two_d ? structure_factor_bytes_per_member(p->ch2d.nx, p->ch2d.ny)
-                               : structure_factor_bytes_per_member(p->model.n, 1);
+        per_member += structure_factor_bytes_per_member(p->values.nx, p->values.ny);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     if (fit < 1) fit = 1;
     return fit < p->members ? fit : p->members;
@@ -118,27 +116,6 @@ static int fit_and_store(cohort_output *out, const char *base, const char *slope
     return output_put_double(out, name, *r);
 }
 
-/* The model's stepper: 1D (model1d) or 2D (ch2d). */
-typedef struct run_stepper {
-    model1d_stepper *one;
-    ch2d_stepper *two;
-} run_stepper;
-
-static int run_stepper_alloc(const cohort_backend *be, const run_plan *p, run_stepper *st)
-{
-    if (!p->two_d) return model1d_stepper_alloc(be, &p->model, &st->one);
-    ch2d_params q = p->ch2d;
-    q.gamma = p->model.gamma; /* a swept gamma lands in model.gamma */
-    return ch2d_stepper_alloc(be, &q, &st->two);
-}
-
-static void run_stepper_free(run_stepper *st)
-{
-    model1d_stepper_free(st->one);
-    ch2d_stepper_free(st->two);
-    st->one = NULL, st->two = NULL;
-}
-
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
@@ -155,7 +132,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
-    const int64_t n = p.model.n, members = p.members;
+    const cohort_model *model = p.model;
+    const int64_t n = p.n, members = p.members;
     p.chunk = chunk_size(c, be, &p);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
@@ -177,7 +155,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         .history = history,
         .source = opt->version,
         .config = config_text};
-    run_plan_output_spec(&p, config_get(c, "model", "name")->text, be, &provenance, &spec);
+    run_plan_output_spec(&p, model->name, be, &provenance, &spec);
     cohort_output *out = NULL;
     const int created = history && config_text
                             ? output_create(&spec, &out)
@@ -193,8 +171,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
 
     /* working memory */
     const int64_t chunk = p.chunk;
-    run_stepper stepper = {NULL, NULL};
-    double *prev = NULL; /* 2D: C^{n-1} */
+    void *stepper = NULL;
+    double *prev = NULL; /* C^{n-1} of models with two time levels */
     double *state = NULL, *scratch = NULL, *noise = NULL, *mean = NULL, *moments_dev = NULL;
     double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
     double *ell = malloc((size_t)chunk * sizeof(double)),
@@ -204,22 +182,25 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
     double *host_amplitude = malloc((size_t)chunk * sizeof(double)), *amplitude = NULL;
-    double *host_f0 = malloc((size_t)chunk * sizeof(double)), *f0 = NULL;
+    /* each member's value of the model's per-member parameter, where it is swept */
+    double *host_member_param = malloc((size_t)chunk * sizeof(double)), *member_param = NULL;
     unsigned char *finite = malloc((size_t)chunk), *diverged = calloc((size_t)members, 1);
     moments_blocks *ell_stats = calloc((size_t)p.n_records, sizeof *ell_stats);
     moments_blocks *mass_stats = calloc((size_t)p.n_records, sizeof *mass_stats);
     int rc = COHORT_OK;
-    if (!host_moments || !ell || !mass || !host_mean || !host_amplitude || !host_f0 || !finite ||
-        !diverged || !ell_stats || !mass_stats || (states && (!host_state || !member_major)))
+    if (!host_moments || !ell || !mass || !host_mean || !host_amplitude || !host_member_param ||
+        !finite || !diverged || !ell_stats || !mass_stats ||
+        (states && (!host_state || !member_major)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                          (long long)chunk);
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
         rc = moments_blocks_alloc(&ell_stats[r], members);
         if (rc == COHORT_OK) rc = moments_blocks_alloc(&mass_stats[r], members);
     }
-    if (rc == COHORT_OK && p.n_stepper_sweeps == 0) rc = run_stepper_alloc(be, &p, &stepper);
+    if (rc == COHORT_OK && p.n_stepper_sweeps == 0)
+        rc = model->stepper_alloc(model, be, &p.values, &stepper);
     if (rc == COHORT_OK) rc = be->alloc((void **)&state, (size_t)(n * chunk) * sizeof(double));
-    if (rc == COHORT_OK && p.two_d)
+    if (rc == COHORT_OK && model->time_levels == 2)
         rc = be->alloc((void **)&prev, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&scratch, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
@@ -227,13 +208,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                        (size_t)initial1d_scratch_values(&p.ic, n, chunk) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&mean, (size_t)chunk * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&amplitude, (size_t)chunk * sizeof(double));
-    if (rc == COHORT_OK) rc = be->alloc((void **)&f0, (size_t)chunk * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&member_param, (size_t)chunk * sizeof(double));
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&moments_dev, (size_t)(2 * chunk) * sizeof(double));
     structure_factor *sf = NULL;
     if (rc == COHORT_OK && spec.structure_factor)
-        rc = structure_factor_alloc(be, spec.nx, p.two_d ? spec.ny : 1, p.model.length, chunk,
-                                    chunk, members, p.n_records, &sf);
+        rc = structure_factor_alloc(be, p.values.nx, p.values.ny, p.values.length, chunk, chunk,
+                                    members, p.n_records, &sf);
     /* k-means features: every member's final field as archived (rounded to float with
      * output.precision = float, so that `cohort analyze` of the archive finds the same labels) */
     double *features = NULL;
@@ -253,20 +234,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             int64_t k = 1;
             while (k < count && run_plan_same_stepper(&p, m0, m0 + k)) ++k;
             count = k;
-            if ((!stepper.one && !stepper.two) || !run_plan_same_stepper(&p, m0, stepper_member)) {
-                run_stepper_free(&stepper);
-                for (int q = 0; q < p.n_stepper_sweeps; ++q) {
-                    size_t n_keys;
-                    const int j = p.stepper_sweep[q];
-                    const char *key = config_schema(&n_keys)[p.sweep[j]->key].name;
-                    double *field = !strcmp(key, "D")       ? &p.ch2d.D
-                                    : !strcmp(key, "alpha") ? &p.model.alpha
-                                    : !strcmp(key, "gamma") ? &p.model.gamma
-                                    : !strcmp(key, "k")     ? &p.model.k
-                                                            : &p.model.v;
-                    *field = run_plan_swept_value(&p, j, m0);
-                }
-                rc = run_stepper_alloc(be, &p, &stepper);
+            if (!stepper || !run_plan_same_stepper(&p, m0, stepper_member)) {
+                if (stepper) model->stepper_free(stepper);
+                stepper = NULL;
+                const cohort_model_values values = run_plan_stepper_values(&p, m0);
+                rc = model->stepper_alloc(model, be, &values, &stepper);
                 stepper_member = m0;
                 if (rc != COHORT_OK) break;
             }
@@ -277,19 +249,21 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 p.mean_sweep >= 0 ? run_plan_swept_value(&p, p.mean_sweep, m0 + k) : p.mean;
             if (p.amplitude_sweep >= 0)
                 host_amplitude[k] = run_plan_swept_value(&p, p.amplitude_sweep, m0 + k);
-            if (p.f0_sweep >= 0) host_f0[k] = run_plan_swept_value(&p, p.f0_sweep, m0 + k);
+            if (p.member_param_sweep >= 0)
+                host_member_param[k] = run_plan_swept_value(&p, p.member_param_sweep, m0 + k);
         }
         rc = be->copy_to_device(mean, host_mean, (size_t)count * sizeof(double));
         if (rc == COHORT_OK && p.amplitude_sweep >= 0)
             rc = be->copy_to_device(amplitude, host_amplitude, (size_t)count * sizeof(double));
-        if (rc == COHORT_OK && p.f0_sweep >= 0)
-            rc = be->copy_to_device(f0, host_f0, (size_t)count * sizeof(double));
+        if (rc == COHORT_OK && p.member_param_sweep >= 0)
+            rc =
+                be->copy_to_device(member_param, host_member_param, (size_t)count * sizeof(double));
         if (rc == COHORT_OK)
             rc = initial1d_fill(be, &p.ic, p.amplitude_sweep >= 0 ? amplitude : NULL, state, noise,
                                 n, chunk, 0, m0, count);
-        /* 2D evolves the field itself: mean + the mean-free noise */
-        const double *field_mean = p.two_d ? NULL : mean;
-        if (rc == COHORT_OK && p.two_d) {
+        /* a model that evolves the field itself starts from mean + the mean-free noise */
+        const double *field_mean = model->evolves_deviation ? mean : NULL;
+        if (rc == COHORT_OK && !model->evolves_deviation) {
             rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
             double *t = state;
             state = scratch, scratch = t;
@@ -300,16 +274,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
             if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
             for (; step < next && rc == COHORT_OK; ++step) {
-                if (!p.two_d)
-                    rc = model1d_step(stepper.one, &state, &scratch, mean,
-                                      p.f0_sweep >= 0 ? f0 : NULL, chunk, 0, count);
-                else if (step == 0) /* the start step (ch2d.h), then eq. 2 */
-                    rc = ch2d_start(stepper.two, &state, &prev, scratch, chunk, 0, count);
-                else
-                    rc = ch2d_step(stepper.two, &state, &prev, scratch, chunk, 0, count);
+                cohort_model_state ms = {
+                    state, prev, scratch, mean, p.member_param_sweep >= 0 ? member_param : NULL,
+                    chunk, 0,    count};
+                rc = model->step(stepper, &ms, step);
+                state = ms.u, prev = ms.prev, scratch = ms.scratch;
                 member_steps += count;
                 if ((step & 63) == 0)
-                    progress_show(&pr, m0, members, (step + 1) * p.model.dt, member_steps, 0);
+                    progress_show(&pr, m0, members, (step + 1) * p.values.dt, member_steps, 0);
             }
             if (rc == COHORT_OK && r < p.n_records && p.record_step[r] == next) {
                 rc = be->model1d_moments(state, field_mean, n, chunk, 0, count, moments_dev);
@@ -325,19 +297,19 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
                 if (rc == COHORT_OK && spec.member_series)
                     rc = output_write_member_ell(out, r, m0, count, ell);
-                /* the field as archived: 1D in the scratch array, 2D the state itself */
-                if (rc == COHORT_OK && sf && !p.two_d)
+                /* the field as archived: a deviation's in the scratch array, or the state */
+                if (rc == COHORT_OK && sf && model->evolves_deviation)
                     rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
                 if (rc == COHORT_OK && sf)
-                    rc = structure_factor_add(sf, r, p.two_d ? state : scratch, 0, count, m0,
-                                              finite);
+                    rc = structure_factor_add(sf, r, model->evolves_deviation ? scratch : state, 0,
+                                              count, m0, finite);
                 ++r;
             }
             if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
                 rc = states_to_host(be, state, scratch, field_mean, host_state, member_major, n,
                                     chunk, count);
                 if (rc == COHORT_OK)
-                    rc = output_write_snapshot(out, q, next * p.model.dt, m0, count, member_major);
+                    rc = output_write_snapshot(out, q, next * p.values.dt, m0, count, member_major);
                 ++q;
             }
         }
@@ -366,7 +338,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
         const moments e = moments_blocks_total(&ell_stats[r]);
         const moments m = moments_blocks_total(&mass_stats[r]);
-        const double t = p.record_step[r] * p.model.dt;
+        const double t = p.record_step[r] * p.values.dt;
         rc = output_write_record(out, r, t, e.count ? e.mean : NAN, moments_variance(&e),
                                  moments_sem(&e), m.count ? m.mean : NAN, (int64_t)e.count);
         if (rc == COHORT_OK && sf && spectrum) {
@@ -377,16 +349,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             if (t > 0.0 && t >= fit_from && isfinite(log(k1)) && k1_x && k1_y)
                 k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
         }
-        /* 1D: ell_mean against ln t (seed 003 Fig. 9); 2D: ln s_mean against ln t, whose slope
-         * is the coarsening exponent (cuSten Fig. 1: 1/3) */
-        const double y = p.two_d ? log(e.mean) : e.mean;
+        /* ell_mean against ln t (seed 003 Fig. 9), or ln s_mean against ln t, whose slope is the
+         * coarsening exponent (cuSten Fig. 1: 1/3) */
+        const double y = model->fit == COHORT_FIT_POWER_LAW ? log(e.mean) : e.mean;
         if (t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y) && fit_x && fit_y)
             fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
     }
     for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
     if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
     if (rc == COHORT_OK) rc = run_plan_write_parameters(&p, out);
-    if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.model.dt);
+    if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.values.dt);
     if (rc == COHORT_OK && features) { /* the run's device arrays make room for the features */
         be->release(state), be->release(scratch), be->release(noise), be->release(prev);
         state = scratch = noise = prev = NULL;
@@ -395,21 +367,25 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         clustering_options copt = clustering_options_from_config(c);
         copt.quiet = opt->quiet;
         run_features f = {features, n};
-        rc = clustering_run(be, &p, config_get(c, "model", "name")->text, &copt, run_features_load,
-                            &f, diverged, out);
+        rc = clustering_run(be, &p, model->name, &copt, run_features_load, &f, diverged, out);
     }
+    /* <l>_vs_log_t_slope (and _intercept, _r) or <l>_exponent for the model's length <l> */
     double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
+    const int power_law = model->fit == COHORT_FIT_POWER_LAW;
+    const char *l = model->length_name;
     if (rc == COHORT_OK && n_fit >= 3) {
-        rc = fit_and_store(out, p.two_d ? "s_exponent" : "ell_vs_log_t", p.two_d ? "" : "_slope",
-                           fit_x, fit_y, n_fit, &c0, &c1, &fit_r);
-        if (rc == COHORT_OK && !opt->quiet && p.two_d)
-            fprintf(stderr, "s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
-                    fit_from);
+        char base[64];
+        snprintf(base, sizeof base, "%s%s", l, power_law ? "_exponent" : "_vs_log_t");
+        rc = fit_and_store(out, base, power_law ? "" : "_slope", fit_x, fit_y, n_fit, &c0, &c1,
+                           &fit_r);
+        if (rc == COHORT_OK && !opt->quiet && power_law)
+            fprintf(stderr, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", l, exp(c0), c1,
+                    fit_r, fit_from);
         else if (rc == COHORT_OK && !opt->quiet)
-            fprintf(stderr, "ell_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", c0, c1,
+            fprintf(stderr, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", l, c0, c1,
                     fit_r, fit_from);
     }
-    if (rc == COHORT_OK && p.two_d && n_k1 >= 3) {
+    if (rc == COHORT_OK && power_law && n_k1 >= 3) {
         rc = fit_and_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1, &fit_r);
         if (rc == COHORT_OK && !opt->quiet)
             fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
@@ -424,7 +400,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld steps "
                 "of dt = %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
                 path, (long long)members, (long long)n, (long long)n_chunks, (long long)chunk,
-                (long long)p.steps, p.model.dt, p.t_end, (long long)p.n_records,
+                (long long)p.steps, p.values.dt, p.t_end, (long long)p.n_records,
                 (long long)n_diverged, be->name, provenance.device, cohort_seconds() - pr.start);
     for (int64_t r = 0; r < p.n_records; ++r) {
         if (ell_stats) moments_blocks_free(&ell_stats[r]);
@@ -436,14 +412,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     be->release(noise);
     be->release(mean);
     be->release(amplitude);
-    be->release(f0);
+    be->release(member_param);
     be->release(moments_dev);
     structure_factor_free(sf);
     free(features), free(spectrum);
-    run_stepper_free(&stepper);
+    if (stepper) model->stepper_free(stepper);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
-    free(host_state), free(member_major), free(host_mean), free(host_amplitude), free(host_f0),
-        free(finite), free(diverged);
+    free(host_state), free(member_major), free(host_mean), free(host_amplitude),
+        free(host_member_param), free(finite), free(diverged);
     free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(config_text);
     run_plan_free(&p);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;

@@ -23,7 +23,7 @@
 #include "backend/backend_cuda.h"
 #include "backend/cohort_error.h"
 #include "bench_common.h"
-#include "models/model1d.h"
+#include "models/model1d/model1d.h"
 
 static const double STEPS_T100 = 40744.0;
 

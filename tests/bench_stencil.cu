@@ -18,7 +18,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "bench_common.h"
-#include "models/ch2d.h"
+#include "models/ch2d/ch2d.h"
 #include "stencil/stencil.h"
 
 enum { WARMUP = 3, REPS = 21 };

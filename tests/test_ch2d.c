@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/ch2d.h"
+#include "models/ch2d/ch2d.h"
 #include "test_common.h"
 
 static const double TWO_PI = 6.283185307179586;

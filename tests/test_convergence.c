@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
-#include "models/model1d.h"
+#include "models/model1d/model1d.h"
 #include "test_common.h"
 
 #define ORDER_MIN 1.8

@@ -12,7 +12,7 @@
 #    include "backend/backend_cuda.h"
 #endif
 #include "banded_reference.h"
-#include "models/model1d.h"
+#include "models/model1d/model1d.h"
 #include "test_common.h"
 
 #define MODE_RTOL 1e-12 /* the bound on the amplification after 1000 steps */

@@ -11,7 +11,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "banded_reference.h"
-#include "models/model1d_numerics.h"
+#include "models/model1d/model1d_numerics.h"
 #include "test_common.h"
 
 static void reference(const double *x, int64_t n, double *mean, double *var)

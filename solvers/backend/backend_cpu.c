@@ -22,7 +22,7 @@
 #include "backend/philox.h"
 #include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
-#include "models/model1d_numerics.h"
+#include "models/model1d/model1d_numerics.h"
 #include "stencil/stencil_numerics.h"
 
 /* 32 members = 256 bytes of each row: four cache lines, a whole vector loop. */

@@ -14,7 +14,7 @@
 #include "backend/layout_numerics.h"
 #include "backend/reduction_numerics.h"
 #include "banded/banded_numerics.h"
-#include "models/model1d_numerics.h"
+#include "models/model1d/model1d_numerics.h"
 #include "stencil/stencil_numerics.h"
 
 #define COHORT_CUDA_CHECK(expr)                                                                    \

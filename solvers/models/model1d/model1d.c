@@ -1,4 +1,4 @@
-#include "models/model1d.h"
+#include "models/model1d/model1d.h"
 
 #include <math.h>
 #include <stdlib.h>

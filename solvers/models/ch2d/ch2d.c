@@ -1,4 +1,4 @@
-#include "models/ch2d.h"
+#include "models/ch2d/ch2d.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,98 @@
+/* A model is one folder solvers/models/<name>/ that exports one `const cohort_model` descriptor,
+ * listed once in registry.c. The descriptor says what the driver needs to know and nothing more:
+ * the equation and its source, the grid it lives on, its parameters (key, default, range, units,
+ * meaning: the configuration schema, `cohort models`, the sweepable keys and the files' parameter
+ * attributes all come from this table), the state a member needs, what it conserves and reports,
+ * and the operations that set up a stepper (factor, upload) and advance a batch of members by one
+ * step. Initial conditions, moments, archived fields and statistics are the driver's, the same for
+ * every model. The ensemble layer reaches a model only through this header. */
+#ifndef COHORT_MODEL_H
+#define COHORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { COHORT_MODEL_MAX_PARAMS = 8 };
+
+/* A parameter model.<key>: a real number in [min, max] (min excluded with min_exclusive). */
+typedef struct cohort_model_param {
+    const char *key;
+    const char *default_value; /* as written in a configuration file */
+    double min, max;
+    int min_exclusive;
+    const char *units, *meaning;
+} cohort_model_param;
+
+/* What one stepper is built from: the parameters in the descriptor's order, the grid, the step. */
+typedef struct cohort_model_values {
+    double param[COHORT_MODEL_MAX_PARAMS];
+    int64_t nx, ny; /* grid points along x and y (ny = 1 in 1D) */
+    double length;  /* the periodic domain's side L */
+    double dt;
+} cohort_model_values;
+
+/* A chunk's state in the backend's memory, interleaved: value v of member m at [v * ld + m]. */
+typedef struct cohort_model_state {
+    double *u;                  /* C^n: the field, or its deviation C - mean (evolves_deviation) */
+    double *prev;               /* C^{n-1} where time_levels = 2, else NULL */
+    double *scratch;            /* u's shape, free between steps */
+    const double *mean;         /* ld values: each member's conserved mean */
+    const double *member_param; /* ld values of params[per_member_param], or NULL: the stepper's */
+    int64_t ld, m0, count;      /* members [m0, m0 + count) of ld */
+} cohort_model_state;
+
+/* How the per-member length scale 1 / (1 - <C^2>) is fitted against t from analysis.fit_from on. */
+typedef enum {
+    COHORT_FIT_LINEAR_IN_LOG_T = 0, /* <name>_mean = a + b ln t: <name>_vs_log_t_slope, ... */
+    COHORT_FIT_POWER_LAW = 1        /* <name>_mean = a t^b: <name>_exponent, ... */
+} cohort_model_fit;
+
+typedef struct cohort_model cohort_model;
+struct cohort_model {
+    const char *name, *summary, *equation, *scheme, *citation;
+    int dimension;      /* 1: grid.n points; 2: grid.nx x grid.ny points, C(member, y, x) */
+    int64_t min_points; /* along each direction */
+    int variant;        /* for code shared by several models (the 1D family's kind) */
+    const cohort_model_param *params;
+    int n_params;
+    int per_member_param;      /* the index of the parameter each member may hold itself (a sweep
+                                * of it needs no new stepper), or -1 */
+    const char *initial_kinds; /* the initial.kind values it starts from, "a|b" */
+    int evolves_deviation;     /* u is C - mean, each step projecting the deviation's drift out */
+    int time_levels;           /* 1, or 2 where a step needs C^{n-1} */
+    int conserves_mean;        /* <C> is constant in exact arithmetic */
+    const char *length_name, *length_meaning; /* the per-member 1 / (1 - <C^2>): "ell", "s" */
+    cohort_model_fit fit;
+    double cpu_cuda_rtol; /* the backends' results agree within this relative difference */
+    /* time.dt = auto */
+    double (*dt_auto)(const cohort_model_values *v);
+    /* Builds what the steps share (factors in the backend's memory); errors as COHORT_ERR_*. */
+    int (*stepper_alloc)(const cohort_model *m, const cohort_backend *be,
+                         const cohort_model_values *v, void **stepper);
+    void (*stepper_free)(void *stepper);
+    /* Advances the state by one step (step = 0: the first, for models that start differently);
+     * the pointers of s may be exchanged, so that s->u holds the new state. */
+    int (*step)(void *stepper, cohort_model_state *s, int64_t step);
+};
+
+/* Every registered model, in the order `cohort models` lists them. */
+const cohort_model *const *cohort_models(size_t *count);
+/* The model a configuration without model.name runs. */
+const char *cohort_model_default(void);
+/* The model called `name`, or NULL. */
+const cohort_model *cohort_model_find(const char *name);
+/* The index of model.<key> in m's parameters, or -1. */
+int cohort_model_param_index(const cohort_model *m, const char *key);
+/* 0.1 dx with dx = L / nx (seed 003, eq. 27): the time.dt = auto of the Cahn-Hilliard models. */
+double cohort_model_dt_tenth_dx(const cohort_model_values *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,37 @@
+/* The registry's view of the 1D family (model1d.h): parameters by key into model1d_params. */
+#include "models/model.h"
+#include "models/model1d/model1d.h"
+
+/* model.<key> of the descriptor, or 0 where the model has no such parameter. */
+static double param_or_zero(const cohort_model *m, const cohort_model_values *v, const char *key)
+{
+    const int j = cohort_model_param_index(m, key);
+    return j >= 0 ? v->param[j] : 0.0;
+}
+
+int model1d_model_stepper_alloc(const cohort_model *m, const cohort_backend *be,
+                                const cohort_model_values *v, void **stepper)
+{
+    const model1d_params p = {.kind = (model1d_kind)m->variant,
+                              .n = v->nx,
+                              .length = v->length,
+                              .dt = v->dt,
+                              .alpha = param_or_zero(m, v, "alpha"),
+                              .gamma = param_or_zero(m, v, "gamma"),
+                              .f0 = param_or_zero(m, v, "f0"),
+                              .k = param_or_zero(m, v, "k"),
+                              .v = param_or_zero(m, v, "v")};
+    return model1d_stepper_alloc(be, &p, (model1d_stepper **)stepper);
+}
+
+void model1d_model_stepper_free(void *stepper)
+{
+    model1d_stepper_free(stepper);
+}
+
+int model1d_model_step(void *stepper, cohort_model_state *s, int64_t step)
+{
+    (void)step;
+    return model1d_step(stepper, &s->u, &s->scratch, s->mean, s->member_param, s->ld, s->m0,
+                        s->count);
+}
