@@ -704,3 +704,17 @@ void config_print_models(FILE *out)
                 schema[k].meaning);
     }
 }
+
+void config_print_model_table(FILE *out)
+{
+    size_t n_models = 0;
+    const cohort_model *const *models = cohort_models(&n_models);
+    for (size_t m = 0; m < n_models; ++m)
+        for (int j = 0; j < models[m]->n_params; ++j) {
+            const cohort_model *d = models[m];
+            const cohort_model_param *q = &d->params[j];
+            fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\n", d->name, d->dimension,
+                    d->conserves_mean, d->cpu_cuda_rtol, q->key, q->default_value, q->min, q->max,
+                    q->min_exclusive);
+        }
+}

@@ -391,9 +391,15 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "models") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-            printf("usage: cohort models\n\nLists every model with the equation, the scheme and "
-                   "the parameters it reads (default, range, meaning), then the keys every model "
-                   "reads.\n");
+            printf("usage: cohort models [--table]\n\nLists every model with the equation, the "
+                   "scheme and the parameters it reads (default, range, meaning), then the keys "
+                   "every model reads. --table prints one tab-separated line per model parameter "
+                   "for scripts: model, dimension, conserves_mean, cpu_cuda_rtol, key, default, "
+                   "min, max, min_exclusive.\n");
+            return 0;
+        }
+        if (argc == 3 && !strcmp(argv[2], "--table")) {
+            config_print_model_table(stdout);
             return 0;
         }
         if (argc > 2) {

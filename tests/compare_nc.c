@@ -1,7 +1,10 @@
-/* compare_nc A.nc B.nc [VAR...]: the named variables (all of A's without names) have the same
- * type, shape and bytes in both files. Exit 0 when all are identical, 1 when one differs or is
- * missing, 2 when a file cannot be read. Plain NetCDF-C, so it runs where Python does not (the
- * GPU machine). */
+/* compare_nc [--rtol R] A.nc B.nc [VAR...]: the named variables (all of A's without names) have
+ * the same type, shape and bytes in both files; with --rtol, double variables may differ by
+ * |a - b| <= R max(1, |a|, |b|) element by element (NaN only where the other is NaN).
+ * compare_nc --constant FILE VAR TOL: the double series VAR stays within TOL of its first value.
+ * Exit 0 when all agree, 1 when one differs or is missing, 2 when a file cannot be read. Plain
+ * NetCDF-C, so it runs where Python does not (the GPU machine). */
+#include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +37,58 @@ static unsigned char *read_var(int nc, const char *name, nc_type *type, size_t *
     return data;
 }
 
+/* Element-wise agreement of two double arrays within rtol (compare_nc's rule). */
+static int within(const double *a, const double *b, size_t n, double rtol, double *worst)
+{
+    int ok = 1;
+    *worst = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        if (isnan(a[i]) || isnan(b[i])) {
+            ok &= isnan(a[i]) && isnan(b[i]);
+            continue;
+        }
+        const double scale = fmax(1.0, fmax(fabs(a[i]), fabs(b[i])));
+        const double d = fabs(a[i] - b[i]) / scale;
+        *worst = fmax(*worst, d);
+        ok &= d <= rtol;
+    }
+    return ok;
+}
+
+static int constant_series(const char *path, const char *name, double tol)
+{
+    int nc;
+    if (nc_open(path, NC_NOWRITE, &nc) != NC_NOERR) {
+        fprintf(stderr, "compare_nc: cannot open %s\n", path);
+        return 2;
+    }
+    nc_type type = 0;
+    size_t n = 0, bytes = 0;
+    char shape[256];
+    double *x = (double *)read_var(nc, name, &type, &n, &bytes, shape, sizeof shape);
+    nc_close(nc);
+    double worst = x && type == NC_DOUBLE && n ? 0.0 : INFINITY;
+    for (size_t i = 1; x && type == NC_DOUBLE && i < n; ++i)
+        worst = isnan(x[i]) ? INFINITY : fmax(worst, fabs(x[i] - x[0]));
+    free(x);
+    const int ok = worst <= tol;
+    printf("%s %s: max |%s(i) - %s(0)| = %.3g (tolerance %.3g)\n", ok ? "ok" : "FAIL", path, name,
+           name, worst, tol);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "--constant"))
+        return constant_series(argv[2], argv[3], strtod(argv[4], NULL));
+    double rtol = -1.0; /* bitwise */
+    if (argc > 2 && !strcmp(argv[1], "--rtol")) {
+        rtol = strtod(argv[2], NULL);
+        argc -= 2, argv += 2;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: compare_nc A.nc B.nc [VAR...]\n");
+        fprintf(stderr, "usage: compare_nc [--rtol R] A.nc B.nc [VAR...]\n"
+                        "       compare_nc --constant FILE VAR TOL\n");
         return 2;
     }
     int a, b;
@@ -59,18 +110,25 @@ int main(int argc, char **argv)
         size_t na = 0, nb = 0, bytes_a = 0, bytes_b = 0;
         unsigned char *da = read_var(a, name, &ta, &na, &bytes_a, shape_a, sizeof shape_a);
         unsigned char *db = read_var(b, name, &tb, &nb, &bytes_b, shape_b, sizeof shape_b);
-        const int same = da && db && ta == tb && !strcmp(shape_a, shape_b) && bytes_a == bytes_b &&
-                         memcmp(da, db, bytes_a) == 0;
+        double worst = 0.0;
+        const int comparable =
+            da && db && ta == tb && !strcmp(shape_a, shape_b) && bytes_a == bytes_b;
+        const int same =
+            comparable && (rtol >= 0.0 && ta == NC_DOUBLE
+                               ? within((const double *)da, (const double *)db, na, rtol, &worst)
+                               : memcmp(da, db, bytes_a) == 0);
         if (same) {
             ++passed;
         } else {
             ++failed;
-            printf("FAIL %s: %s (%s) vs %s (%s)\n", name, da ? "present" : "missing", shape_a,
+            printf("FAIL %s: %s (%s) vs %s (%s)", name, da ? "present" : "missing", shape_a,
                    db ? "present" : "missing", shape_b);
+            if (comparable && rtol >= 0.0) printf(", worst relative difference %.3g", worst);
+            printf("\n");
         }
         free(da), free(db);
     }
     nc_close(a), nc_close(b);
-    printf("%d identical, %d differ\n", passed, failed);
+    printf("%d %s, %d differ\n", passed, rtol >= 0.0 ? "agree" : "identical", failed);
     return failed ? 1 : 0;
 }
