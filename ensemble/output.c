@@ -39,14 +39,16 @@ static int put_text(cohort_output *o, int var, const char *name, const char *tex
     return COHORT_OK;
 }
 
-/* A statistic over t with its CF attributes. */
+/* A statistic over t with its CF attributes. Statistics over members carry no cell_methods:
+ * CF names a dimension of the variable, a scalar coordinate or `area` there, and the member
+ * dimension is none of these for a series over t (the IOOS checker warns on "member: mean" and
+ * "realization: mean" alike); the long_name says which statistic it is. */
 static int define_series(cohort_output *o, int dim_t, const char *name, nc_type type,
-                         const char *long_name, const char *cell_methods, int *var)
+                         const char *long_name, int *var)
 {
     NC_CALL(o, nc_def_var(o->ncid, name, type, 1, &dim_t, var));
     COHORT_CALL(put_text(o, *var, "long_name", long_name));
     COHORT_CALL(put_text(o, *var, "units", "1"));
-    COHORT_CALL(put_text(o, *var, "cell_methods", cell_methods));
     return COHORT_OK;
 }
 
@@ -72,11 +74,10 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
                                        : "mean over active members of |C^_k|^2, C^_k = (1/N) "
                                          "sum_j C_j exp(-2 pi i j k / N)"));
         COHORT_CALL(put_text(o, o->var_spectrum, "units", "1"));
-        COHORT_CALL(put_text(o, o->var_spectrum, "cell_methods", "realization: mean"));
         COHORT_CALL(define_series(o, dim_t, "k1", NC_DOUBLE,
                                   "sum over k != 0 of S / sum over k != 0 of S / |k| (cuSten eq. "
                                   "6), from the mean spectrum",
-                                  NULL, &o->var_k1));
+                                  &o->var_k1));
         o->var_k = var_k;
     }
     o->kmeans_k = s->kmeans_k;
@@ -97,6 +98,7 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
         COHORT_CALL(put_text(o, o->var_centroid, "long_name", "k-means centroid"));
         NC_CALL(o, nc_def_var(o->ncid, "cluster_size", NC_INT64, 1, &dim_cluster,
                               &o->var_cluster_size));
+        COHORT_CALL(put_text(o, o->var_cluster_size, "long_name", "members in the cluster"));
         NC_CALL(o, nc_def_var(o->ncid, "kmeans_inertia", NC_DOUBLE, 0, NULL, &o->var_inertia));
         COHORT_CALL(put_text(o, o->var_inertia, "long_name",
                              "sum over members of the squared distance to their centroid"));
@@ -127,16 +129,13 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
              l);
     snprintf(text[1], sizeof text[1], "ensemble variance of the coarsening length %s", l);
     snprintf(text[2], sizeof text[2], "standard error of %s_mean, sqrt(%s_var / n_active)", l, l);
+    COHORT_CALL(define_series(o, dim_t, name[0], NC_DOUBLE, text[0], &o->var_ell_mean));
+    COHORT_CALL(define_series(o, dim_t, name[1], NC_DOUBLE, text[1], &o->var_ell_var));
+    COHORT_CALL(define_series(o, dim_t, name[2], NC_DOUBLE, text[2], &o->var_ell_sem));
     COHORT_CALL(
-        define_series(o, dim_t, name[0], NC_DOUBLE, text[0], "member: mean", &o->var_ell_mean));
-    COHORT_CALL(
-        define_series(o, dim_t, name[1], NC_DOUBLE, text[1], "member: variance", &o->var_ell_var));
-    COHORT_CALL(
-        define_series(o, dim_t, name[2], NC_DOUBLE, text[2], "member: mean", &o->var_ell_sem));
-    COHORT_CALL(define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>",
-                              "member: mean", &o->var_mass_mean));
+        define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>", &o->var_mass_mean));
     COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
-                              "member: sum", &o->var_n_active));
+                              &o->var_n_active));
     NC_CALL(o, nc_def_var(o->ncid, "diverged", NC_BYTE, 1, &dim_member, &o->var_diverged));
     COHORT_CALL(put_text(o, o->var_diverged, "long_name",
                          "member whose state became NaN or Inf (excluded from the statistics)"));
@@ -193,20 +192,18 @@ static int define_file(cohort_output *o, const output_spec *s)
         NC_CALL(o, nc_def_var(o->ncid, "y", NC_DOUBLE, 1, &dim_y, &var_y));
         COHORT_CALL(put_text(o, var_y, "long_name", "position along y on the periodic square"));
         COHORT_CALL(put_text(o, var_y, "units", "1"));
-        COHORT_CALL(put_text(o, var_y, "axis", "Y"));
     }
     NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
     NC_CALL(o, nc_def_var(o->ncid, "member", NC_INT64, 1, &dim_member, &var_member));
     COHORT_CALL(put_text(o, var_member, "standard_name", "realization"));
     COHORT_CALL(put_text(o, var_member, "long_name", "global member index"));
+    COHORT_CALL(put_text(o, var_member, "units", "1"));
     NC_CALL(o, nc_def_var(o->ncid, "x", NC_DOUBLE, 1, &dim_x, &var_x));
     COHORT_CALL(put_text(o, var_x, "long_name", "position on the periodic domain"));
     COHORT_CALL(put_text(o, var_x, "units", "1"));
-    COHORT_CALL(put_text(o, var_x, "axis", "X"));
     NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
     COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
     COHORT_CALL(put_text(o, o->var_t, "units", "1"));
-    COHORT_CALL(put_text(o, o->var_t, "axis", "T"));
     o->var_c = o->var_t_snap = o->var_ell_member = -1;
     if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_y, dim_t));
     for (int j = 0; j < s->n_params; ++j) {

@@ -1,18 +1,26 @@
 #!/bin/sh
-# Installs the Debian/Ubuntu packages cohort needs to build and test, where missing (apt-get, with
-# sudo when not root). The CUDA toolkit is not installed here: with nvcc on PATH (or at
-# /usr/local/cuda/bin) the cuda backend is built, without it the cpu backend alone.
+# Installs what cohort needs to build and test, where missing: the Debian/Ubuntu packages (apt-get,
+# with sudo when not root), then the IOOS compliance-checker (PyPI) into .venv for the CF check of
+# the files. The CUDA toolkit is not installed here: with nvcc on PATH (or at /usr/local/cuda/bin)
+# the cuda backend is built, without it the cpu backend alone.
 set -eu
-# python3-netcdf4, -xarray, -matplotlib: the file checks and plots (Debian's python3, /usr/bin)
+# python3-netcdf4, -xarray, -matplotlib: the file checks and plots (Debian's python3, /usr/bin);
+# python3-venv: the virtual environment of the CF checker
 packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev librandom123-dev
-          python3-netcdf4
-          python3-xarray python3-matplotlib"
+          python3-netcdf4 python3-xarray python3-matplotlib python3-venv"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
-echo "cohort setup: installing$missing"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+    echo "cohort setup: installing$missing"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+# the CF checker (tests/check_cf.sh); without a network it is skipped, not fatal
+if [ ! -x .venv/bin/compliance-checker ]; then
+    echo "cohort setup: installing compliance-checker into .venv"
+    { /usr/bin/python3 -m venv .venv && .venv/bin/pip install -q compliance-checker; } ||
+        echo "cohort setup: compliance-checker not installed; the CF check (ctest cf) is skipped"
+fi

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Every kind of file cohort writes passes the IOOS compliance-checker for CF-1.11 with no errors
+# and no warnings: a run of each registered model (snapshots, per-member series, structure factor,
+# k-means), a swept run with a label map and an archive, and `cohort analyze`'s output of it.
+# Usage: check_cf.sh COHORT COMPLIANCE_CHECKER WORKDIR (exit 77 where the checker is missing;
+# make -f Makefile.workflow setup installs it into .venv)
+cohort=${1:?cohort} checker=${2:?compliance-checker} dir=${3:?workdir}
+. "$(cd "$(dirname "$0")" && pwd)/test_lib.sh"
+if [ ! -x "$checker" ]; then
+    echo "skipped: no compliance-checker at $checker (make -f Makefile.workflow setup)"
+    exit 77
+fi
+test_workdir "$dir"
+
+# check FILE: 0 errors and 0 warnings
+check() {
+    "$checker" -t cf:1.11 "$1" > "$1.cf.txt" 2>&1
+    status=$?
+    if [ $status -eq 0 ] && ! grep -q '^\*' "$1.cf.txt" && grep -q "All tests passed" "$1.cf.txt"; then
+        ok
+    else
+        bad "$1 (exit $status): $(grep -E '^\*|Error|error' "$1.cf.txt" | head -8)"
+    fi
+}
+
+"$cohort" models --table > table.tsv || bad "cohort models --table"
+for model in $(cut -f1 table.tsv | uniq); do
+    dimension=$(grep "^$model	" table.tsv | head -1 | cut -f2)
+    if [ "$dimension" = 2 ]; then grid="--set grid.nx=12 --set grid.ny=10"; else grid="--set grid.n=24"; fi
+    # shellcheck disable=SC2086
+    "$cohort" run /dev/null --quiet --backend cpu --set model.name="$model" $grid \
+        --set time.t_end=0.2 --set time.output_every=0.05 --set ensemble.members=6 \
+        --set output.archive=snapshots --set output.snapshot_every=0.1 \
+        --set output.member_series=true --set analysis.structure_factor=true \
+        --set analysis.kmeans=2 -o "$model.nc" || bad "$model run"
+    check "$model.nc"
+done
+"$cohort" run /dev/null --quiet --backend cpu --set model.name=ch1d_forced --set grid.n=24 \
+    --set time.t_end=0.2 --set sweep.model.f0=0:1:3 --set sweep.initial.mean=0:0.5:3 \
+    --set sweep.replicates=2 --set analysis.kmeans=3 -o sweep.nc || bad "swept run"
+check sweep.nc
+"$cohort" analyze sweep.nc --kmeans 2 --structure-factor -o analysis.nc 2> /dev/null ||
+    bad "cohort analyze"
+check analysis.nc
+test_summary
