@@ -212,7 +212,10 @@ static int define_file(cohort_output *o, const output_spec *s)
         for (char *c = name; *c; ++c) *c = *c == '.' ? '_' : *c;
         NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 1, &dim_member, &o->var_param[j]));
         COHORT_CALL(put_text(o, o->var_param[j], "parameter", s->param_key[j]));
-        COHORT_CALL(put_text(o, o->var_param[j], "long_name", "swept parameter of each member"));
+        COHORT_CALL(
+            put_text(o, o->var_param[j], "long_name",
+                     s->param_meaning[j] ? s->param_meaning[j] : "swept parameter of each member"));
+        COHORT_CALL(put_text(o, o->var_param[j], "units", s->param_units[j]));
         if (s->param_grid_count[j] > 0) {
             int dim, var;
             snprintf(grid, sizeof grid, "%s_grid", name);
@@ -221,6 +224,7 @@ static int define_file(cohort_output *o, const output_spec *s)
             NC_CALL(o, nc_def_var(o->ncid, grid, NC_DOUBLE, 1, &dim, &var));
             COHORT_CALL(put_text(o, var, "parameter", s->param_key[j]));
             COHORT_CALL(put_text(o, var, "long_name", "values of the swept parameter"));
+            COHORT_CALL(put_text(o, var, "units", s->param_units[j]));
             NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
         }
     }

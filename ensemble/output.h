@@ -28,6 +28,9 @@ typedef struct output_spec {
     const char *param_key[8];      /* "initial.mean" */
     int64_t param_grid_count[8];   /* 0 for a zip design */
     const double *param_values[8]; /* the sweep's values (grid: the coordinate) */
+    const char *param_meaning[8];  /* the key's meaning and units (the schema's, for model keys
+                                    * the registry's), or NULL */
+    const char *param_units[8];
     /* analyses: structure_factor(t, k) and k1(t); k-means with kmeans_k clusters: label(member),
      * centroid(cluster, x), cluster_size(cluster), kmeans_inertia, kmeans_iterations, and for a
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */

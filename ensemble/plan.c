@@ -245,6 +245,8 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
         const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
         snprintf(pv->keys[j], sizeof pv->keys[j], "%s.%s", k->section, k->name);
         spec->param_key[j] = pv->keys[j];
+        spec->param_meaning[j] = k->meaning;
+        spec->param_units[j] = k->units[0] ? k->units : "1";
         spec->param_grid_count[j] = p->grid ? p->sweep[j]->count : 0;
         spec->param_values[j] = p->sweep[j]->values;
     }
