@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "analysis/ordered_sum.h"
+#include "analysis/reduction_kernels.h"
 #include "backend/cohort_error.h"
 #include "backend/philox.h"
-#include "backend/reduction_numerics.h"
+#include "analysis/reduction_numerics.h"
 
 /* k-means++ draws of restart r: Philox stream PHILOX_STREAM_RESERVED + r (no member's stream),
  * draw c at index c. */
@@ -64,8 +65,9 @@ static int km_pass(km *s, const double *centroids, int kk, int fold, double *sum
         const double *x = NULL;
         int64_t ld = 0, m0 = 0;
         COHORT_CALL(km_features(s, first, count, &x, &ld, &m0));
-        COHORT_CALL(s->be->nearest_centroid(x, s->n, ld, m0, count, s->centroids_dev, kk,
-                                            s->labels_dev, s->dist_dev));
+        COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
+                        ->nearest_centroid(x, s->n, ld, m0, count, s->centroids_dev, kk,
+                                           s->labels_dev, s->dist_dev));
         if (fold) COHORT_CALL(ordered_sum_add(&s->sums, x, ld, m0, count, first, s->labels_dev));
         COHORT_CALL(s->be->copy_to_host(s->labels + first, s->labels_dev, (size_t)count));
         COHORT_CALL(

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/reduction_kernels.h"
 #include "backend/cohort_error.h"
-#include "backend/reduction_numerics.h"
+#include "analysis/reduction_numerics.h"
 
 int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members, int64_t rows,
                       int classes, int64_t max_count)
@@ -58,8 +59,9 @@ int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int
         (size_t)(b1 - b0 + 1) * (size_t)s->classes * (size_t)s->rows * sizeof(double);
     double *host = s->host + (size_t)b0 * (size_t)s->classes * (size_t)s->rows;
     COHORT_CALL(s->be->copy_to_device(s->device, host, bytes)); /* the carried block sums */
-    COHORT_CALL(s->be->block_fold(x, s->rows, ld, m0, count, first, ORDERED_SUM_BLOCK, s->classes,
-                                  cls, s->device));
+    COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
+                    ->block_fold(x, s->rows, ld, m0, count, first, ORDERED_SUM_BLOCK, s->classes,
+                                 cls, s->device));
     COHORT_CALL(s->be->copy_to_host(host, s->device, bytes));
     s->next = first + count;
     return COHORT_OK;

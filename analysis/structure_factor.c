@@ -3,8 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "analysis/reduction_kernels.h"
 #include "backend/cohort_error.h"
-#include "backend/reduction_numerics.h"
+#include "analysis/reduction_numerics.h"
 
 int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, double length,
                            int64_t ld, int64_t max_count, int64_t members, int64_t n_times,
@@ -26,7 +27,9 @@ int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, dou
     sf->mean_power = malloc((size_t)sf->rows * sizeof(double));
     if (!sf->sums || !sf->host_cls || !sf->mean_power)
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "structure factor");
-    if (rc == COHORT_OK) rc = be->spectrum_plan_alloc(nx, ny, ld, max_count, &sf->plan);
+    if (rc == COHORT_OK)
+        rc = COHORT_KERNELS(be, reduction_kernels)
+                 ->spectrum_plan_alloc(nx, ny, ld, max_count, &sf->plan);
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&sf->power, (size_t)sf->rows * (size_t)max_count * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&sf->cls, (size_t)max_count);
@@ -43,7 +46,7 @@ void structure_factor_free(structure_factor *sf)
     if (!sf) return;
     for (int64_t t = 0; sf->sums && t < sf->n_times; ++t) ordered_sum_free(&sf->sums[t]);
     free(sf->sums);
-    if (sf->plan) sf->be->spectrum_plan_free(sf->plan);
+    if (sf->plan) COHORT_KERNELS(sf->be, reduction_kernels)->spectrum_plan_free(sf->plan);
     sf->be->release(sf->power);
     sf->be->release(sf->cls);
     free(sf->host_cls), free(sf->mean_power);
@@ -94,7 +97,8 @@ int structure_factor_add(structure_factor *sf, int64_t time, const double *u, in
     for (int64_t j = 0; j < count; ++j)
         sf->host_cls[j] = include && !include[j] ? REDUCTION_SKIP : 0;
     COHORT_CALL(sf->be->copy_to_device(sf->cls, sf->host_cls, (size_t)count));
-    COHORT_CALL(sf->be->spectrum_power(sf->plan, u, m0, count, sf->power));
+    COHORT_CALL(COHORT_KERNELS(sf->be, reduction_kernels)
+                    ->spectrum_power(sf->plan, u, m0, count, sf->power));
     return ordered_sum_add(s, sf->power, count, 0, count, first, sf->cls);
 }
 

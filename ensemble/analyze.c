@@ -147,7 +147,7 @@ static int same_file(const char *a, const char *b)
 }
 
 /* Whether a member counts at a time, as the run decides it: <C> and <C^2> of its field finite
- * (model1d_member_moments sums the same values in the same order). A field of finite values can
+ * (field_member_moments sums the same values in the same order). A field of finite values can
  * still overflow <C^2>. */
 static int field_active(const double *c, int64_t n)
 {

@@ -7,7 +7,7 @@
 #include "analysis/flow_pattern.h"
 #include "analysis/kmeans.h"
 #include "backend/cohort_error.h"
-#include "backend/reduction_numerics.h"
+#include "analysis/reduction_numerics.h"
 
 /* The clustered members (index: their global numbers, ascending) as kmeans_run sees them:
  * members 0 .. active-1. */

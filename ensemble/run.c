@@ -13,6 +13,7 @@
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "fields/fields.h"
 #include "clustering.h"
 #include "initial.h"
 #include "output.h"
@@ -65,7 +66,7 @@ static int states_to_host(const cohort_backend *be, const double *state, double 
                           const double *mean, double *host_state, double *member_major, int64_t n,
                           int64_t chunk, int64_t count)
 {
-    if (mean) COHORT_CALL(be->model1d_field(state, mean, n, chunk, 0, count, scratch));
+    if (mean) COHORT_CALL(fields_values(be, state, mean, n, chunk, 0, count, scratch));
     COHORT_CALL(
         be->copy_to_host(host_state, mean ? scratch : state, (size_t)(n * chunk) * sizeof(double)));
     for (int64_t k = 0; k < count; ++k)
@@ -264,7 +265,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         /* a model that evolves the field itself starts from mean + the mean-free noise */
         const double *field_mean = model->evolves_deviation ? mean : NULL;
         if (rc == COHORT_OK && !model->evolves_deviation) {
-            rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
+            rc = fields_values(be, state, mean, n, chunk, 0, count, scratch);
             double *t = state;
             state = scratch, scratch = t;
         }
@@ -284,7 +285,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     progress_show(&pr, m0, members, (step + 1) * p.values.dt, member_steps, 0);
             }
             if (rc == COHORT_OK && r < p.n_records && p.record_step[r] == next) {
-                rc = be->model1d_moments(state, field_mean, n, chunk, 0, count, moments_dev);
+                rc = fields_moments(be, state, field_mean, n, chunk, 0, count, moments_dev);
                 if (rc == COHORT_OK) rc = be->synchronize();
                 if (rc == COHORT_OK)
                     rc = be->copy_to_host(host_moments, moments_dev,
@@ -299,7 +300,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     rc = output_write_member_ell(out, r, m0, count, ell);
                 /* the field as archived: a deviation's in the scratch array, or the state */
                 if (rc == COHORT_OK && sf && model->evolves_deviation)
-                    rc = be->model1d_field(state, mean, n, chunk, 0, count, scratch);
+                    rc = fields_values(be, state, mean, n, chunk, 0, count, scratch);
                 if (rc == COHORT_OK && sf)
                     rc = structure_factor_add(sf, r, model->evolves_deviation ? scratch : state, 0,
                                               count, m0, finite);

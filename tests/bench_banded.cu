@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "backend/backend_cuda.h"
+#include "banded/banded_cuda.h"
 #include "backend/cohort_error.h"
 #include "banded/banded.h"
 #include "bench_common.h"

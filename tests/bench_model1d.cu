@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "backend/backend_cuda.h"
+#include "models/model1d/model1d_cuda.h"
 #include "backend/cohort_error.h"
 #include "bench_common.h"
 #include "models/model1d/model1d.h"

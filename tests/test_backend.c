@@ -1,8 +1,14 @@
-/* Backend selection and the memory operations of each usable backend. */
+/* Backend selection and the memory operations of each usable backend; every module's kernel
+ * table for it is complete. */
 #include <string.h>
 
+#include "analysis/reduction_kernels.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "banded/banded_kernels.h"
+#include "fields/fields.h"
+#include "models/model1d/model1d_kernels.h"
+#include "stencil/stencil_kernels.h"
 #include "test_common.h"
 
 static void exercise(const cohort_backend *be)
@@ -10,12 +16,18 @@ static void exercise(const cohort_backend *be)
     /* a table with a missing operation would crash its first caller */
     EXPECT(be->name && be->describe && be->mem_info && be->alloc && be->release &&
                be->copy_to_device && be->copy_to_host && be->copy_within && be->fill &&
-               be->synchronize && be->uniform_members && be->interleave && be->banded_solve &&
-               be->model1d_step && be->model1d_moments && be->spectrum_plan_alloc &&
-               be->spectrum_plan_free && be->spectrum_power && be->model1d_field &&
-               be->block_fold && be->nearest_centroid && be->stencil_weights &&
-               be->stencil_operator,
+               be->synchronize && be->uniform_members && be->interleave,
            "%s: every operation is set", be->name);
+    const banded_kernels *banded = COHORT_KERNELS(be, banded_kernels);
+    const fields_kernels *fields = COHORT_KERNELS(be, fields_kernels);
+    const model1d_kernels *model1d = COHORT_KERNELS(be, model1d_kernels);
+    const stencil_kernels *stencil = COHORT_KERNELS(be, stencil_kernels);
+    const reduction_kernels *reduction = COHORT_KERNELS(be, reduction_kernels);
+    EXPECT(banded->solve && fields->moments && fields->values && model1d->step &&
+               stencil->weights && stencil->point_operator && reduction->spectrum_plan_alloc &&
+               reduction->spectrum_plan_free && reduction->spectrum_power &&
+               reduction->block_fold && reduction->nearest_centroid,
+           "%s: every module's kernels are set", be->name);
     char text[256] = "";
     EXPECT(be->describe(text, sizeof text) == COHORT_OK && text[0], "%s describe", be->name);
     size_t free_bytes = 0, total = 0;

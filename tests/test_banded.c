@@ -13,7 +13,7 @@
 #include "banded_reference.h"
 #include "test_common.h"
 #ifdef COHORT_HAVE_CUDA
-#    include "backend/backend_cuda.h"
+#    include "banded/banded_cuda.h"
 #endif
 
 static const int64_t sizes[] = {3, 4, 5, 6, 7, 31, 32, 33, 97, 256, 1000, 4096};

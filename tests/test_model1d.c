@@ -9,10 +9,12 @@
 
 #include "backend/cohort_error.h"
 #ifdef COHORT_HAVE_CUDA
-#    include "backend/backend_cuda.h"
+#    include "models/model1d/model1d_cuda.h"
 #endif
 #include "banded_reference.h"
+#include "fields/fields.h"
 #include "models/model1d/model1d.h"
+#include "models/model1d/model1d_kernels.h"
 #include "test_common.h"
 
 #define MODE_RTOL 1e-12 /* the bound on the amplification after 1000 steps */
@@ -169,7 +171,7 @@ static void cahn_hilliard_case(const cohort_backend *be, gsl_rng *rng, model1d_k
     EXPECT(be->alloc((void **)&moments, 2 * members * sizeof(double)) == COHORT_OK &&
                be->copy_to_device(b.state, b.host, (size_t)(n * members) * sizeof(double)) ==
                    COHORT_OK &&
-               be->model1d_moments(b.state, b.mean, n, members, 0, members, moments) == COHORT_OK &&
+               fields_moments(be, b.state, b.mean, n, members, 0, members, moments) == COHORT_OK &&
                be->copy_to_host(host_moments, moments, 2 * members * sizeof(double)) == COHORT_OK,
            "moments");
     double mass_error = 0.0;
@@ -305,8 +307,8 @@ static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsig
     memcpy(cpu_f0, host[1] + ld, (size_t)ld * sizeof(double));
     model1d_rhs cpu_r = r;
     cpu_r.forcing = host[2];
-    rc = cohort_backend_cpu.model1d_step(&cpu_r, banded_solver_view(cpu_solver), host[0], cpu_out,
-                                         with_mean ? host[1] : NULL, cpu_f0, ld, m0, count);
+    rc = model1d_kernels_cpu.step(&cpu_r, banded_solver_view(cpu_solver), host[0], cpu_out,
+                                  with_mean ? host[1] : NULL, cpu_f0, ld, m0, count);
     EXPECT(rc == COHORT_OK, "cpu step: %s", cohort_error_detail());
     double scale = 0.0, paths = 0.0, cpu = 0.0;
     int64_t differing = 0, outside = 0;

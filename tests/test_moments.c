@@ -12,6 +12,7 @@
 #include "backend/cohort_error.h"
 #include "banded_reference.h"
 #include "models/model1d/model1d_numerics.h"
+#include "fields/fields.h"
 #include "test_common.h"
 
 static void reference(const double *x, int64_t n, double *mean, double *var)
@@ -107,8 +108,8 @@ int main(int argc, char **argv)
         be->copy_to_device(du, u, n * ld * sizeof *u);
         be->copy_to_device(dmean, mean, ld * sizeof *mean);
         be->fill((double *)dout, NAN, 2 * count);
-        EXPECT(be->model1d_moments((const double *)du, (const double *)dmean, n, ld, m0, count,
-                                   (double *)dout) == COHORT_OK,
+        EXPECT(fields_moments(be, (const double *)du, (const double *)dmean, n, ld, m0, count,
+                              (double *)dout) == COHORT_OK,
                "moments op");
         be->synchronize();
         be->copy_to_host(out, dout, 2 * count * sizeof *out);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
+#include "banded/banded_kernels.h"
 #include "banded/banded.h"
 
 struct banded_solver {
@@ -69,6 +70,7 @@ int banded_solver_solve_groups(const banded_solver *s, double *u, int64_t ld, in
                            "groups = %lld, group_stride = %lld: groups >= 1, apart by at least "
                            "count = %lld",
                            (long long)groups, (long long)group_stride, (long long)count);
-    COHORT_CALL(s->backend->banded_solve(&s->view, u, ld, m0, count, groups, group_stride));
+    COHORT_CALL(COHORT_KERNELS(s->backend, banded_kernels)
+                    ->solve(&s->view, u, ld, m0, count, groups, group_stride));
     return COHORT_OK;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
+#include "stencil/stencil_kernels.h"
 
 struct stencil {
     const cohort_backend *be;
@@ -55,7 +56,7 @@ int stencil_compute(const stencil *s, const double *in, double *out, int64_t ld,
 {
     if (!s || !in || !out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stencil, in and out");
     COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-    return s->be->stencil_weights(&s->view, in, out, ld, m0, count);
+    return COHORT_KERNELS(s->be, stencil_kernels)->weights(&s->view, in, out, ld, m0, count);
 }
 
 void stencil_destroy(stencil *s)
@@ -88,8 +89,8 @@ int stencil_operator_compute(const cohort_backend *be, stencil_op op, const sten
         return COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "nx = %lld, ny = %lld for operator %d",
                            (long long)nx, (long long)ny, (int)op);
     COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-    return be->stencil_operator((int)op, a, boundary == STENCIL_PERIODIC, out, nx, ny, ld, m0,
-                                count);
+    return COHORT_KERNELS(be, stencil_kernels)
+        ->point_operator((int)op, a, boundary == STENCIL_PERIODIC, out, nx, ny, ld, m0, count);
 }
 
 void stencil_swap(double **in, double **out)

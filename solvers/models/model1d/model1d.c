@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
+#include "models/model1d/model1d_kernels.h"
 
 struct model1d_stepper {
     const cohort_backend *backend;
@@ -119,8 +120,9 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
     if (!s || !state || !scratch || !*state || !*scratch)
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
     COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-    COHORT_CALL(s->backend->model1d_step(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean,
-                                         member_f0, ld, m0, count));
+    COHORT_CALL(COHORT_KERNELS(s->backend, model1d_kernels)
+                    ->step(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean, member_f0, ld,
+                           m0, count));
     double *t = *state;
     *state = *scratch;
     *scratch = t;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "backend/cohort_hd.h"
+#include "fields/fields_numerics.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,42 +115,6 @@ COHORT_HD double model1d_rhs_at(const model1d_rhs *r, const double *x, int64_t n
         c[k] = x[(j < 0 ? j + n : j) * s];
     }
     return model1d_rhs_point(r, c, mean, drift, r->forcing ? r->forcing[i] : 0.0, f0);
-}
-
-/* The mean of member x[j * s], j = 0..n-1 (the drift of a deviation). */
-COHORT_HD double model1d_member_mean(const double *x, int64_t n, int64_t s)
-{
-    double sum = 0.0;
-    for (int64_t j = 0; j < n; ++j) sum += x[j * s];
-    return sum / (double)n;
-}
-
-/* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid): with
- * `deviation`, the member is stored as its deviation from `mean`, with the deviation's own mean
- * projected out as the next step would (model1d_rhs_point); without, x is the field C itself (2D
- * models) and mean is not used. The inputs of the coarsening length ell = 1 / (1 - <C^2>) (seed
- * 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
-COHORT_HD void model1d_member_moments(const double *x, int64_t n, int64_t s, int deviation,
-                                      double mean, double *c_mean, double *c2_mean)
-{
-    const double drift = deviation ? model1d_member_mean(x, n, s) : 0.0;
-    if (!deviation) mean = 0.0;
-    double sum = 0.0, sum2 = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-        const double c = x[j * s] - drift + mean;
-        sum += c;
-        sum2 += c * c;
-    }
-    *c_mean = sum / (double)n;
-    *c2_mean = sum2 / (double)n;
-}
-
-/* The field C_j = x_j - drift + mean of member x[j * s] stored as its deviation from `mean`, its
- * own mean (drift) projected out as the next step would: out[j * s]. */
-COHORT_HD void model1d_member_field(const double *x, int64_t n, int64_t s, double mean, double *out)
-{
-    const double drift = model1d_member_mean(x, n, s);
-    for (int64_t j = 0; j < n; ++j) out[j * s] = x[j * s] - drift + mean;
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,220 @@
+/* The analyses' kernels on the cuda backend (reduction_kernels.h): spectra by cuFFT, the ordered
+ * block fold and the nearest centroids, around the COHORT_HD arithmetic of reduction_numerics.h.
+ */
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "analysis/reduction_kernels.h"
+#include "analysis/reduction_numerics.h"
+#include "backend/backend_cuda.h"
+#include "backend/cuda_check.cuh"
+
+#define COHORT_CUFFT_CHECK(expr)                                                                   \
+    do {                                                                                           \
+        cufftResult cohort_cufft_rc_ = (expr);                                                     \
+        if (cohort_cufft_rc_ != CUFFT_SUCCESS)                                                     \
+            return cohort_error_raise(COHORT_ERR_CUDA, __FILE__, __LINE__, "%s: cuFFT error %d",   \
+                                      #expr, (int)cohort_cufft_rc_);                               \
+    } while (0)
+
+typedef struct cuda_spectrum_plan {
+    int64_t nx, ny, ld, max_count; /* 1D: ny = 1 */
+    int batch;                     /* the batch of the current cuFFT plan (0: none) */
+    cufftHandle fft;
+    cufftDoubleComplex *out; /* ny (nx / 2 + 1) x (max_count + 2), member fastest */
+    double *pair; /* ld = 1: the lone member and a zero column, interleaved (nx ny x 2) */
+} cuda_spectrum_plan;
+
+static void cuda_spectrum_plan_free(void *plan)
+{
+    cuda_spectrum_plan *p = (cuda_spectrum_plan *)plan;
+    if (!p) return;
+    if (p->batch) cufftDestroy(p->fft);
+    cudaFree(p->out);
+    cudaFree(p->pair);
+    free(p);
+}
+
+static int cuda_spectrum_plan_alloc(int64_t nx, int64_t ny, int64_t ld, int64_t max_count,
+                                    void **plan)
+{
+    if (nx < 1 || ny < 1 || ld < 1 || max_count < 1 || max_count > ld || nx > INT32_MAX ||
+        ny > INT32_MAX || ld > INT32_MAX - 2)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "nx = %lld, ny = %lld, ld = %lld, max_count = %lld", (long long)nx,
+                           (long long)ny, (long long)ld, (long long)max_count);
+    const int64_t n = nx * ny, rows = ny * (nx / 2 + 1);
+    cuda_spectrum_plan *p = (cuda_spectrum_plan *)calloc(1, sizeof *p);
+    if (!p) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum plan");
+    p->nx = nx, p->ny = ny, p->ld = ld, p->max_count = max_count;
+    int rc = cohort_backend_cuda.alloc((void **)&p->out, (size_t)rows * (size_t)(max_count + 2) *
+                                                             sizeof(cufftDoubleComplex));
+    if (rc == COHORT_OK && ld == 1) {
+        rc = cohort_backend_cuda.alloc((void **)&p->pair, (size_t)(2 * n) * sizeof(double));
+        if (rc == COHORT_OK &&
+            cudaMemset(p->pair, 0, (size_t)(2 * n) * sizeof(double)) != cudaSuccess)
+            rc = COHORT_FAIL(COHORT_ERR_CUDA, "cudaMemset");
+    }
+    if (rc != COHORT_OK) {
+        cuda_spectrum_plan_free(p);
+        return rc;
+    }
+    *plan = p;
+    return COHORT_OK;
+}
+
+/* power[r * count + j] from coefficient r of transform `first + j` at x[r * batch + first + j] */
+__global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, int64_t nx,
+                                      int64_t ny, int64_t batch, int64_t first, int64_t count,
+                                      double *__restrict__ power)
+{
+    const int64_t cols = nx / 2 + 1, rows = ny * cols;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < rows * count;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = idx / count, j = idx - r * count;
+        const cufftDoubleComplex c = x[r * batch + first + j];
+        const int self = spectrum_self_conjugate(r % cols, r / cols, nx, ny);
+        power[idx] = reduction_power(c.x, self ? 0.0 : c.y, nx * ny);
+    }
+}
+
+/* One batched D2Z straight from the interleaved layout: element i of column j at
+ * u[start + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * batch + j]. cuFFT
+ * (CUDA 13.0, H100) refuses two cases of this layout: an input pointer that is not 16-byte
+ * aligned (CUFFT_INVALID_VALUE at execution: odd m0) and a batch of one (CUFFT_INVALID_VALUE when
+ * planning). So the transformed columns are widened by neighbours inside [0, ld) whose results
+ * are dropped: one to the left for an odd start, one more to the right (or two to the left at the
+ * end) for a single member; a member alone in its array (ld = 1) is copied beside a zero column.
+ * Every member goes through the same strided algorithm whatever the
+ * chunking; test_structure_factor checks that the spectra do not depend on it. The plan is kept
+ * while the batch stays the same (every chunk but the last). */
+static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t count,
+                               double *power)
+{
+    cuda_spectrum_plan *p = (cuda_spectrum_plan *)plan;
+    if (count < 1 || count > p->max_count || m0 < 0 || m0 + count > p->ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "m0 = %lld, count = %lld, ld = %lld",
+                           (long long)m0, (long long)count, (long long)p->ld);
+    int64_t start = m0, batch = count, stride = p->ld;
+    if (p->pair) {
+        COHORT_CUDA_CHECK(cudaMemcpy2D(p->pair, 2 * sizeof(double), u, sizeof(double),
+                                       sizeof(double), (size_t)(p->nx * p->ny),
+                                       cudaMemcpyDeviceToDevice));
+        u = p->pair, start = 0, batch = stride = 2;
+    }
+    if (((uintptr_t)(u + start) & 15u) != 0) --start, ++batch;
+    if (batch == 1) {
+        if (start + 1 < stride)
+            batch = 2;
+        else
+            start -= 2, batch = 3;
+    }
+    if (start < 0 || ((uintptr_t)(u + start) & 15u) != 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "cuFFT needs 16-byte aligned columns: u = %p, m0 = %lld, ld = %lld",
+                           (const void *)u, (long long)m0, (long long)p->ld);
+    if (p->batch != batch) {
+        if (p->batch) cufftDestroy(p->fft);
+        p->batch = 0;
+        /* 1D: n = {nx}; 2D: n = {ny, nx}, x fastest, as the fields are stored */
+        int n[2] = {(int)p->ny, (int)p->nx}, onembed[2] = {(int)p->ny, (int)(p->nx / 2 + 1)};
+        const int rank = p->ny > 1 ? 2 : 1;
+        COHORT_CUFFT_CHECK(cufftPlanMany(&p->fft, rank, n + 2 - rank, n + 2 - rank, (int)stride, 1,
+                                         onembed + 2 - rank, (int)batch, 1, CUFFT_D2Z, (int)batch));
+        p->batch = (int)batch;
+    }
+    /* cuFFT keeps the input of an out-of-place real-to-complex transform (only complex-to-real
+     * ones overwrite it); test_spectrum checks that u is unchanged. */
+    COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)(u + start), p->out));
+    const int64_t total = p->ny * (p->nx / 2 + 1) * count;
+    const int64_t blocks = (total + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
+    spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), COHORT_CUDA_THREADS>>>(
+        p->out, p->nx, p->ny, batch, m0 - start, count, power);
+    COHORT_CUDA_CHECK_LAUNCH("spectrum_power_kernel");
+    return COHORT_OK;
+}
+
+enum { FOLD_ROWS = 128, FOLD_MEMBERS = 16 };
+
+/* One (fold block, 128 rows) per thread block. Members are staged 16 at a time through shared
+ * memory (each half-warp reads 16 consecutive members of a row: a whole 128-byte line), then every
+ * thread adds its row's 16 values to its class accumulators in member order, as the cpu loop does.
+ */
+__global__ void __launch_bounds__(FOLD_ROWS)
+    block_fold_kernel(const double *__restrict__ x, int64_t rows, int64_t ld, int64_t m0,
+                      int64_t count, int64_t first, int64_t block, int classes,
+                      const unsigned char *__restrict__ cls, double *sums)
+{
+    __shared__ double tile[FOLD_ROWS][FOLD_MEMBERS + 1];
+    __shared__ unsigned char tile_cls[FOLD_MEMBERS];
+    __shared__ double acc[REDUCTION_MAX_CLASSES][FOLD_ROWS];
+    const int64_t b = blockIdx.x, r0 = (int64_t)blockIdx.y * FOLD_ROWS, r = r0 + threadIdx.x;
+    int64_t lo, hi;
+    reduction_block_range(first, count, block, b, &lo, &hi);
+    for (int c = 0; c < classes; ++c)
+        acc[c][threadIdx.x] = r < rows ? sums[(b * classes + c) * rows + r] : 0.0;
+    for (int64_t j0 = lo; j0 < hi; j0 += FOLD_MEMBERS) {
+        const int width = (int)(hi - j0 < FOLD_MEMBERS ? hi - j0 : FOLD_MEMBERS);
+        __syncthreads();
+        for (int e = threadIdx.x; e < FOLD_ROWS * FOLD_MEMBERS; e += FOLD_ROWS) {
+            const int rr = e / FOLD_MEMBERS, jj = e % FOLD_MEMBERS;
+            if (r0 + rr < rows && jj < width) tile[rr][jj] = x[(r0 + rr) * ld + m0 + j0 + jj];
+        }
+        if (threadIdx.x < width) tile_cls[threadIdx.x] = cls ? cls[j0 + threadIdx.x] : 0;
+        __syncthreads();
+        if (r < rows)
+            for (int jj = 0; jj < width; ++jj) {
+                const int c = tile_cls[jj];
+                if (c != REDUCTION_SKIP) acc[c][threadIdx.x] += tile[threadIdx.x][jj];
+            }
+    }
+    if (r < rows)
+        for (int c = 0; c < classes; ++c) sums[(b * classes + c) * rows + r] = acc[c][threadIdx.x];
+}
+
+static int cuda_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0, int64_t count,
+                           int64_t first, int64_t block, int classes, const unsigned char *cls,
+                           double *sums)
+{
+    if (classes < 1 || classes > REDUCTION_MAX_CLASSES || rows < 1 || count < 1 || block < 1)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "classes = %d, rows = %lld, count = %lld, block = %lld", classes,
+                           (long long)rows, (long long)count, (long long)block);
+    const int64_t blocks = (first + count - 1) / block - first / block + 1;
+    const dim3 grid((unsigned)blocks, (unsigned)((rows + FOLD_ROWS - 1) / FOLD_ROWS));
+    block_fold_kernel<<<grid, FOLD_ROWS>>>(x, rows, ld, m0, count, first, block, classes, cls,
+                                           sums);
+    COHORT_CUDA_CHECK_LAUNCH("block_fold_kernel");
+    return COHORT_OK;
+}
+
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    nearest_centroid_kernel(const double *__restrict__ x, int64_t n, int64_t ld, int64_t m0,
+                            int64_t count, const double *__restrict__ centroids, int k,
+                            unsigned char *labels, double *dist2)
+{
+    const int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (j < count)
+        labels[j] =
+            (unsigned char)reduction_nearest_centroid(x + m0 + j, n, ld, centroids, k, &dist2[j]);
+}
+
+static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
+                                 const double *centroids, int k, unsigned char *labels,
+                                 double *dist2)
+{
+    const int64_t blocks = (count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
+    nearest_centroid_kernel<<<(unsigned)blocks, COHORT_CUDA_THREADS>>>(x, n, ld, m0, count,
+                                                                       centroids, k, labels, dist2);
+    COHORT_CUDA_CHECK_LAUNCH("nearest_centroid_kernel");
+    return COHORT_OK;
+}
+
+extern "C" const reduction_kernels reduction_kernels_cuda = {
+    .spectrum_plan_alloc = cuda_spectrum_plan_alloc,
+    .spectrum_plan_free = cuda_spectrum_plan_free,
+    .spectrum_power = cuda_spectrum_power,
+    .block_fold = cuda_block_fold,
+    .nearest_centroid = cuda_nearest_centroid};

@@ -1,0 +1,39 @@
+/* What every module's CUDA file shares (C++, included by .cu files only): CUDA errors translated
+ * to COHORT_ERR_CUDA with file:line and the runtime's message, at the call and after a launch;
+ * the block size of the one-thread-per-member kernels; the shared memory one block may have. */
+#ifndef COHORT_CUDA_CHECK_CUH
+#define COHORT_CUDA_CHECK_CUH
+
+#include <cuda_runtime.h>
+
+#include "backend/cohort_error.h"
+
+#define COHORT_CUDA_CHECK(expr)                                                                    \
+    do {                                                                                           \
+        cudaError_t cohort_cuda_rc_ = (expr);                                                      \
+        if (cohort_cuda_rc_ != cudaSuccess)                                                        \
+            return cohort_error_raise(COHORT_ERR_CUDA, __FILE__, __LINE__, "%s: %s (%s)", #expr,   \
+                                      cudaGetErrorString(cohort_cuda_rc_),                         \
+                                      cudaGetErrorName(cohort_cuda_rc_));                          \
+    } while (0)
+
+/* After a launch: a bad configuration shows at once, a fault at the next synchronisation. */
+static inline int cohort_cuda_launch_status(const char *kernel, const char *file, int line)
+{
+    cudaError_t rc = cudaGetLastError();
+    if (rc == cudaSuccess) return COHORT_OK;
+    return cohort_error_raise(COHORT_ERR_CUDA, file, line, "launch of %s: %s (%s)", kernel,
+                              cudaGetErrorString(rc), cudaGetErrorName(rc));
+}
+#define COHORT_CUDA_CHECK_LAUNCH(kernel)                                                           \
+    do {                                                                                           \
+        int cohort_launch_rc_ = cohort_cuda_launch_status((kernel), __FILE__, __LINE__);           \
+        if (cohort_launch_rc_ != COHORT_OK) return cohort_launch_rc_;                              \
+    } while (0)
+
+enum {
+    COHORT_CUDA_THREADS = 256,          /* block size of the one-thread-per-member kernels */
+    COHORT_CUDA_MAX_SHARED = 227 * 1024 /* dynamic shared memory a block may have (sm_80, sm_90) */
+};
+
+#endif

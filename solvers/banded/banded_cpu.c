@@ -1,0 +1,76 @@
+/* The batched banded solve on the cpu backend: OpenMP over blocks of members. Within a block the
+ * sweeps run row by row across the block's members, so the inner loop is unit-stride in the
+ * interleaved layout and vectorises; the arithmetic is banded_numerics.h's, as on the GPU. */
+#include "backend/cohort_error.h"
+#include "banded/banded_cpu.h"
+#include "banded/banded_kernels.h"
+
+/* 32 members = 256 bytes of each row: four cache lines, a whole vector loop. */
+enum { CPU_MEMBER_BLOCK = 32 };
+
+/* Members [mb, mb + width) of u, width <= CPU_MEMBER_BLOCK; h and border are literals at the call
+ * sites below so that the branches on them fold away. */
+static inline void cpu_banded_block(const banded_view *v, int h, int border, double *u, int64_t ld,
+                                    int64_t mb, int64_t width)
+{
+    const int64_t nb = v->n_band;
+    const int stride = 2 * h + 1;
+    double *x = u + mb;
+    /* rows outside [0, n_band) enter as 0 (their coefficients in the factor are 0 too) */
+    static const double zeros[CPU_MEMBER_BLOCK];
+    for (int64_t i = 0; i < nb; ++i) {
+        const double *row = v->coef + i * stride;
+        const double *y1 = i >= 1 ? x + (i - 1) * ld : zeros;
+        const double *y2 = i >= 2 ? x + (i - 2) * ld : zeros;
+        double *d = x + i * ld;
+        for (int64_t j = 0; j < width; ++j) {
+            const double prev[2] = {y1[j], y2[j]};
+            d[j] = banded_forward_value(row, h, d[j], prev);
+        }
+    }
+    for (int64_t i = nb - 1; i >= 0; --i) {
+        const double *row = v->coef + i * stride;
+        const double *x1 = i + 1 < nb ? x + (i + 1) * ld : zeros;
+        const double *x2 = i + 2 < nb ? x + (i + 2) * ld : zeros;
+        double *y = x + i * ld;
+        for (int64_t j = 0; j < width; ++j) {
+            const double next[2] = {x1[j], x2[j]};
+            y[j] = banded_backward_value(row, h, y[j], next);
+        }
+    }
+    if (border == 0) return;
+    double xb[CPU_MEMBER_BLOCK][BANDED_MAX_HALF_BANDWIDTH];
+    for (int64_t j = 0; j < width; ++j) banded_border_solve(v, border, x + j, ld, xb[j]);
+    for (int64_t i = 0; i < nb; ++i)
+        for (int64_t j = 0; j < width; ++j)
+            x[i * ld + j] =
+                banded_border_correct(v->spike + i * border, border, x[i * ld + j], xb[j]);
+    for (int b = 0; b < border; ++b)
+        for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[j][b];
+}
+
+int banded_cpu_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                     int64_t groups, int64_t group_stride)
+{
+    const int64_t blocks = (count + CPU_MEMBER_BLOCK - 1) / CPU_MEMBER_BLOCK;
+    const int h = v->h, border = v->border;
+#pragma omp parallel for schedule(static)
+    for (int64_t gb = 0; gb < groups * blocks; ++gb) {
+        const int64_t b = gb % blocks;
+        double *u_group = u + (gb / blocks) * group_stride;
+        const int64_t mb = m0 + b * CPU_MEMBER_BLOCK;
+        const int64_t width =
+            m0 + count - mb < CPU_MEMBER_BLOCK ? m0 + count - mb : CPU_MEMBER_BLOCK;
+        if (h == 1 && border == 0)
+            cpu_banded_block(v, 1, 0, u_group, ld, mb, width);
+        else if (h == 1)
+            cpu_banded_block(v, 1, 1, u_group, ld, mb, width);
+        else if (border == 0)
+            cpu_banded_block(v, 2, 0, u_group, ld, mb, width);
+        else
+            cpu_banded_block(v, 2, 2, u_group, ld, mb, width);
+    }
+    return COHORT_OK;
+}
+
+const banded_kernels banded_kernels_cpu = {.solve = banded_cpu_solve};

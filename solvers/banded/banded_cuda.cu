@@ -1,0 +1,335 @@
+/* The batched banded solve on the cuda backend: the PORTABLE, TILED and WARP paths and AUTO's
+ * choice among them (banded_cuda.h; measured in PERFORMANCE.md). Kernels are written in C style
+ * around the COHORT_HD arithmetic of banded_numerics.h. */
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend/cuda_check.cuh"
+#include "banded/banded_cuda.cuh"
+#include "banded/banded_cuda.h"
+#include "banded/banded_kernels.h"
+
+/* ---- batched banded solve: the portable path ---- */
+
+/* Group g of a launch (blockIdx.y) solves the systems at u + (group0 + g) * group_stride. */
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    banded_portable_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                           int64_t group_stride)
+{
+    const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m >= count) return;
+    double *x = u + blockIdx.y * group_stride + m0 + m;
+    if (v.h == 1 && v.border == 0)
+        banded_system_solve(&v, 1, 0, x, ld);
+    else if (v.h == 1)
+        banded_system_solve(&v, 1, 1, x, ld);
+    else if (v.border == 0)
+        banded_system_solve(&v, 2, 0, x, ld);
+    else
+        banded_system_solve(&v, 2, 2, x, ld);
+}
+
+/* ---- batched banded solve: the tiled path ---- */
+
+/* banded_band_solve on a column in shared memory. The sweep is a chain of one multiply-add per
+ * row; to keep that chain from waiting on memory, the right-hand sides and the factor rows of
+ * TILE_CHUNK rows are loaded into registers before their multiply-adds (a store to the tile may
+ * alias the next row's load as far as the compiler knows, so it would not hoist them itself;
+ * the factor goes through the read-only path). */
+__device__ __forceinline__ void tile_band_solve(const double *__restrict__ coef, int rows, int hb,
+                                                double *x, int s)
+{
+    const int stride = 2 * hb + 1;
+    double carry[BANDED_MAX_CARRY] = {0.0};
+    int i = 0;
+    for (; i + TILE_CHUNK <= rows; i += TILE_CHUNK) {
+        double d[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_CARRY + 1];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            d[q] = x[(i + q) * s];
+            for (int k = 0; k < hb; ++k) row[q][k] = __ldg(coef + (i + q) * stride + k);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const double y = banded_forward_value(row[q], hb, d[q], carry);
+            x[(i + q) * s] = y;
+            banded_carry_push(carry, hb, y);
+        }
+    }
+    for (; i < rows; ++i) {
+        const double y = banded_forward_value(coef + i * stride, hb, x[i * s], carry);
+        x[i * s] = y;
+        banded_carry_push(carry, hb, y);
+    }
+    for (int k = 0; k < BANDED_MAX_CARRY; ++k) carry[k] = 0.0;
+    i = rows - 1;
+    for (; i >= TILE_CHUNK - 1; i -= TILE_CHUNK) {
+        double y[TILE_CHUNK], row[TILE_CHUNK][2 * BANDED_MAX_CARRY + 1];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            y[q] = x[(i - q) * s];
+            for (int k = hb; k <= 2 * hb; ++k) row[q][k] = __ldg(coef + (i - q) * stride + k);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const double xi = banded_backward_value(row[q], hb, y[q], carry);
+            x[(i - q) * s] = xi;
+            banded_carry_push(carry, hb, xi);
+        }
+    }
+    for (; i >= 0; --i) {
+        const double xi = banded_backward_value(coef + i * stride, hb, x[i * s], carry);
+        x[i * s] = xi;
+        banded_carry_push(carry, hb, xi);
+    }
+}
+
+/* banded_segment_correct on rows [start, end) of a segment column in shared memory, with the
+ * spike rows (read-only path) and values of TILE_CHUNK rows loaded before their stores, as in
+ * tile_band_solve. */
+__device__ __forceinline__ void tile_segment_correct(const double *__restrict__ seg_spike, int h,
+                                                     int start, int end, double *x, int s,
+                                                     const double *next_top,
+                                                     const double *prev_bottom)
+{
+    int i = start;
+    for (; i + TILE_CHUNK <= end; i += TILE_CHUNK) {
+        double g[TILE_CHUNK], spike[TILE_CHUNK][2 * BANDED_MAX_HALF_BANDWIDTH];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            g[q] = x[(i - start + q) * s];
+            for (int k = 0; k < 2 * h; ++k) spike[q][k] = __ldg(seg_spike + (i + q) * 2 * h + k);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q)
+            x[(i - start + q) * s] =
+                banded_segment_correct(spike[q], h, g[q], next_top, prev_bottom);
+    }
+    for (; i < end; ++i)
+        x[(i - start) * s] = banded_segment_correct(seg_spike + i * 2 * h, h, x[(i - start) * s],
+                                                    next_top, prev_bottom);
+}
+
+/* The slot of row i of member g in the tiled solve's tile (seg_len is a power of two). */
+__device__ __forceinline__ int tile_index(const banded_view &v, int i, int g, int w)
+{
+    return tile_slot(i, g, w, __ffs(v.seg_len) - 1, v.n_seg - 1);
+}
+
+/* One tile: members [first, first + width) x all n rows, with one thread per (member, segment).
+ * Every element of u is read once (cp.async, coalesced across members) and written once. On
+ * chip: each thread solves its segment's block, one thread per member solves the reduced system
+ * of the segment tips, each thread corrects its segment with the spikes, and the periodic
+ * correction x_t = p - Q x_b is applied as the tile is written back. */
+__device__ __forceinline__ void tiled_body(const banded_view &v, int h, int border, double *u,
+                                           int64_t ld, int64_t m0, int64_t count, int w_shift)
+{
+    extern __shared__ __align__(16) double smem[];
+    const int w = 1 << w_shift, P = v.n_seg, nb = (int)v.n_band, n = (int)v.n;
+    const int total = n << w_shift, red_n = (int)v.red_n;
+    double *tile = smem;
+    double *tips = smem + total + P * w; /* red_n x w */
+    double *xbs = tips + w * red_n;      /* border x w */
+    const int64_t first = m0 + ((int64_t)blockIdx.x << w_shift);
+    const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
+    double *base = u + first;
+    tile_stage_issue(tile, base, ld, n, w_shift, width, __ffs(v.seg_len) - 1, P - 1, threadIdx.x,
+                     blockDim.x);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+
+    const int p = threadIdx.x >> w_shift, g = threadIdx.x & (w - 1), stride = 2 * h + 1;
+    const int active = g < width;
+    const int start = (int)banded_segment_start(&v, p), end = (int)banded_segment_end(&v, p);
+    double *x = tile + tile_index(v, start, g, w);
+    double *my_tips = tips + g; /* member fastest: lanes of a warp hit consecutive banks */
+    if (active) {
+        tile_band_solve(v.seg_coef + start * stride, end - start, h, x, w);
+        if (P > 1) banded_segment_tips(&v, h, p, x, w, my_tips, w);
+    }
+    if (P > 1) {
+        __syncthreads();
+        if (active && p == 0) tile_band_solve(v.red_coef, red_n, 3 * h - 1, my_tips, w);
+        __syncthreads();
+        if (active) {
+            double next_top[BANDED_MAX_HALF_BANDWIDTH], prev_bottom[BANDED_MAX_HALF_BANDWIDTH];
+            banded_segment_neighbours(&v, h, p, my_tips, w, next_top, prev_bottom);
+            tile_segment_correct(v.seg_spike, h, start, end, x, w, next_top, prev_bottom);
+        }
+    }
+    if (border) {
+        __syncthreads();
+        if (active && p == 0) {
+            double p_cols[BANDED_MAX_BORDER_COLS], d_b[BANDED_MAX_HALF_BANDWIDTH];
+            double xb[BANDED_MAX_HALF_BANDWIDTH];
+            for (int c = 0; c < v.n_border_cols; ++c)
+                p_cols[c] = tile[tile_index(v, (int)v.border_col[c], g, w)];
+            for (int j = 0; j < border; ++j) d_b[j] = tile[tile_index(v, nb + j, g, w)];
+            banded_border_values(&v, border, p_cols, d_b, xb);
+            for (int j = 0; j < border; ++j) {
+                xbs[j * w + g] = xb[j];
+                tile[tile_index(v, nb + j, g, w)] = xb[j];
+            }
+        }
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+        const int i = idx >> w_shift, gi = idx & (w - 1);
+        if (gi >= width) continue;
+        double val = tile[tile_index(v, i, gi, w)];
+        if (border && i < nb) {
+            double xb[BANDED_MAX_HALF_BANDWIDTH], q_row[BANDED_MAX_HALF_BANDWIDTH];
+            for (int j = 0; j < border; ++j) {
+                xb[j] = xbs[j * w + gi];
+                q_row[j] = __ldg(v.spike + i * border + j);
+            }
+            val = banded_border_correct(q_row, border, val, xb);
+        }
+        __stcs(base + (int64_t)i * ld + gi, val);
+    }
+}
+
+__global__ void __launch_bounds__(TILE_THREADS)
+    banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                        int w_shift, int64_t group_stride)
+{
+    u += blockIdx.y * group_stride;
+    if (v.h == 1 && v.border == 0)
+        tiled_body(v, 1, 0, u, ld, m0, count, w_shift);
+    else if (v.h == 1)
+        tiled_body(v, 1, 1, u, ld, m0, count, w_shift);
+    else if (v.border == 0)
+        tiled_body(v, 2, 0, u, ld, m0, count, w_shift);
+    else
+        tiled_body(v, 2, 2, u, ld, m0, count, w_shift);
+}
+
+static size_t tile_bytes_for(const banded_view *v, int width)
+{
+    return ((size_t)(v->n + v->n_seg) * width + (size_t)width * (size_t)v->red_n +
+            (size_t)width * (size_t)v->border) *
+           sizeof(double);
+}
+
+extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_bytes)
+{
+    if (tile_bytes == 0) tile_bytes = TILE_DEFAULT_BYTES;
+    if (tile_bytes > TILE_MAX_BYTES) tile_bytes = TILE_MAX_BYTES;
+    if (v->n_seg < 1 || v->n > INT32_MAX / TILE_THREADS) return 0;
+    int width = 1;
+    while (2 * width * v->n_seg <= TILE_THREADS) width *= 2;
+    for (; width >= TILE_MIN_WIDTH; width /= 2)
+        if (tile_bytes_for(v, width) <= tile_bytes) return width;
+    return 0;
+}
+
+static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                             int64_t groups, int64_t group_stride, int width);
+
+/* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
+ * per launch, on the portable and tiled paths). */
+static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                         int64_t groups, int64_t group_stride, cohort_cuda_banded_path path,
+                         size_t tile_bytes)
+{
+    /* AUTO decides by the system alone, never by the count: a member's solution then does not
+     * depend on how members are batched (the run's chunks, 2D line groups) */
+    const int width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    int warp_width = 0;
+    if (path == COHORT_CUDA_BANDED_WARP) {
+        warp_width = cohort_cuda_banded_warp_width(v, tile_bytes);
+        if (warp_width == 0)
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                               "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
+                               WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
+    } else if (path == COHORT_CUDA_BANDED_AUTO) {
+        /* WARP wherever it forms a tile, except plain tridiagonal systems with half-warp tiles,
+         * where the tiled path's many threads per system win (bench-banded, H100: N = 512, 0.29
+         * against 0.35 ms at M = 2^16; for periodic and pentadiagonal systems WARP wins there) */
+        warp_width = cohort_cuda_banded_warp_width(v, 0);
+        if (v->h == 1 && v->border == 0 && warp_width < WARP_MAX_WIDTH &&
+            width >= TILE_AUTO_MIN_WIDTH_PER_H * v->h)
+            warp_width = 0;
+    }
+    if (warp_width > 0)
+        return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width);
+    if (path == COHORT_CUDA_BANDED_TILED && width == 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "no tile of >= %d members of n = %lld rows (%d segments) fits in %zu "
+                           "bytes",
+                           TILE_MIN_WIDTH, (long long)v->n, v->n_seg, tile_bytes);
+    const int portable =
+        path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
+        (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH_PER_H * v->h);
+    static int shared_limit_raised = 0;
+    if (!portable && !shared_limit_raised) {
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(
+            banded_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
+        shared_limit_raised = 1;
+    }
+    int shift = 0;
+    while ((1 << shift) < width) ++shift;
+    for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
+        const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
+        double *base = u + g0 * group_stride;
+        if (portable) {
+            const dim3 grid((unsigned)((count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS),
+                            gy);
+            banded_portable_kernel<<<grid, COHORT_CUDA_THREADS>>>(*v, base, ld, m0, count,
+                                                                  group_stride);
+            COHORT_CUDA_CHECK_LAUNCH("banded_portable_kernel");
+        } else {
+            const dim3 grid((unsigned)((count + width - 1) / width), gy);
+            banded_tiled_kernel<<<grid, (unsigned)(width * v->n_seg), tile_bytes_for(v, width)>>>(
+                *v, base, ld, m0, count, shift, group_stride);
+            COHORT_CUDA_CHECK_LAUNCH("banded_tiled_kernel");
+        }
+    }
+    return COHORT_OK;
+}
+
+extern "C" int cohort_cuda_banded_solve_path(const banded_view *v, double *u, int64_t ld,
+                                             int64_t m0, int64_t count,
+                                             cohort_cuda_banded_path path, size_t tile_bytes)
+{
+    return banded_launch(v, u, ld, m0, count, 1, 0, path, tile_bytes);
+}
+
+static int cuda_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                      int64_t groups, int64_t group_stride)
+{
+    return banded_launch(v, u, ld, m0, count, groups, group_stride, COHORT_CUDA_BANDED_AUTO, 0);
+}
+
+/* ---- the WARP path: the warp-tile kernel of banded_cuda.cuh with no right-hand side ---- */
+
+#define BANDED_WARP_VARIANTS(X) X(1, 0) X(1, 1) X(2, 0) X(2, 2)
+
+/* The kernel built for v's half-bandwidth and border (plain or periodic), or NULL. */
+static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const banded_view *v)
+{
+#define BANDED_WARP_MATCH(half, edge)                                                              \
+    if (v->h == (half) && v->border == (edge))                                                     \
+        return banded_warp_kernel<half, edge, banded_warp_solve_only>;
+    BANDED_WARP_VARIANTS(BANDED_WARP_MATCH)
+#undef BANDED_WARP_MATCH
+    return NULL;
+}
+
+extern "C" int cohort_cuda_banded_warp_width(const banded_view *v, size_t tile_bytes)
+{
+    return warp_solve_kernel(v) ? banded_warp_width_for(v, tile_bytes) : 0;
+}
+
+static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                             int64_t groups, int64_t group_stride, int width)
+{
+    return banded_warp_launch(warp_solve_kernel(v), banded_warp_solve_only(), v, u, u, NULL, ld, m0,
+                              count, groups, group_stride, width);
+}
+
+extern "C" const banded_kernels banded_kernels_cuda = {.solve = cuda_solve};

@@ -1,0 +1,350 @@
+/* The banded solver's CUDA internals shared with modules that fuse a right-hand side into the
+ * solve (C++, for .cu files): the tile constants, the staging of a tile of rows into shared
+ * memory, and the WARP path's persistent warp-tile kernel, generic over the right-hand side it
+ * computes inside its forward sweep (banded_cuda.cu instantiates it for the solve alone,
+ * models/model1d/model1d_cuda.cu for the fused 1D step). */
+#ifndef COHORT_BANDED_CUDA_CUH
+#define COHORT_BANDED_CUDA_CUH
+
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "backend/cuda_check.cuh"
+#include "banded/banded_numerics.h"
+
+enum {
+    TILE_THREADS = 256, /* at most (members per tile) x (segments per member) threads */
+    TILE_MIN_WIDTH = 4, /* below 4 members (32-byte rows) loads stop being coalesced */
+    TILE_CHUNK = 8,     /* rows whose loads are issued together in a sweep */
+    TILE_MAX_BYTES = COHORT_CUDA_MAX_SHARED,
+    /* AUTO takes the tiled path when a tile holds at least this many members per unit of
+     * half-bandwidth (16 tridiagonal, 32 pentadiagonal): narrower tiles keep too few systems on
+     * an SM to hide the latency of their sweeps, and the portable kernel is as fast or faster
+     * there (bench-banded on an H100, 2026-11-22: tri up to N = 512, penta up to N = 256). */
+    TILE_AUTO_MIN_WIDTH_PER_H = 16
+};
+static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
+/* The warp tiles: each warp solves a tile of a warp's width of systems, or half of it for long
+ * systems (narrower tiles lose to the separate kernels: 8 members of N = 1024 took 8.3 ms a step
+ * against 8.0 ms, bench-model1d, H100); WARP_DEFAULT_BYTES per tile leaves room for three tiles
+ * and the factor in a block; at most WARP_MAX_WARPS tiles per block. */
+enum { WARP_MAX_WIDTH = 32, WARP_MIN_WIDTH = 16, WARP_MAX_WARPS = 8 };
+static const size_t WARP_DEFAULT_BYTES = 72 * 1024;
+
+/* Where row i of member g lives in a tile of w members per row: member fastest, plus one empty
+ * row after each of the first last_seg segments of 1 << seg_shift rows, so that threads sweeping
+ * different segments at the same offset (a warp spans several segments when the tile is narrower
+ * than 32 members) hit different banks; last_seg = 0: no padding. */
+__device__ __forceinline__ int tile_slot(int i, int g, int w, int seg_shift, int last_seg)
+{
+    const int seg = i >> seg_shift;
+    return (i + (seg < last_seg ? seg : last_seg)) * w + g;
+}
+
+/* Issues the copies that stage rows [0, rows) of members [0, width) of base (leading dimension
+ * ld) into a tile of w = 1 << w_shift members per row laid out as tile_slot; thread t of
+ * `threads` takes every threads-th pair. The caller commits, waits and synchronises. Pairs of
+ * members go in 16-byte copies that bypass L1 (cp.async.cg), so that the streaming tile does not
+ * evict the factor rows the sweeps read through L1; 8-byte copies (cp.async.ca) where a pair is
+ * not 16-byte aligned (odd ld, or a first member off a 16-byte boundary: an odd member, or a 2D
+ * line group at an odd offset) or is cut by the end. An unpadded, aligned, full tile whose rows
+ * the threads cover in whole steps takes a loop of one copy and two additions per pair. */
+__device__ __forceinline__ void tile_stage_issue(double *tile, const double *base, int64_t ld,
+                                                 int rows, int w_shift, int width, int seg_shift,
+                                                 int last_seg, int t, int threads)
+{
+    const int w = 1 << w_shift, half = w >> 1;
+    const int aligned = (ld & 1) == 0 && ((uintptr_t)base & 15u) == 0;
+    if (last_seg == 0 && aligned && width == w && threads % half == 0) {
+        const int step = threads / half; /* rows per pass of the threads */
+        int i = t / half;
+        const int g = (t % half) * 2;
+        unsigned dst = (unsigned)__cvta_generic_to_shared(tile + i * w + g);
+        const double *src = base + (int64_t)i * ld + g;
+        for (; i < rows; i += step, dst += step * w * sizeof(double), src += step * ld)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+        return;
+    }
+    for (int idx = t; idx < (rows << (w_shift - 1)); idx += threads) {
+        const int i = idx >> (w_shift - 1), g = (idx & (half - 1)) * 2;
+        double *dst = tile + tile_slot(i, g, w, seg_shift, last_seg);
+        const double *src = base + (int64_t)i * ld + g;
+        if (aligned && g + 1 < width) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                             (unsigned)__cvta_generic_to_shared(dst)),
+                         "l"(src));
+        } else {
+            if (g < width) __pipeline_memcpy_async(dst, src, sizeof(double));
+            if (g + 1 < width) __pipeline_memcpy_async(dst + 1, src + 1, sizeof(double));
+        }
+    }
+}
+
+/* ---- the WARP path: a persistent kernel of warp tiles ---- */
+
+/* The right-hand side a warp tile computes inside its forward sweep, the policy Rhs of the
+ * templates below:
+ *   Rhs::SOLVE_ONLY          1: none, f = u (the banded solve alone);
+ *   Rhs::RADIUS              f_i reads rows i - RADIUS .. i + RADIUS (a window in registers);
+ *   Rhs::AHEAD               the forward sweep reads row i + AHEAD of u while it computes row i;
+ *   rhs.prepared()           the policy as one member's sweep uses it (constants folded in);
+ *   rhs.drift(x, n, w)       the member's drift, projected out (called where a mean is given);
+ *   rhs.point(c, mu, drift)  f_i from the window c. */
+struct banded_warp_solve_only {
+    /* RADIUS and AHEAD as the 1D step's: the same split of the forward sweep into chunks and a
+     * tail, the code measured in solvers/banded/PERFORMANCE.md */
+    enum { SOLVE_ONLY = 1, RADIUS = 3, AHEAD = 4 };
+    __device__ banded_warp_solve_only prepared() const
+    {
+        return *this;
+    }
+    __device__ double drift(const double *, int, int) const
+    {
+        return 0.0;
+    }
+    __device__ double point(const double *, double, double) const
+    {
+        return 0.0;
+    }
+};
+
+/* One system, by one thread, on its column x[i * w] of a tile in shared memory holding all n
+ * rows of u (each value of u read from device memory once; each value of out written once). The
+ * member's drift; the forward sweep, which computes f_i from a register window of u as it goes
+ * and writes y_i over u_i (the window's next row, i + AHEAD, is read before row i + AHEAD is
+ * written; rows 0..AHEAD-1, needed again at the periodic end, are kept in registers); the
+ * backward sweep, writing p = T^{-1} f over y; the periodic border from p; and the store of
+ * x = p - Q x_b. The arithmetic is the policy's point and banded_system_solve's, in their order,
+ * so the result is the separate right-hand-side kernel's followed by the portable solve's, bit for
+ * bit. coef and spike are the copies in shared memory of v's. A right-hand side needs
+ * n >= 2 RADIUS + 1 (the window must not wrap onto itself). BORDER = 0: plain; BORDER = H:
+ * periodic. */
+template <int H, int BORDER, class Rhs>
+__device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const banded_view &v,
+                                                        const double *coef, const double *spike,
+                                                        double *x, int w, double *dst, int64_t ld,
+                                                        double mu, int use_mean)
+{
+    enum { AHEAD = Rhs::AHEAD, WINDOW = 2 * Rhs::RADIUS + 1, SOLVE_ONLY = Rhs::SOLVE_ONLY };
+    const Rhs r = rhs.prepared();
+    const int n = (int)v.n, nb = (int)v.n_band, stride = 2 * H + 1;
+    const double drift = use_mean ? r.drift(x, n, w) : 0.0;
+    double c[WINDOW] = {0.0}, head[AHEAD] = {0.0}, carry[BANDED_MAX_CARRY] = {0.0};
+    if (!SOLVE_ONLY) {
+        for (int k = 0; k < WINDOW; ++k) c[k] = x[((k - Rhs::RADIUS + n) % n) * w];
+        for (int k = 0; k < AHEAD; ++k) head[k] = x[k * w];
+    }
+    /* With a few warps per SM nothing but the thread's own instructions hides a latency, so each
+     * sweep reads its operands a chunk of TILE_CHUNK rows ahead: the window's rows and the
+     * factor's before the forward chunk, whose right-hand sides overlap them; the next chunk's
+     * before the current one in the backward sweep and the store. */
+    auto forward_row = [&](int i, double cur, double next, const double *lower, bool band) {
+        const double f = SOLVE_ONLY ? cur : r.point(c, mu, drift);
+        if (band) {
+            const double y = banded_forward_value(lower, H, f, carry);
+            banded_carry_push(carry, H, y);
+            x[i * w] = y;
+        } else {
+            x[i * w] = f; /* the border rows keep their right-hand sides d_b */
+        }
+        for (int k = 0; k < WINDOW - 1; ++k) c[k] = c[k + 1];
+        c[WINDOW - 1] = next;
+    };
+    int i = 0;
+    for (; i + TILE_CHUNK <= n - AHEAD; i += TILE_CHUNK) { /* rows < n - AHEAD <= nb: band rows */
+        double cur[TILE_CHUNK], next[TILE_CHUNK], lower[TILE_CHUNK][H];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            cur[q] = x[(i + q) * w]; /* f itself when SOLVE_ONLY (else unused and dropped) */
+            next[q] = x[(i + AHEAD + q) * w];
+            for (int k = 0; k < H; ++k) lower[q][k] = coef[(i + q) * stride + k];
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) forward_row(i + q, cur[q], next[q], lower[q], true);
+    }
+    for (; i < n - AHEAD; ++i)
+        forward_row(i, x[i * w], x[(i + AHEAD) * w], coef + i * stride, true);
+    for (; i < n; ++i) {
+        forward_row(i, x[i * w], head[0], coef + i * stride, i < nb);
+        for (int k = 0; k < AHEAD - 1; ++k) head[k] = head[k + 1];
+    }
+
+    /* backward: chunk [top - TILE_CHUNK + 1, top] from its loaded y and upper_k, 1/pivot */
+    for (int k = 0; k < BANDED_MAX_CARRY; ++k) carry[k] = 0.0;
+    double y[TILE_CHUNK], upper[TILE_CHUNK][2 * H + 1]; /* [k] = coef entry k, k >= H used */
+    auto backward_load = [&](int top) {
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            y[q] = x[(top - q) * w];
+            for (int k = H; k <= 2 * H; ++k) upper[q][k] = coef[(top - q) * stride + k];
+        }
+    };
+    auto backward_row = [&](int row, double yi, const double *coef_row) {
+        const double p = banded_backward_value(coef_row, H, yi, carry);
+        banded_carry_push(carry, H, p);
+        x[row * w] = p;
+    };
+    i = nb - 1;
+    if (i >= TILE_CHUNK - 1) backward_load(i);
+    for (; i >= TILE_CHUNK - 1; i -= TILE_CHUNK) {
+        double y_cur[TILE_CHUNK], upper_cur[TILE_CHUNK][2 * H + 1];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            y_cur[q] = y[q];
+            for (int k = H; k <= 2 * H; ++k) upper_cur[q][k] = upper[q][k];
+        }
+        if (i - TILE_CHUNK >= TILE_CHUNK - 1) backward_load(i - TILE_CHUNK); /* rows not written */
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) backward_row(i - q, y_cur[q], upper_cur[q]);
+    }
+    for (; i >= 0; --i) backward_row(i, x[i * w], coef + i * stride);
+
+    /* x_t = p - Q x_b, stored once */
+    double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+    banded_border_solve(&v, BORDER, x, w, xb);
+    double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
+    auto store_load = [&](int row0) {
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            p[q] = x[(row0 + q) * w];
+            for (int j = 0; j < BORDER; ++j) q_row[q][j] = spike[(row0 + q) * BORDER + j];
+        }
+    };
+    i = 0;
+    if (TILE_CHUNK <= nb) store_load(0);
+    for (; i + TILE_CHUNK <= nb; i += TILE_CHUNK) {
+        double value[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q)
+            value[q] = banded_border_correct(q_row[q], BORDER, p[q], xb);
+        if (i + 2 * TILE_CHUNK <= nb) store_load(i + TILE_CHUNK);
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) __stcs(dst + (i + q) * ld, value[q]);
+    }
+    for (; i < nb; ++i)
+        __stcs(dst + i * ld, banded_border_correct(spike + i * BORDER, BORDER, x[i * w], xb));
+    for (int j = 0; j < BORDER; ++j) __stcs(dst + (nb + j) * ld, xb[j]);
+}
+
+/* The doubles of the factor a warp-tile block keeps in shared memory, before its tiles: rounded up
+ * to a pair so that the tiles stay 16-byte aligned. */
+__host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
+{
+    const int words = (int)v.n_band * (2 * v.h + 1) + (int)v.n_band * v.border;
+    return (words + 1) & ~1;
+}
+
+/* A persistent kernel: each block copies the factor rows into shared memory once, then each of its
+ * warps takes tiles of w = 1 << w_shift members in turn, stages all their rows in its own part of
+ * shared memory (cp.async), and solves them (with their right-hand sides), one thread per member.
+ * The warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
+ * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds of
+ * cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
+template <int H, int BORDER, class Rhs>
+__device__ __forceinline__ void
+banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, double *out,
+                      const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
+                      int64_t groups, int64_t group_stride, int w_shift)
+{
+    extern __shared__ __align__(16) double smem[];
+    const int n = (int)v.n, nb = (int)v.n_band, w = 1 << w_shift;
+    const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    double *coef = smem, *spike = coef + nb * (2 * H + 1);
+    for (int k = threadIdx.x; k < nb * (2 * H + 1); k += blockDim.x) coef[k] = v.coef[k];
+    for (int k = threadIdx.x; k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
+    __syncthreads();
+    double *tile = smem + banded_warp_factor_doubles(v) + (size_t)warp * n * w;
+    const int64_t tiles = (count + w - 1) >> w_shift; /* per group */
+    for (int64_t t = (int64_t)blockIdx.x * warps + warp; t < tiles * groups;
+         t += (int64_t)gridDim.x * warps) {
+        const int64_t group = t / tiles, first = m0 + ((t - group * tiles) << w_shift);
+        const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
+        const int64_t offset = group * group_stride + first;
+        tile_stage_issue(tile, u + offset, ld, n, w_shift, width, 30, 0, lane, 32);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncwarp();
+        if (lane < width) {
+            const int64_t m = first + lane;
+            banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w,
+                                               out + offset + lane, ld, mean ? mean[m] : 0.0,
+                                               mean != NULL);
+        }
+        __syncwarp(); /* the tile is free for the next stage */
+    }
+}
+
+template <int H, int BORDER, class Rhs>
+__global__ void __launch_bounds__(32 * WARP_MAX_WARPS)
+    banded_warp_kernel(Rhs rhs, banded_view v, const double *u, double *out, const double *mean,
+                       int64_t ld, int64_t m0, int64_t count, int64_t groups, int64_t group_stride,
+                       int w_shift)
+{
+    banded_warp_tile_body<H, BORDER>(rhs, v, u, out, mean, ld, m0, count, groups, group_stride,
+                                     w_shift);
+}
+
+template <class Rhs>
+using banded_warp_kernel_fn = void (*)(Rhs, banded_view, const double *, double *, const double *,
+                                       int64_t, int64_t, int64_t, int64_t, int64_t, int);
+
+/* Systems per warp tile for v: the widest power of two from WARP_MAX_WIDTH down to WARP_MIN_WIDTH
+ * whose tile fits tile_bytes (0: WARP_DEFAULT_BYTES) and, with the factor, one block; 0 where
+ * none does. */
+static inline int banded_warp_width_for(const banded_view *v, size_t tile_bytes)
+{
+    if (tile_bytes == 0) tile_bytes = WARP_DEFAULT_BYTES;
+    const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
+    if (factor >= TILE_MAX_BYTES) return 0;
+    for (int width = WARP_MAX_WIDTH; width >= WARP_MIN_WIDTH; width /= 2) {
+        const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
+        if (bytes <= tile_bytes && factor + bytes <= TILE_MAX_BYTES) return width;
+    }
+    return 0;
+}
+
+/* Launches a warp-tile kernel for v with tiles of `width` members: as many warps per block as
+ * tiles fit beside the factor (at most WARP_MAX_WARPS), as many blocks as stay resident (no more
+ * than there are tiles to take). out may be u (the solve in place). */
+template <class Rhs>
+static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
+                              const banded_view *v, const double *u, double *out,
+                              const double *mean, int64_t ld, int64_t m0, int64_t count,
+                              int64_t groups, int64_t group_stride, int width)
+{
+    int shift = 0;
+    while ((1 << shift) < width) ++shift;
+    const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
+    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
+    int warps = (int)((TILE_MAX_BYTES - factor) / tile);
+    if (warps > WARP_MAX_WARPS) warps = WARP_MAX_WARPS;
+    const size_t bytes = factor + (size_t)warps * tile;
+    /* the launch shape of the previous call: a run launches the same one every step, so the
+     * shared-memory attribute and the occupancy query are done when it changes only */
+    static struct {
+        banded_warp_kernel_fn<Rhs> kernel;
+        size_t bytes;
+        int warps, resident;
+    } last = {NULL, 0, 0, 0};
+    if (kernel != last.kernel || bytes != last.bytes || warps != last.warps) {
+        int dev = 0, sm_count = 0, per_sm = 0;
+        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
+        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               TILE_MAX_BYTES));
+        COHORT_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
+        last.kernel = kernel, last.bytes = bytes, last.warps = warps;
+        last.resident = (per_sm > 0 ? per_sm : 1) * sm_count;
+    }
+    const int64_t tiles = (count + width - 1) / width * groups;
+    int64_t blocks = last.resident;
+    if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(rhs, *v, u, out, mean, ld, m0,
+                                                                count, groups, group_stride, shift);
+    COHORT_CUDA_CHECK_LAUNCH("banded_warp_kernel");
+    return COHORT_OK;
+}
+
+#endif

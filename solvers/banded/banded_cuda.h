@@ -1,0 +1,55 @@
+/* The cuda banded solve's paths, for tests and benchmarks (built with the cuda backend). This
+ * header is plain C. */
+#ifndef COHORT_BANDED_CUDA_H
+#define COHORT_BANDED_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "banded/banded_numerics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The paths of the batched banded solve, for tests and benchmarks (banded_kernels_cuda.solve is
+ * COHORT_CUDA_BANDED_AUTO):
+ *  PORTABLE  one thread per system sweeping device memory in place (banded_system_solve): the
+ *            forward sweep writes every row and the backward sweep reads it again, so each
+ *            value crosses device memory four times;
+ *  TILED     a block stages a tile (all n rows x a power of two of members) in shared memory with
+ *            cp.async, solves it there through the partitioned form of the factor (one thread
+ *            per segment; banded_partitioned_band_solve is its sequential reference) and writes
+ *            it once, the periodic correction folded into that store: each value crosses device
+ *            memory twice, the least possible;
+ *  WARP      one thread per system: each warp of a persistent kernel stages all n rows of 32 (or
+ *            16) systems in shared memory, beside the factor, and solves them there with
+ *            banded_system_solve's arithmetic (the same bits as PORTABLE), writing each value
+ *            once; the fused 1D step's kernel without a right-hand side;
+ *  AUTO      WARP where a warp tile of >= 16 systems fits its default budget (n <= 576; for
+ *            plain tridiagonal systems, of 32 systems: n <= 288), otherwise TILED where a tile
+ *            of >= 16 h members fits the default budget, otherwise PORTABLE (measured to be where
+ *            each wins: solvers/banded/PERFORMANCE.md). */
+typedef enum {
+    COHORT_CUDA_BANDED_AUTO = 0,
+    COHORT_CUDA_BANDED_PORTABLE = 1,
+    COHORT_CUDA_BANDED_TILED = 2,
+    COHORT_CUDA_BANDED_WARP = 3
+} cohort_cuda_banded_path;
+
+/* tile_bytes = 0 takes the default budget (of the tile of TILED, of one warp's tile of WARP).
+ * TILED or WARP where the tile cannot be formed is an error (COHORT_ERR_INVALID_ARGUMENT). */
+int cohort_cuda_banded_solve_path(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
+                                  int64_t count, cohort_cuda_banded_path path, size_t tile_bytes);
+
+/* The number of members per tile that the TILED path uses for v at tile_bytes (0 when the path
+ * falls back to PORTABLE). */
+int cohort_cuda_banded_tile_width(const struct banded_view *v, size_t tile_bytes);
+
+/* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */
+int cohort_cuda_banded_warp_width(const struct banded_view *v, size_t tile_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,26 @@
+/* The batched banded solve per backend (banded_cpu.c, banded_cuda.cu), chosen by COHORT_KERNELS
+ * in banded_solver.c. Not part of the public interface (banded.h). */
+#ifndef COHORT_BANDED_KERNELS_H
+#define COHORT_BANDED_KERNELS_H
+
+#include <stdint.h>
+
+#include "banded/banded_numerics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct banded_kernels {
+    /* Members [m0, m0 + count) of `groups` batches, batch g at u + g * group_stride (the x lines
+     * of 2D members: one batch per y row), solved in place; arguments validated by the caller
+     * (banded_solver_solve_groups). */
+    int (*solve)(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                 int64_t groups, int64_t group_stride);
+} banded_kernels;
+extern const banded_kernels banded_kernels_cpu, banded_kernels_cuda;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,54 @@
+/* Members' fields as the models store them, shared by the OpenMP loops and the CUDA kernels
+ * (COHORT_HD): either the field C itself, or its deviation from the member's conserved mean with
+ * the deviation's own mean (its drift, the rounding a step adds) projected out. */
+#ifndef COHORT_FIELDS_NUMERICS_H
+#define COHORT_FIELDS_NUMERICS_H
+
+#include <stdint.h>
+
+#include "backend/cohort_hd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The mean of member x[j * s], j = 0..n-1 (the drift of a deviation). */
+COHORT_HD double field_member_mean(const double *x, int64_t n, int64_t s)
+{
+    double sum = 0.0;
+    for (int64_t j = 0; j < n; ++j) sum += x[j * s];
+    return sum / (double)n;
+}
+
+/* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid): with
+ * `deviation`, the member is stored as its deviation from `mean`, with the deviation's own mean
+ * projected out as the next step of a model would (model1d_rhs_point); without, x is the field C
+ * itself (2D models) and mean is not used. The inputs of the coarsening length ell = 1 / (1 -
+ * <C^2>) (seed 003, Sec. 5.3). NaN or Inf anywhere shows in both. */
+COHORT_HD void field_member_moments(const double *x, int64_t n, int64_t s, int deviation,
+                                    double mean, double *c_mean, double *c2_mean)
+{
+    const double drift = deviation ? field_member_mean(x, n, s) : 0.0;
+    if (!deviation) mean = 0.0;
+    double sum = 0.0, sum2 = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        const double c = x[j * s] - drift + mean;
+        sum += c;
+        sum2 += c * c;
+    }
+    *c_mean = sum / (double)n;
+    *c2_mean = sum2 / (double)n;
+}
+
+/* The field C_j = x_j - drift + mean of member x[j * s] stored as its deviation from `mean`, its
+ * own mean (drift) projected out as the next step would: out[j * s]. */
+COHORT_HD void field_member_values(const double *x, int64_t n, int64_t s, double mean, double *out)
+{
+    const double drift = field_member_mean(x, n, s);
+    for (int64_t j = 0; j < n; ++j) out[j * s] = x[j * s] - drift + mean;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

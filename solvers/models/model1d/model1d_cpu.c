@@ -1,0 +1,43 @@
+/* The 1D step on the cpu backend: the right-hand side row by row across the members (unit
+ * stride, vectorised), then the cpu banded solve in place. */
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "banded/banded_cpu.h"
+#include "models/model1d/model1d_kernels.h"
+#include "models/model1d/model1d_numerics.h"
+
+/* The right-hand side into out, row by row across the members, then the banded solve in place. */
+static int cpu_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                    const double *mean, const double *member_f0, int64_t ld, int64_t m0,
+                    int64_t count)
+{
+    const int64_t n = v->n;
+    double *drift = NULL; /* each member's mean of u, projected out (model1d_rhs_point) */
+    if (mean) {
+        drift = calloc((size_t)count, sizeof *drift);
+        if (!drift) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld drifts", (long long)count);
+#pragma omp parallel for schedule(static)
+        for (int64_t m = m0; m < m0 + count; ++m) drift[m - m0] = field_member_mean(u + m, n, ld);
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const double *row[MODEL1D_WINDOW];
+        for (int k = 0; k < MODEL1D_WINDOW; ++k) {
+            int64_t j = (i + k - MODEL1D_RADIUS) % n;
+            row[k] = u + (j < 0 ? j + n : j) * ld;
+        }
+        const double forcing = r->forcing ? r->forcing[i] : 0.0;
+        double *f = out + i * ld;
+        for (int64_t m = m0; m < m0 + count; ++m) {
+            double c[MODEL1D_WINDOW];
+            for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = row[k][m];
+            f[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0,
+                                     forcing, member_f0 ? member_f0[m] : r->f0);
+        }
+    }
+    free(drift);
+    return banded_cpu_solve(v, out, ld, m0, count, 1, 0);
+}
+
+const model1d_kernels model1d_kernels_cpu = {.step = cpu_step};

@@ -1,0 +1,146 @@
+/* The 1D step on the cuda backend: the right-hand-side kernel followed by the banded solve, or
+ * both in one pass through the banded solver's warp-tile kernel (banded_cuda.cuh) with the 1D
+ * models' right-hand side as its policy (model1d_cuda.h says which path AUTO takes). */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "backend/cuda_check.cuh"
+#include "banded/banded_cuda.cuh"
+#include "banded/banded_cuda.h"
+#include "models/model1d/model1d_cuda.h"
+#include "models/model1d/model1d_kernels.h"
+#include "models/model1d/model1d_numerics.h"
+
+/* ---- 1D model right-hand sides: one thread per member, a window of five rows in registers, so
+ * each value of u is read once ---- */
+
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    model1d_rhs_kernel(model1d_rhs r, const double *__restrict__ u, double *__restrict__ f,
+                       const double *__restrict__ mean, const double *__restrict__ member_f0,
+                       int64_t n, int64_t ld, int64_t m0, int64_t count)
+{
+    const int64_t m = m0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m >= m0 + count) return;
+    const double mu = mean ? mean[m] : 0.0, f0 = member_f0 ? member_f0[m] : r.f0;
+    const double drift = mean ? field_member_mean(u + m, n, ld) : 0.0; /* projected out */
+    if (n < MODEL1D_WINDOW) { /* the window would wrap onto itself: index each neighbour */
+        for (int64_t i = 0; i < n; ++i)
+            f[i * ld + m] = model1d_rhs_at(&r, u + m, n, ld, i, mu, drift, f0);
+        return;
+    }
+    double c[MODEL1D_WINDOW];
+    for (int k = 0; k < MODEL1D_WINDOW; ++k) {
+        const int64_t j = k - MODEL1D_RADIUS;
+        c[k] = u[(j < 0 ? j + n : j) * ld + m];
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        f[i * ld + m] = model1d_rhs_point(&r, c, mu, drift, r.forcing ? r.forcing[i] : 0.0, f0);
+        for (int k = 0; k < MODEL1D_WINDOW - 1; ++k) c[k] = c[k + 1];
+        const int64_t next = i + MODEL1D_RADIUS + 1;
+        c[MODEL1D_WINDOW - 1] = __ldcs(u + (next < n ? next : next - n) * ld + m);
+    }
+}
+
+/* ---- the 1D step in one pass: the right-hand side inside the warp-tile solve ---- */
+
+/* The warp tile's right-hand side (banded_cuda.cuh): model1d_rhs_point with the model's terms as
+ * the constant TERMS, so that the tests of absent terms fold away and no branch cuts the unrolled
+ * rows apart (their right-hand sides overlap). */
+template <unsigned TERMS> struct model1d_warp_rhs {
+    static_assert(!(TERMS & MODEL1D_TERM_FORCING),
+                  "the fused step has no forcing term: ch1d_forced takes the separate kernels");
+    enum { SOLVE_ONLY = 0, RADIUS = MODEL1D_RADIUS, AHEAD = MODEL1D_RADIUS + 1 };
+    model1d_rhs r;
+    __device__ model1d_warp_rhs prepared() const
+    {
+        model1d_warp_rhs p = *this;
+        p.r.terms = TERMS;
+        return p;
+    }
+    __device__ double drift(const double *x, int n, int w) const
+    {
+        return field_member_mean(x, n, w);
+    }
+    __device__ double point(const double *c, double mu, double drift) const
+    {
+        return model1d_rhs_point(&r, c, mu, drift, 0.0, 0.0);
+    }
+};
+
+/* The (half-bandwidth, border, terms) the fused kernel is built for: the 1D models (model1d.c);
+ * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative
+ * (four divisions a point) is a chain of long latencies that a few warps per SM cannot hide;
+ * fused it took 48 ms a step at N = 512, M = 589,824 against 11.6 ms separate (bench-model1d,
+ * H100). */
+#define MODEL1D_FUSED_VARIANTS(X)                                                                  \
+    X(1, 1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                              \
+    X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
+    X(2, 2, MODEL1D_TERM_NONLINEAR) /* ch1d */
+
+/* Launches the fused kernel built for r's terms and v, or returns 0 without launching where none
+ * is (*launched = 0); width = 0 asks only whether one is built. */
+static int fused_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                      const double *mean, int64_t ld, int64_t m0, int64_t count, int width,
+                      int *launched)
+{
+    *launched = 0;
+#define MODEL1D_FUSED_MATCH(half, edge, set)                                                       \
+    if (v->h == (half) && v->border == (edge) && r->terms == (set)) {                              \
+        *launched = 1;                                                                             \
+        if (width == 0) return COHORT_OK;                                                          \
+        const model1d_warp_rhs<set> rhs = {*r};                                                    \
+        return banded_warp_launch(banded_warp_kernel<half, edge, model1d_warp_rhs<set>>, rhs, v,   \
+                                  u, out, mean, ld, m0, count, 1, 0, width);                       \
+    }
+    MODEL1D_FUSED_VARIANTS(MODEL1D_FUSED_MATCH)
+#undef MODEL1D_FUSED_MATCH
+    return COHORT_OK;
+}
+
+extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
+                                              size_t tile_bytes)
+{
+    int built = 0;
+    if (v->border != v->h || v->n < MODEL1D_WINDOW) return 0;
+    fused_step(r, v, NULL, NULL, NULL, 0, 0, 0, 0, &built);
+    return built ? banded_warp_width_for(v, tile_bytes) : 0;
+}
+
+extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
+                                             const double *u, double *out, const double *mean,
+                                             const double *member_f0, int64_t ld, int64_t m0,
+                                             int64_t count, cohort_cuda_step_path path,
+                                             size_t tile_bytes)
+{
+    const int width =
+        path == COHORT_CUDA_STEP_PORTABLE ? 0 : cohort_cuda_model1d_step_width(r, v, tile_bytes);
+    if (path == COHORT_CUDA_STEP_FUSED && width == 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "no tile of >= %d members of n = %lld rows fits in %zu bytes (or "
+                           "n < %d, the system is not periodic, or no kernel is built for the "
+                           "terms)",
+                           WARP_MIN_WIDTH, (long long)v->n, tile_bytes, MODEL1D_WINDOW);
+    if (width == 0) {
+        const int64_t blocks = (count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
+        model1d_rhs_kernel<<<(unsigned)blocks, COHORT_CUDA_THREADS>>>(*r, u, out, mean, member_f0,
+                                                                      v->n, ld, m0, count);
+        COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
+        return cohort_cuda_banded_solve_path(v, out, ld, m0, count,
+                                             path == COHORT_CUDA_STEP_PORTABLE
+                                                 ? COHORT_CUDA_BANDED_PORTABLE
+                                                 : COHORT_CUDA_BANDED_AUTO,
+                                             0);
+    }
+    int launched = 0;
+    return fused_step(r, v, u, out, mean, ld, m0, count, width, &launched);
+}
+
+static int cuda_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                     const double *mean, const double *member_f0, int64_t ld, int64_t m0,
+                     int64_t count)
+{
+    return cohort_cuda_model1d_step_path(r, v, u, out, mean, member_f0, ld, m0, count,
+                                         COHORT_CUDA_STEP_AUTO, 0);
+}
+
+extern "C" const model1d_kernels model1d_kernels_cuda = {.step = cuda_step};

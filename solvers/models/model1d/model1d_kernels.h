@@ -1,0 +1,30 @@
+/* The 1D step per backend (model1d_cpu.c, model1d_cuda.cu), chosen by COHORT_KERNELS in
+ * model1d.c. */
+#ifndef COHORT_MODEL1D_KERNELS_H
+#define COHORT_MODEL1D_KERNELS_H
+
+#include <stdint.h>
+
+#include "banded/banded_numerics.h"
+#include "models/model1d/model1d_numerics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct model1d_kernels {
+    /* One step, out of place: out = A^{-1} f(u) for members [m0, m0 + count), f the explicit
+     * right-hand side r of u and A the shared banded left-hand side whose factor v is in the
+     * backend's memory (n = v->n points per member). u holds each member's deviation from
+     * mean[m], the deviation's own mean projected out (mean = NULL: u is the field, nothing
+     * projected); member_f0[m] (NULL: r->f0) is each member's forcing amplitude; u and out do not
+     * overlap. */
+    int (*step)(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                const double *mean, const double *member_f0, int64_t ld, int64_t m0, int64_t count);
+} model1d_kernels;
+extern const model1d_kernels model1d_kernels_cpu, model1d_kernels_cuda;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
