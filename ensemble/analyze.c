@@ -15,6 +15,7 @@
 #include "config.h"
 #include "info.h"
 #include "output.h"
+#include "paths.h"
 #include "plan.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
@@ -137,13 +138,6 @@ static char *default_output(const char *input)
     char *out = malloc(stem + sizeof ".analysis.nc");
     if (out) sprintf(out, "%.*s.analysis.nc", (int)stem, input);
     return out;
-}
-
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
 }
 
 /* Whether a member counts at a time, as the run decides it: <C> and <C^2> of its field finite
@@ -306,11 +300,8 @@ int analyze_archive(const analyze_options *opt)
         status = EXIT_FAILURE_RUNNING;
         goto done;
     }
-    if (!strcmp(out_path, opt->input) || same_file(out_path, opt->input)) {
-        snprintf(err, sizeof err, "-o %s: that is the input, which analyze never modifies",
-                 out_path);
+    if (paths_check_output(out_path, "-o", &opt->input, 1, opt->overwrite, err, sizeof err))
         goto done;
-    }
 
     /* the output, as `cohort run` writes its analyses */
     run_provenance provenance;

@@ -468,6 +468,8 @@ static int apply(cohort_config *c, const char *section, const char *name, const 
         for (int s = 0; s < c->n_sweeps; ++s)
             if (c->sweeps[s].key == (size_t)k) { /* a later line replaces an earlier one */
                 free(c->sweeps[s].values);
+                c->sweeps[s].values = NULL; /* parse_sweep frees what it made on failure */
+                c->sweeps[s].count = 0;
                 return parse_sweep(&schema[k], value, origin, &c->sweeps[s], err, len);
             }
         if (c->n_sweeps == CONFIG_MAX_SWEEPS)

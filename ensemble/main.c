@@ -14,6 +14,7 @@
 #include "backend/cohort_error.h"
 #include "config.h"
 #include "info.h"
+#include "paths.h"
 #include "run.h"
 #include "selfcheck.h"
 
@@ -58,7 +59,7 @@ static void print_version(void)
 static void print_run_usage(FILE *out)
 {
     fprintf(out,
-            "usage: cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc]\n"
+            "usage: cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc] [--overwrite]\n"
             "                  [--backend auto|cpu|cuda] [--quiet]\n"
             "\n"
             "Runs the ensemble CONFIG.ini describes (keys and defaults: cohort models) and writes\n"
@@ -68,7 +69,8 @@ static void print_run_usage(FILE *out)
             "when the run succeeds (OUT.nc.partial while it runs).\n"
             "\n"
             "  --set s.k=v   override a key (repeatable); e.g. --set ensemble.members=4096\n"
-            "  -o OUT.nc     output file\n"
+            "  -o OUT.nc     output file (its directory must exist; never the configuration)\n"
+            "  --overwrite   replace OUT.nc if it exists (otherwise refused, exit 2)\n"
             "  --backend B   auto (cuda when a device is present), cpu or cuda [auto]\n"
             "  --quiet       no progress or summary on stderr\n"
             "\n"
@@ -131,6 +133,8 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
             return 0;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             opt.quiet = 1;
+        } else if (!strcmp(arg, "--overwrite")) {
+            opt.overwrite = 1;
         } else if ((!strcmp(arg, "--set") || !strcmp(arg, "-o") || !strcmp(arg, "--backend")) &&
                    !value) {
             fprintf(stderr, "cohort run: %s needs a value (see cohort run --help)\n", arg);
@@ -167,6 +171,12 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
     }
     cohort_config config;
     char err[1024];
+    opt.config_path = config_path;
+    if (paths_check_input(config_path, "configuration", err, sizeof err)) {
+        fprintf(stderr, "cohort run: %s\n", err);
+        free(sets);
+        return EXIT_USAGE;
+    }
     if (config_load(&config, config_path, sets, n_sets, err, sizeof err) != COHORT_OK) {
         fprintf(stderr, "cohort run: %s\n", err);
         free(sets);
@@ -187,7 +197,7 @@ static void print_analyze_usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: cohort analyze IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor]\n"
+        "usage: cohort analyze IN.nc [-o OUT.nc] [--overwrite] [--kmeans K] [--structure-factor]\n"
         "                      [--from T0] [--backend auto|cpu|cuda] [--quiet]\n"
         "\n"
         "Runs the analyses of cohort run again on the archive C of IN.nc (a run with\n"
@@ -203,6 +213,7 @@ static void print_analyze_usage(FILE *out)
         "                      analysis.kmeans_* keys\n"
         "  --from T0           the structure factor only at archived times t >= T0 [0]\n"
         "  -o OUT.nc           output file\n"
+        "  --overwrite         replace OUT.nc if it exists (otherwise refused, exit 2)\n"
         "  --backend B         auto (cuda when a device is present), cpu or cuda [auto]\n"
         "  --quiet             no progress or summary on stderr\n"
         "\n"
@@ -221,6 +232,8 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
             opt.quiet = 1;
         } else if (!strcmp(arg, "--structure-factor")) {
             opt.structure_factor = 1;
+        } else if (!strcmp(arg, "--overwrite")) {
+            opt.overwrite = 1;
         } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--backend") || !strcmp(arg, "--kmeans") ||
                     !strcmp(arg, "--from")) &&
                    !value) {

@@ -183,6 +183,14 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                  t_end->origin, p->t_end, dt_wanted, dt->origin);
         return EXIT_BAD_INPUT;
     }
+    /* the step count must fit (and stay exact in a double): 2^40 steps at most */
+    if (!(p->t_end / dt_wanted <= (double)((int64_t)1 << 40))) {
+        snprintf(err, len,
+                 "%s: time.t_end = %g with time.dt = %g (from %s) would take %.3g steps; at most "
+                 "2^40 are allowed",
+                 t_end->origin, p->t_end, dt_wanted, dt->origin, p->t_end / dt_wanted);
+        return EXIT_BAD_INPUT;
+    }
     /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
     p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
     p->values.dt = p->t_end / (double)p->steps;

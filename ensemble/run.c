@@ -17,6 +17,7 @@
 #include "clustering.h"
 #include "initial.h"
 #include "output.h"
+#include "paths.h"
 #include "plan.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
@@ -142,6 +143,19 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     char *history = output_history(opt->command_line, NULL);
     char *config_text = config_render(c);
     const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
+    {
+        char option[CONFIG_ORIGIN + 32];
+        snprintf(option, sizeof option, "%s",
+                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
+        if (!opt->output_path)
+            snprintf(option + strlen(option), sizeof option - strlen(option), ": output.path =");
+        if (paths_check_output(path, option, &opt->config_path, 1, opt->overwrite, err,
+                               sizeof err)) {
+            fprintf(stderr, "cohort run: %s\n", err);
+            run_plan_free(&p);
+            return EXIT_BAD_INPUT;
+        }
+    }
     const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
     output_spec spec = {
         .path = path,

@@ -5,7 +5,9 @@
 #include "config.h"
 
 typedef struct run_options {
+    const char *config_path; /* the configuration file (never overwritten) */
     const char *output_path; /* -o (overrides output.path); NULL: output.path */
+    int overwrite;           /* --overwrite: an existing output file may be replaced */
     const char *backend;     /* auto | cpu | cuda */
     int quiet;
     const char *command_line; /* for the history attribute */

@@ -165,7 +165,34 @@ expect_bad "model.name = 'ch9d'" small.ini --set model.name=ch9d
 expect_bad "--set analysis.kmeans=16: analysis.kmeans = 16 clusters, more than the 8 members" \
     small.ini --set ensemble.members=8 --set analysis.kmeans=16
 expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.model.f0=0:2
-expect_bad "cannot create /nonexistent-dir/x.nc.partial" small.ini -o /nonexistent-dir/x.nc
+expect_bad "the directory /nonexistent-dir: No such file or directory" small.ini \
+    -o /nonexistent-dir/x.nc
+# every path checked before any work: the configuration is never the output, a directory is no
+# configuration and no output, an existing output is replaced only with --overwrite
+expect_bad "-o small.ini: that is the input" small.ini -o small.ini
+mkdir -p adir
+expect_bad "adir: the configuration is a directory" adir
+expect_bad "-o adir: is a directory" small.ini -o adir
+"$cohort" run small.ini --quiet --set time.t_end=0.1 -o exists.nc || bad "run to exists.nc"
+expect_refusal exists.nc.partial "-o exists.nc: the file exists; pass --overwrite" \
+    "$cohort" run small.ini --quiet -o exists.nc
+[ -f exists.nc ] && ok || bad "a refused run removed the existing output"
+"$cohort" run small.ini --quiet --set time.t_end=0.1 --overwrite -o exists.nc && ok ||
+    bad "--overwrite replaces an existing output"
+# step counts that overflow are refused naming the keys, not an internal error
+expect_bad "time.t_end = 1e\+308 .* would take .* steps; at most 2\^40" small.ini \
+    --set time.t_end=1e308
+expect_bad "time.dt = 1e-300 .* at most 2\^40" small.ini --set time.dt=1e-300
+# a malformed --set of a key the file sweeps replaced the sweep's values twice (a double free)
+cat > swept.ini <<'SWEPT'
+[model]
+name = ch1d_forced
+[grid]
+n = 16
+[sweep]
+model.f0 = 0:1:3
+SWEPT
+expect_bad "sweep of model.f0 = 'a:b:c'" swept.ini --set sweep.model.f0=a:b:c
 expect_bad "sweep.ini:10: a zip design needs sweeps of equal length" sweep.ini --set sweep.design=zip
 expect_bad "sweep.model.f0: ch1d does not read model.f0" sweep.ini --set sweep.model.f0=0:1:3
 expect_bad "ch1d does not read model.v \(it reads model.gamma\)" small.ini --set sweep.model.v=0,1
