@@ -66,6 +66,29 @@ cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g)
     return v;
 }
 
+int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double *mean_lo,
+                                  double *mean_hi)
+{
+    *worst_limit = INFINITY, *mean_lo = INFINITY, *mean_hi = -INFINITY;
+    const int64_t points = p->members / p->replicates;
+    if (!p->model->dt_limit || points > ((int64_t)1 << 28)) return 0;
+    int64_t unstable = 0;
+    for (int64_t point = 0; point < points; ++point) {
+        const int64_t g = point * p->replicates;
+        const double mean =
+            p->mean_sweep >= 0 ? run_plan_swept_value(p, p->mean_sweep, g) : p->mean;
+        cohort_model_values v = run_plan_stepper_values(p, g);
+        if (p->member_param_sweep >= 0)
+            v.param[p->model->per_member_param] = run_plan_swept_value(p, p->member_param_sweep, g);
+        const double limit = p->model->dt_limit(p->model, &v, mean);
+        if (!(p->values.dt > limit)) continue;
+        unstable += p->replicates;
+        *worst_limit = fmin(*worst_limit, limit);
+        *mean_lo = fmin(*mean_lo, mean), *mean_hi = fmax(*mean_hi, mean);
+    }
+    return unstable;
+}
+
 /* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
  * holds (its factor or its forcing is then rebuilt between groups of members). */
 static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t len)

@@ -53,6 +53,13 @@ int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);
 /* The values member g's stepper is built from: the plan's, with g's swept stepper parameters. */
 cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g);
 
+/* The members whose dt exceeds the model's stability limit (model->dt_limit, for each member's
+ * mean and parameters), 0 where the model knows none; *worst_limit the smallest limit
+ * among them and [*mean_lo, *mean_hi] their means. Sweeps of more than 2^28 points are not
+ * scanned (0). */
+int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double *mean_lo,
+                                  double *mean_hi);
+
 /* Text an output_spec points at: the device, the library versions, the swept keys. */
 typedef struct run_provenance {
     char device[256], libraries[512];

@@ -136,6 +136,15 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
     const cohort_model *model = p.model;
     const int64_t n = p.n, members = p.members;
+    double worst_limit, mean_lo, mean_hi;
+    const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);
+    if (unstable > 0 && !opt->quiet)
+        fprintf(stderr,
+                "cohort run: warning: time.dt = %.4g (from %s) is above %s's stability limit "
+                "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
+                "= %.4g): expect them to diverge, or set time.dt below it\n",
+                p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
+                (long long)members, mean_lo, mean_hi, worst_limit);
     p.chunk = chunk_size(c, be, &p);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */

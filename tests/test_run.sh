@@ -183,7 +183,6 @@ expect_refusal exists.nc.partial "-o exists.nc: the file exists; pass --overwrit
 expect_bad "time.t_end = 1e\+308 .* would take .* steps; at most 2\^40" small.ini \
     --set time.t_end=1e308
 expect_bad "time.dt = 1e-300 .* at most 2\^40" small.ini --set time.dt=1e-300
-# a malformed --set of a key the file sweeps replaced the sweep's values twice (a double free)
 cat > swept.ini <<'SWEPT'
 [model]
 name = ch1d_forced
@@ -192,6 +191,15 @@ n = 16
 [sweep]
 model.f0 = 0:1:3
 SWEPT
+# a dt above the model's stability limit is a warning before any work, naming the key and how
+# many members it affects; inside the limit there is none
+"$cohort" run swept.ini --set grid.n=64 --set sweep.model.f0=0:0:1 --set sweep.initial.mean=0,1.5 \
+    --set time.t_end=0.05 -o unstable.nc 2> unstable.txt
+if grep -q "warning: time.dt = .* above ch1d_forced's stability limit for 1 of 2 members" \
+    unstable.txt; then ok; else bad "no stability warning: $(cat unstable.txt)"; fi
+"$cohort" run small.ini --set time.t_end=0.05 -o stable.nc 2> stable.txt
+if grep -q "warning" stable.txt; then bad "a warning inside the limit: $(cat stable.txt)"; else ok; fi
+# a malformed --set of a key the file sweeps replaced the sweep's values twice (a double free)
 expect_bad "sweep of model.f0 = 'a:b:c'" swept.ini --set sweep.model.f0=a:b:c
 expect_bad "sweep.ini:10: a zip design needs sweeps of equal length" sweep.ini --set sweep.design=zip
 expect_bad "sweep.model.f0: ch1d does not read model.f0" sweep.ini --set sweep.model.f0=0:1:3

@@ -72,6 +72,10 @@ struct cohort_model {
     double cpu_cuda_rtol; /* the backends' results agree within this relative difference */
     /* time.dt = auto */
     double (*dt_auto)(const cohort_model_values *v);
+    /* The largest stable dt for a member of conserved mean `mean` where the model knows one
+     * (NULL: none known; INFINITY: unconditionally stable there). A dt above it is a warning at
+     * plan time, not an error: users explore unstable regimes on purpose. */
+    double (*dt_limit)(const cohort_model *m, const cohort_model_values *v, double mean);
     /* Builds what the steps share (factors in the backend's memory); errors as COHORT_ERR_*. */
     int (*stepper_alloc)(const cohort_model *m, const cohort_backend *be,
                          const cohort_model_values *v, void **stepper);
@@ -89,6 +93,10 @@ const char *cohort_model_default(void);
 const cohort_model *cohort_model_find(const char *name);
 /* The index of model.<key> in m's parameters, or -1. */
 int cohort_model_param_index(const cohort_model *m, const char *key);
+/* The explicit C^3 - C term's limit of the semi-implicit Cahn-Hilliard step, dt <= 8 gamma /
+ * (3 C^2 - 1)^2 (derived in registry.c), gamma being m's parameter "gamma": a dt_limit. */
+double cohort_model_dt_limit_cahn_hilliard(const cohort_model *m, const cohort_model_values *v,
+                                           double mean);
 /* 0.1 dx with dx = L / nx (seed 003, eq. 27): the time.dt = auto of the Cahn-Hilliard models. */
 double cohort_model_dt_tenth_dx(const cohort_model_values *v);
 

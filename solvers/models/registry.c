@@ -1,5 +1,6 @@
 /* The registry: every model, one line each. Adding a model is its folder plus one line here
  * (docs/design.md, "Adding a model"). */
+#include <math.h>
 #include <string.h>
 
 #include "models/model.h"
@@ -44,4 +45,16 @@ int cohort_model_param_index(const cohort_model *m, const char *key)
 double cohort_model_dt_tenth_dx(const cohort_model_values *v)
 {
     return 0.1 * v->length / (double)v->nx;
+}
+
+/* Linearised about a uniform state C, the step (1 + gamma dt k^4) c^{n+1} = (1 - dt k^2 f') c^n,
+ * f' = 3 C^2 - 1, is stable where |1 - dt k^2 f'| <= 1 + gamma dt k^4; for f' > 0 that is
+ * dt (k^2 f' - gamma k^4) <= 2, and the left side peaks at k^2 = f' / (2 gamma), which gives
+ * dt <= 8 gamma / f'^2. Inside the spinodal (f' < 0) the growth is the physical instability, so
+ * the state to bound is the one the member coarsens to: C of magnitude max(|mean|, 1). */
+double cohort_model_dt_limit_cahn_hilliard(const cohort_model *m, const cohort_model_values *v,
+                                           double mean)
+{
+    const double c = fmax(fabs(mean), 1.0), slope = 3.0 * c * c - 1.0;
+    return 8.0 * v->param[cohort_model_param_index(m, "gamma")] / (slope * slope);
 }

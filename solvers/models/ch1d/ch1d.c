@@ -20,6 +20,7 @@ const cohort_model cohort_model_ch1d = {
     .min_points = 5,
     .variant = MODEL1D_CAHN_HILLIARD,
     .params = params,
+    .dt_limit = cohort_model_dt_limit_cahn_hilliard,
     .n_params = 1,
     .per_member_param = -1,
 };
