@@ -148,9 +148,6 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     p.chunk = chunk_size(c, be, &p);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
-    run_provenance provenance;
-    char *history = output_history(opt->command_line, NULL);
-    char *config_text = config_render(c);
     const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
     {
         char option[CONFIG_ORIGIN + 32];
@@ -165,6 +162,9 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             return EXIT_BAD_INPUT;
         }
     }
+    run_provenance provenance;
+    char *history = output_history(opt->command_line, NULL);
+    char *config_text = config_render(c);
     const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
     output_spec spec = {
         .path = path,
