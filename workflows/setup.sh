@@ -1,4 +1,5 @@
 #!/bin/sh
+# Usage: setup.sh [fuzz]
 # Installs what cohort needs to build and test, where missing: the Debian/Ubuntu packages (apt-get,
 # with sudo when not root), then the IOOS compliance-checker (PyPI) into .venv for the CF check of
 # the files. The CUDA toolkit is not installed here: with nvcc on PATH (or at /usr/local/cuda/bin)
@@ -8,6 +9,8 @@ set -eu
 # python3-venv: the virtual environment of the CF checker
 packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev librandom123-dev
           python3-netcdf4 python3-xarray python3-matplotlib python3-venv"
+# `setup.sh fuzz`: clang with libFuzzer and OpenMP, for make -f Makefile.workflow fuzz
+if [ "${1:-}" = fuzz ]; then packages="$packages clang libclang-rt-dev libomp-dev"; fi
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
