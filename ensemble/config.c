@@ -140,6 +140,18 @@ const config_key *config_schema(size_t *count)
 
 /* ---- small helpers ---- */
 
+int config_list_has(const char *list, char separator, const char *word)
+{
+    const size_t n = strlen(word);
+    for (const char *a = list; *a;) {
+        const char *end = strchr(a, separator);
+        const size_t len = end ? (size_t)(end - a) : strlen(a);
+        if (len == n && !strncmp(a, word, n)) return 1;
+        a += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
     va_list ap;
@@ -298,14 +310,7 @@ static int assign(const config_key *k, const char *text, const char *origin, con
         nv.integer = i;
         nv.number = (double)i;
     } else if (k->type == CONFIG_ENUM) {
-        ok = 0;
-        const size_t tl = strlen(text);
-        for (const char *a = k->allowed; *a;) {
-            const char *bar = strchr(a, '|');
-            const size_t al = bar ? (size_t)(bar - a) : strlen(a);
-            ok |= tl == al && !strncmp(a, text, al);
-            a += al + (bar ? 1 : 0);
-        }
+        ok = config_list_has(k->allowed, '|', text);
     } else if (k->type == CONFIG_BOOL) {
         ok = !strcmp(text, "true") || !strcmp(text, "false");
         nv.integer = !strcmp(text, "true");
@@ -613,15 +618,6 @@ double config_real(const cohort_config *c, const char *section, const char *name
     return config_get(c, section, name)->number;
 }
 
-/* Whether the space-separated list names `model` as a whole word. */
-static int lists_model(const char *list, const char *model)
-{
-    const size_t n = strlen(model);
-    for (const char *p = strstr(list, model); p; p = strstr(p + 1, model))
-        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
-    return 0;
-}
-
 char *config_render(const cohort_config *c)
 {
     size_t cap = 8192, used = 0;
@@ -657,7 +653,7 @@ char *config_render(const cohort_config *c)
         /* only the keys the run's model reads, and those every model reads */
         for (size_t k = 0; k < N_KEYS; ++k)
             if (!strcmp(schema[k].section, sections[s]) &&
-                (!schema[k].models[0] || lists_model(schema[k].models, model)))
+                (!schema[k].models[0] || config_list_has(schema[k].models, ' ', model)))
                 EMIT("%s = %s\n", schema[k].name, c->values[k].text);
     }
 #undef EMIT
@@ -679,21 +675,19 @@ void config_print_models(FILE *out)
                 d->initial_kinds, d->conserves_mean ? "yes" : "no", d->length_name,
                 d->length_meaning);
         for (size_t k = 0; k < N_KEYS; ++k) {
-            if (!schema[k].models[0] || !lists_model(schema[k].models, d->name)) continue;
+            if (!schema[k].models[0] || !config_list_has(schema[k].models, ' ', d->name)) continue;
             describe_range(&schema[k], range, sizeof range);
             char key[64];
             snprintf(key, sizeof key, "%s.%s", schema[k].section, schema[k].name);
-            const int own = !strcmp(schema[k].section, "model") &&
-                            cohort_model_param_index(d, schema[k].name) >= 0;
-            const char *value =
-                own ? d->params[cohort_model_param_index(d, schema[k].name)].default_value
-                    : schema[k].default_value;
-            fprintf(out, "    %-12s default %-6s %s: %s%s\n", key, value, range,
-                    own ? d->params[cohort_model_param_index(d, schema[k].name)].meaning
-                        : schema[k].meaning,
-                    own && cohort_model_param_index(d, schema[k].name) == d->per_member_param
-                        ? " (sweepable per member)"
-                        : "");
+            /* a model key: this model's own default and meaning */
+            const int j = strcmp(schema[k].section, "model")
+                              ? -1
+                              : cohort_model_param_index(d, schema[k].name);
+            const cohort_model_param *own = j >= 0 ? &d->params[j] : NULL;
+            fprintf(out, "    %-12s default %-6s %s: %s%s\n", key,
+                    own ? own->default_value : schema[k].default_value, range,
+                    own ? own->meaning : schema[k].meaning,
+                    j >= 0 && j == d->per_member_param ? " (sweepable per member)" : "");
         }
         fputc('\n', out);
     }

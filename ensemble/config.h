@@ -30,6 +30,9 @@ typedef struct config_key {
     const char *units, *meaning;
 } config_key;
 
+/* Whether `list` ("a|b|c" with separator '|', "a b c" with ' ') holds `word` as a whole item. */
+int config_list_has(const char *list, char separator, const char *word);
+
 /* The schema, in the order keys are listed and written. */
 const config_key *config_schema(size_t *count);
 

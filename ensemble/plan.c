@@ -11,19 +11,6 @@
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
-/* Whether the "a|b|c" list holds `word`. */
-static int lists_word(const char *list, const char *word)
-{
-    const size_t n = strlen(word);
-    for (const char *a = list; *a;) {
-        const char *bar = strchr(a, '|');
-        const size_t len = bar ? (size_t)(bar - a) : strlen(a);
-        if (len == n && !strncmp(a, word, n)) return 1;
-        a += len + (bar ? 1 : 0);
-    }
-    return 0;
-}
-
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g)
 {
@@ -186,7 +173,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     for (int j = 0; j < m->n_params; ++j)
         p->values.param[j] = config_real(c, "model", m->params[j].key);
     const config_value *kind = config_get(c, "initial", "kind");
-    if (!lists_word(m->initial_kinds, kind->text)) {
+    if (!config_list_has(m->initial_kinds, '|', kind->text)) {
         char kinds[128] = ""; /* "uniform noise or cosine" */
         for (const char *a = m->initial_kinds; *a;) {
             const size_t k = strcspn(a, "|");
@@ -264,7 +251,6 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
     spec->ny = p->model->dimension == 2 ? p->values.ny : 0;
     spec->length = p->values.length;
     spec->length_name = p->model->length_name;
-    spec->length_meaning = p->model->length_meaning;
     spec->backend = be->name;
     spec->device = pv->device;
     spec->libraries = pv->libraries;
