@@ -170,8 +170,7 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     if (s->member_series) {
         const int dims[2] = {dim_t, dim_member};
         const size_t chunk[2] = {1, chunk_members};
-        NC_CALL(o, nc_def_var(o->ncid, s->length_name ? s->length_name : "ell", NC_DOUBLE, 2, dims,
-                              &o->var_ell_member));
+        NC_CALL(o, nc_def_var(o->ncid, l, NC_DOUBLE, 2, dims, &o->var_ell_member));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
         COHORT_CALL(put_text(o, o->var_ell_member, "long_name",
                              "coarsening length 1/(1 - <C^2>) of each member"));

@@ -14,9 +14,9 @@ typedef struct output_spec {
     int64_t members, n;
     double length;  /* x_i = i * length / n */
     int64_t nx, ny; /* ny > 0: 2D members of n = nx ny points, C(member, y, x) */
-    /* the model's per-member length 1/(1 - <C^2>): its name (ell_mean, s_mean, ...; NULL: ell)
-     * and meaning */
-    const char *length_name, *length_meaning;
+    /* the name of the model's per-member length 1/(1 - <C^2>): ell_mean, s_mean, ... (NULL:
+     * ell) */
+    const char *length_name;
     int archive_final;     /* write C(member, x) */
     int64_t n_snapshots;   /* > 0: write C(t_snap, member, x) instead, at these many times */
     int member_series;     /* write ell(t, member) */

@@ -62,7 +62,8 @@ int paths_check_output(const char *path, const char *option, const char *const *
         return EXIT_BAD_INPUT;
     }
     char *slash = strrchr(dir, '/');
-    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    if (slash) slash[slash == dir] = '\0'; /* "/x.nc" keeps "/" */
+    const char *d = slash ? dir : ".";
     int rc = 0;
     if (stat(d, &st) != 0) {
         snprintf(err, len, "%s %s: the directory %s: %s", option, path, d, strerror(errno));

@@ -150,11 +150,10 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* the file first: an unwritable path is the user's to fix, before any work is done */
     const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
     {
-        char option[CONFIG_ORIGIN + 32];
-        snprintf(option, sizeof option, "%s",
-                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
+        char option[CONFIG_ORIGIN + 32] = "-o";
         if (!opt->output_path)
-            snprintf(option + strlen(option), sizeof option - strlen(option), ": output.path =");
+            snprintf(option, sizeof option,
+                     "%s: output.path =", config_get(c, "output", "path")->origin);
         if (paths_check_output(path, option, &opt->config_path, 1, opt->overwrite, err,
                                sizeof err)) {
             fprintf(stderr, "cohort run: %s\n", err);
