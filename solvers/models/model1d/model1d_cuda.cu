@@ -77,33 +77,35 @@ template <unsigned TERMS> struct model1d_warp_rhs {
     X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
     X(2, 2, MODEL1D_TERM_NONLINEAR) /* ch1d */
 
-/* Launches the fused kernel built for r's terms and v, or returns 0 without launching where none
- * is (*launched = 0); width = 0 asks only whether one is built. */
-static int fused_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
-                      const double *mean, int64_t ld, int64_t m0, int64_t count, int width,
-                      int *launched)
+/* One built variant's launch through the warp-tile kernel. */
+template <int H, int BORDER, unsigned TERMS>
+static int fused_launch(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                        const double *mean, int64_t ld, int64_t m0, int64_t count, int width)
 {
-    *launched = 0;
+    const model1d_warp_rhs<TERMS> rhs = {*r};
+    return banded_warp_launch(banded_warp_kernel<H, BORDER, model1d_warp_rhs<TERMS>>, rhs, v, u,
+                              out, mean, ld, m0, count, 1, 0, width);
+}
+
+typedef int (*fused_launch_fn)(const model1d_rhs *, const banded_view *, const double *, double *,
+                               const double *, int64_t, int64_t, int64_t, int);
+
+/* The launch built for r's terms and v's half-bandwidth and border, or NULL. */
+static fused_launch_fn fused_launcher(const model1d_rhs *r, const banded_view *v)
+{
 #define MODEL1D_FUSED_MATCH(half, edge, set)                                                       \
-    if (v->h == (half) && v->border == (edge) && r->terms == (set)) {                              \
-        *launched = 1;                                                                             \
-        if (width == 0) return COHORT_OK;                                                          \
-        const model1d_warp_rhs<set> rhs = {*r};                                                    \
-        return banded_warp_launch(banded_warp_kernel<half, edge, model1d_warp_rhs<set>>, rhs, v,   \
-                                  u, out, mean, ld, m0, count, 1, 0, width);                       \
-    }
+    if (v->h == (half) && v->border == (edge) && r->terms == (set))                                \
+        return fused_launch<half, edge, set>;
     MODEL1D_FUSED_VARIANTS(MODEL1D_FUSED_MATCH)
 #undef MODEL1D_FUSED_MATCH
-    return COHORT_OK;
+    return NULL;
 }
 
 extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
                                               size_t tile_bytes)
 {
-    int built = 0;
-    if (v->border != v->h || v->n < MODEL1D_WINDOW) return 0;
-    fused_step(r, v, NULL, NULL, NULL, 0, 0, 0, 0, &built);
-    return built ? banded_warp_width_for(v, tile_bytes) : 0;
+    if (v->border != v->h || v->n < MODEL1D_WINDOW || !fused_launcher(r, v)) return 0;
+    return banded_warp_width_for(v, tile_bytes);
 }
 
 extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
@@ -131,8 +133,7 @@ extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_
                                                  : COHORT_CUDA_BANDED_AUTO,
                                              0);
     }
-    int launched = 0;
-    return fused_step(r, v, u, out, mean, ld, m0, count, width, &launched);
+    return fused_launcher(r, v)(r, v, u, out, mean, ld, m0, count, width);
 }
 
 static int cuda_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
