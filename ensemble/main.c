@@ -411,14 +411,15 @@ int main(int argc, char **argv)
                    "min, max, min_exclusive.\n");
             return 0;
         }
-        if (argc == 3 && !strcmp(argv[2], "--table")) {
+        const int table = argc > 2 && !strcmp(argv[2], "--table");
+        if (argc > 2 + table) {
+            fprintf(stderr, "cohort models: unexpected argument '%s' (see cohort models --help)\n",
+                    argv[2 + table]);
+            return EXIT_USAGE;
+        }
+        if (table) {
             config_print_model_table(stdout);
             return 0;
-        }
-        if (argc > 2) {
-            fprintf(stderr, "cohort models: unexpected argument '%s' (see cohort models --help)\n",
-                    argv[2]);
-            return EXIT_USAGE;
         }
         config_print_models(stdout);
         return 0;

@@ -26,6 +26,8 @@ expect 0 'hyperdiffusion1d' -- models
 expect 0 'model.gamma +default 0.01' -- models
 expect 0 'usage: cohort models' -- models --help
 expect 2 "unexpected argument 'x'" -- models x
+expect 2 "unexpected argument 'x'" -- models --table x
+expect 0 'ch1d_forced.+f0' -- models --table
 expect 0 'usage: cohort selfcheck' -- selfcheck --help
 expect 2 "--n '2'.*integer in \[5, " -- selfcheck --n 2
 expect 2 "--n 'x7'" -- selfcheck --n x7
