@@ -10,6 +10,7 @@
 
 #include "backend/cohort_error.h"
 #include "config.h"
+#include "models/model.h"
 #include "test_common.h"
 
 static char path[256];
@@ -159,6 +160,23 @@ int main(void)
     EXPECT(strstr(listing, "grid.length = 2*pi  (a number > 0)") != NULL,
            "keys every model reads listed with their ranges");
     free(listing);
+    /* the schema keeps one entry per [model] key: models that share a key must agree on its
+     * default, range and units (each keeps its own meaning) */
+    size_t n_models = 0;
+    const cohort_model *const *models = cohort_models(&n_models);
+    for (size_t a = 0; a < n_models; ++a)
+        for (size_t b = a + 1; b < n_models; ++b)
+            for (int i = 0; i < models[a]->n_params; ++i) {
+                const cohort_model_param *p = &models[a]->params[i];
+                const int j = cohort_model_param_index(models[b], p->key);
+                if (j < 0) continue;
+                const cohort_model_param *q = &models[b]->params[j];
+                EXPECT(!strcmp(p->default_value, q->default_value) && p->min == q->min &&
+                           p->max == q->max && p->min_exclusive == q->min_exclusive &&
+                           !strcmp(p->units, q->units),
+                       "model.%s: %s and %s declare it alike", p->key, models[a]->name,
+                       models[b]->name);
+            }
     remove(path);
     return test_summary();
 }

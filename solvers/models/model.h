@@ -20,7 +20,9 @@ extern "C" {
 
 enum { COHORT_MODEL_MAX_PARAMS = 8 };
 
-/* A parameter model.<key>: a real number in [min, max] (min excluded with min_exclusive). */
+/* A parameter model.<key>: a real number in [min, max] (min excluded with min_exclusive). Models
+ * that share a key declare the same default, range and units (the configuration schema holds one
+ * entry per key; test_config checks it); each keeps its own meaning. */
 typedef struct cohort_model_param {
     const char *key;
     const char *default_value; /* as written in a configuration file */
