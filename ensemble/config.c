@@ -286,6 +286,24 @@ static void describe_range(const config_key *k, char *out, size_t len)
 }
 
 /* Parses `text` for key k into v; on failure, the message names origin, key, value, allowed. */
+/* The longest line libinih reads whole (its buffer holds INI_MAX_LINE bytes with the line break
+ * and the terminator); a longer one it cuts silently. */
+enum { CONFIG_LINE_MAX = INI_MAX_LINE - 2 };
+
+/* Whether `text` survives the INI the output stores (config_render writes "key = text", which
+ * libinih reads back): no control characters, no space at either end, and no ';' at the start or
+ * after a space, where libinih would take it for a comment. */
+static int ini_representable(const char *text)
+{
+    const size_t n = strlen(text);
+    if (n > 0 && (isspace((unsigned char)text[0]) || isspace((unsigned char)text[n - 1]))) return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (iscntrl((unsigned char)text[i]) ||
+            (text[i] == ';' && (i == 0 || isspace((unsigned char)text[i - 1]))))
+            return 0;
+    return 1;
+}
+
 static int assign(const config_key *k, const char *text, const char *origin, config_value *v,
                   char *err, size_t len)
 {
@@ -425,6 +443,17 @@ static int line_of(const char *text, const char *section, const char *name)
 static int apply(cohort_config *c, const char *section, const char *name, const char *value,
                  const char *origin, char *err, size_t len)
 {
+    if (!ini_representable(value))
+        return fail(err, len,
+                    "%s: %s.%s = '%s': a value cannot hold a control character, begin or end "
+                    "with a space, or have ';' at its start or after a space (the configuration "
+                    "stored in the output could not hold it)",
+                    origin, section, name, value);
+    if (strlen(name) + 3 + strlen(value) > CONFIG_LINE_MAX) /* "name = value" */
+        return fail(err, len,
+                    "%s: %s.%s: a value of %zu characters is too long (a line of the configuration "
+                    "holds %d)",
+                    origin, section, name, strlen(value), (int)CONFIG_LINE_MAX);
     char hint[2 * CONFIG_TEXT + 32];
     if (!known_section(section)) {
         suggest_section(section, hint, sizeof hint);
@@ -549,6 +578,16 @@ static int load(cohort_config *c, const char *name, const char *text, const char
     int rc = COHORT_OK;
     for (size_t k = 0; k < N_KEYS && rc == COHORT_OK; ++k)
         rc = assign(&schema[k], schema[k].default_value, "default", &c->values[k], err, err_len);
+    if (rc == COHORT_OK && text) {
+        int line = 1;
+        for (const char *p = text; *p && rc == COHORT_OK; ++line) {
+            const size_t n = strcspn(p, "\n");
+            if (n > CONFIG_LINE_MAX)
+                rc = fail(err, err_len, "%s:%d: a line of %zu characters; lines hold at most %d",
+                          name, line, n, (int)CONFIG_LINE_MAX);
+            p += n + (p[n] == '\n');
+        }
+    }
     if (rc == COHORT_OK && text) {
         load_state st = {c, name, text, calloc(N_KEYS, 1), COHORT_OK, err, err_len};
         if (!st.seen) rc = fail(err, err_len, "out of memory");

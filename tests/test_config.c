@@ -120,6 +120,20 @@ int main(void)
     expect_error("[time]\ndt = -1\n", NULL, "time.dt = '-1'", "number > 0, or auto");
     expect_error("[time]\ndt = 0\n", NULL, "time.dt = '0'", NULL);
     expect_error("[time]\nt_end = soon\n", NULL, ":2: time.t_end = 'soon'", NULL);
+    /* a value the stored configuration could not hold back (found by fuzz_config) */
+    expect_error("[output]\npath =;\n", NULL, ":2: output.path = ';'", "could not hold it");
+    expect_error(NULL, "output.path=a ;b", "output.path = 'a ;b'", "could not hold it");
+    expect_error(NULL, "output.path= x", "output.path = ' x'", "could not hold it");
+    expect_error(NULL, "sweep.model.f0= 0:1:3", "sweep.model.f0 = ' 0:1:3'", "could not hold it");
+    /* libinih cuts longer lines silently: a long line is refused, and so is a value whose line
+     * in the stored configuration would be too long */
+    {
+        char long_line[400], long_set[400];
+        snprintf(long_line, sizeof long_line, "[output]\npath = %0250d\n", 7);
+        expect_error(long_line, NULL, ":2: a line of 257 characters; lines hold at most 198", NULL);
+        snprintf(long_set, sizeof long_set, "output.path=%0200d", 7);
+        expect_error(NULL, long_set, "output.path: a value of 200 characters is too long", NULL);
+    }
     expect_error("[grid]\nlength = 2*tau\n", NULL, "grid.length = '2*tau'", NULL);
     expect_error("[grid]\nn = 64\nn = 128\n", NULL, "given twice", ":2");
     expect_error("[sweep]\nmodel.f0 = 0:2\n", NULL, "expected start:stop:count", NULL);
