@@ -17,20 +17,31 @@
  * that read each grid key come from the registry (models/model.h), in schema_init. GRID_1D and
  * GRID_2D stand for "the models of that dimension" until then. */
 static const char GRID_1D[] = "1D models", GRID_2D[] = "2D models";
+/* ... and for "the models on a bounded grid" (model->boundaries) and "the adaptive models" */
+static const char BOUNDED[] = "bounded models", ADAPTIVE[] = "adaptive models";
 static const config_key common[] = {
     {"model", "name", CONFIG_ENUM, NULL /* cohort_model_default() */, 0, 0, 0, 0, NULL, "", "",
      "the equation (cohort models lists them)"},
+    {"model", "boundary", CONFIG_ENUM, "dirichlet", 0, 0, 0, 0, "dirichlet|neumann", BOUNDED, "",
+     "boundary condition of a bounded model: dirichlet (the initial values held, or the exact "
+     "solution's) or neumann (zero normal derivative)"},
     {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL, GRID_1D, "points",
      "grid points of the periodic domain (tridiagonal models >= 3, pentadiagonal >= 5)"},
-    {"grid", "nx", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, GRID_2D, "points",
-     "grid points along x of the periodic square"},
-    {"grid", "ny", CONFIG_INT, "128", 5, 1048576, 0, 0, NULL, GRID_2D, "points",
-     "grid points along y of the periodic square"},
+    {"grid", "nx", CONFIG_INT, "128", 2, 1048576, 0, 0, NULL, GRID_2D, "points",
+     "grid points along x of the periodic square; on a bounded square, cells (nx + 1 nodes)"},
+    {"grid", "ny", CONFIG_INT, "128", 2, 1048576, 0, 0, NULL, GRID_2D, "points",
+     "grid points along y of the periodic square; on a bounded square, cells (ny + 1 nodes)"},
     {"grid", "length", CONFIG_REAL, "2*pi", 0, INF, 1, 0, NULL, "", "1",
      "domain length L (2D: the side of the square); multiples of pi are accepted (2*pi, pi/2)"},
+    {"grid", "origin", CONFIG_REAL, "0", -INF, INF, 0, 0, NULL, BOUNDED, "1",
+     "lower-left corner of the bounded square [origin, origin + L]^2 (-4 with length 8: "
+     "[-4, 4]^2)"},
     {"time", "dt", CONFIG_REAL, "auto", 0, INF, 1, 1, NULL, "", "1",
      "time step; auto = the model's choice (cohort models; 0.1 dx, dx = L / nx, for the "
-     "Cahn-Hilliard models, seed 003 eq. 27)"},
+     "Cahn-Hilliard models, seed 003 eq. 27); adaptive models: the first trial step"},
+    {"time", "tolerance", CONFIG_REAL, "1e-6", 0, INF, 1, 0, NULL, ADAPTIVE, "1",
+     "adaptive models: a step is accepted when Merson's error estimate, the largest over the "
+     "member's grid, is below it (seed 000, eq. 27-29)"},
     {"time", "t_end", CONFIG_REAL, "20", 0, INF, 1, 0, NULL, "", "1",
      "final time, reached exactly"},
     {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
@@ -41,15 +52,18 @@ static const config_key common[] = {
      "seed of the Philox4x32-10 generator"},
     {"ensemble", "chunk", CONFIG_INT, "auto", 1, 1099511627776.0, 0, 1, NULL, "", "members",
      "members per chunk; auto sizes chunks from free device (or host) memory"},
-    {"initial", "kind", CONFIG_ENUM, "uniform", 0, 0, 0, 0, "uniform|cosine|mode", "", "",
+    {"initial", "kind", CONFIG_ENUM, "uniform", 0, 0, 0, 0,
+     "uniform|cosine|mode|manufactured|radial_sine", "", "",
      "uniform: mean + mean-free uniform noise in [-amplitude, amplitude]; cosine and mode: "
-     "mean + amplitude cos(mode 2 pi x / L)"},
+     "mean + amplitude cos(mode 2 pi x / L); manufactured: the exact solution zeta of seed 000 "
+     "eq. 30 with its forcing; radial_sine: amplitude sin(mode pi |x|) (seed 000 eq. 35: mode = "
+     "3, amplitude = 1)"},
     {"initial", "amplitude", CONFIG_REAL, "0.1", 0, INF, 0, 0, NULL, "", "1",
      "noise amplitude or cosine amplitude"},
     {"initial", "mean", CONFIG_REAL, "0", -INF, INF, 0, 0, NULL, "", "1",
      "the member's mean <C>, conserved by every model"},
     {"initial", "mode", CONFIG_INT, "1", 1, 16777216, 0, 0, NULL, "", "",
-     "Fourier mode of cosine and mode initial conditions"},
+     "Fourier mode of cosine and mode initial conditions; the 3 of radial_sine's sin(3 pi r)"},
     {"output", "path", CONFIG_STRING, "out/cohort.nc", 0, 0, 0, 0, NULL, "", "",
      "NetCDF-4 file to write (-o overrides)"},
     {"output", "archive", CONFIG_ENUM, "final", 0, 0, 0, 0, "none|final|snapshots", "", "",
@@ -97,10 +111,16 @@ static void schema_init(void)
     const cohort_model *const *models = cohort_models(&n_models);
     for (size_t c = 0; c < N_COMMON; ++c) {
         schema[N_KEYS] = common[c];
-        if (common[c].models == GRID_1D || common[c].models == GRID_2D) {
-            for (size_t m = 0; m < n_models; ++m)
-                if (models[m]->dimension == (common[c].models == GRID_1D ? 1 : 2))
-                    append_word(key_models[N_KEYS], MODEL_LIST, models[m]->name, " ");
+        const char *group = common[c].models;
+        if (group == GRID_1D || group == GRID_2D || group == BOUNDED || group == ADAPTIVE) {
+            for (size_t m = 0; m < n_models; ++m) {
+                const cohort_model *d = models[m];
+                const int reads = group == GRID_1D   ? d->dimension == 1
+                                  : group == GRID_2D ? d->dimension == 2
+                                  : group == BOUNDED ? d->boundaries != NULL
+                                                     : d->adaptive;
+                if (reads) append_word(key_models[N_KEYS], MODEL_LIST, d->name, " ");
+            }
             schema[N_KEYS].models = key_models[N_KEYS];
         }
         ++N_KEYS;
@@ -707,12 +727,16 @@ void config_print_models(FILE *out)
     char range[256];
     for (size_t m = 0; m < n_models; ++m) {
         const cohort_model *d = models[m];
-        fprintf(out,
-                "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s; "
-                "reports %s = %s\n",
+        fprintf(out, "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s",
                 d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
-                d->initial_kinds, d->conserves_mean ? "yes" : "no", d->length_name,
-                d->length_meaning);
+                d->initial_kinds, d->conserves_mean ? "yes" : "no");
+        if (d->length_name) fprintf(out, "; reports %s = %s", d->length_name, d->length_meaning);
+        for (int q = 0; q < d->n_observables; ++q)
+            fprintf(out, "%s%s", q ? ", " : "; reports ", d->observables[q].name);
+        if (d->exact_kind)
+            fprintf(out, "; with initial.kind = %s, errors against the exact solution",
+                    d->exact_kind);
+        fputc('\n', out);
         for (size_t k = 0; k < N_KEYS; ++k) {
             if (!schema[k].models[0] || !config_list_has(schema[k].models, ' ', d->name)) continue;
             describe_range(&schema[k], range, sizeof range);
@@ -748,8 +772,9 @@ void config_print_model_table(FILE *out)
         for (int j = 0; j < models[m]->n_params; ++j) {
             const cohort_model *d = models[m];
             const cohort_model_param *q = &d->params[j];
-            fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\n", d->name, d->dimension,
-                    d->conserves_mean, d->cpu_cuda_rtol, q->key, q->default_value, q->min, q->max,
-                    q->min_exclusive);
+            fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\t%.*s\t%d\n", d->name,
+                    d->dimension, d->conserves_mean, d->cpu_cuda_rtol, q->key, q->default_value,
+                    q->min, q->max, q->min_exclusive, (int)strcspn(d->initial_kinds, "|"),
+                    d->initial_kinds, d->boundaries != NULL);
         }
 }

@@ -84,8 +84,8 @@ char *config_render(const cohort_config *c);
 /* `cohort models`: every model and the parameters it reads, with defaults, ranges and meaning. */
 void config_print_models(FILE *out);
 /* `cohort models --table`: a tab-separated line per model parameter (model, dimension,
- * conserves_mean, cpu_cuda_rtol, key, default, min, max, min_exclusive), for scripts and the
- * generic model tests. */
+ * conserves_mean, cpu_cuda_rtol, key, default, min, max, min_exclusive, the first of the model's
+ * initial kinds, bounded), for scripts and the generic model tests. */
 void config_print_model_table(FILE *out);
 
 #endif

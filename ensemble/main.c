@@ -408,7 +408,9 @@ int main(int argc, char **argv)
                    "scheme and the parameters it reads (default, range, meaning), then the keys "
                    "every model reads. --table prints one tab-separated line per model parameter "
                    "for scripts: model, dimension, conserves_mean, cpu_cuda_rtol, key, default, "
-                   "min, max, min_exclusive.\n");
+                   "min, max, min_exclusive, first initial kind, bounded (1: model.boundary, no "
+                   "structure "
+                   "factor).\n");
             return 0;
         }
         const int table = argc > 2 && !strcmp(argv[2], "--table");

@@ -15,6 +15,7 @@ struct cohort_output {
     int64_t members, n;
     int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
         var_diverged, var_t_snap, var_ell_member, var_param[8];
+    int var_series[4][3], n_series, var_member_value[8], member_value_int[8];
     int var_spectrum, var_k1, var_label, var_centroid, var_cluster_size, var_inertia,
         var_iterations, var_label_map;
     int kmeans_k, var_k, var_cluster;
@@ -120,6 +121,28 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
 static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
                                 int dim_y, int dim_t)
 {
+    o->var_ell_mean = o->var_ell_var = o->var_ell_sem = -1;
+    o->n_series = s->n_series;
+    for (int q = 0; q < s->n_series; ++q) {
+        static const char *const suffix[3] = {"mean", "var", "sem"};
+        static const char *const what[3] = {"ensemble mean", "ensemble variance",
+                                            "standard error of the ensemble mean"};
+        for (int w = 0; w < 3; ++w) {
+            char name[64], text[256];
+            snprintf(name, sizeof name, "%s_%s", s->series_name[q], suffix[w]);
+            snprintf(text, sizeof text, "%s of the %s", what[w], s->series_meaning[q]);
+            COHORT_CALL(define_series(o, dim_t, name, NC_DOUBLE, text, &o->var_series[q][w]));
+            if (w < 2) COHORT_CALL(put_text(o, o->var_series[q][w], "units", s->series_units[q]));
+        }
+    }
+    for (int q = 0; q < s->n_member_values; ++q) {
+        o->member_value_int[q] = s->member_value_int[q];
+        NC_CALL(o, nc_def_var(o->ncid, s->member_value_name[q],
+                              s->member_value_int[q] ? NC_INT64 : NC_DOUBLE, 1, &dim_member,
+                              &o->var_member_value[q]));
+        COHORT_CALL(put_text(o, o->var_member_value[q], "long_name", s->member_value_meaning[q]));
+        COHORT_CALL(put_text(o, o->var_member_value[q], "units", "1"));
+    }
     const char *l = s->length_name ? s->length_name : "ell";
     char name[3][16], text[3][128];
     snprintf(name[0], sizeof name[0], "%s_mean", l);
@@ -129,9 +152,11 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
              l);
     snprintf(text[1], sizeof text[1], "ensemble variance of the coarsening length %s", l);
     snprintf(text[2], sizeof text[2], "standard error of %s_mean, sqrt(%s_var / n_active)", l, l);
-    COHORT_CALL(define_series(o, dim_t, name[0], NC_DOUBLE, text[0], &o->var_ell_mean));
-    COHORT_CALL(define_series(o, dim_t, name[1], NC_DOUBLE, text[1], &o->var_ell_var));
-    COHORT_CALL(define_series(o, dim_t, name[2], NC_DOUBLE, text[2], &o->var_ell_sem));
+    if (s->length_name) {
+        COHORT_CALL(define_series(o, dim_t, name[0], NC_DOUBLE, text[0], &o->var_ell_mean));
+        COHORT_CALL(define_series(o, dim_t, name[1], NC_DOUBLE, text[1], &o->var_ell_var));
+        COHORT_CALL(define_series(o, dim_t, name[2], NC_DOUBLE, text[2], &o->var_ell_sem));
+    }
     COHORT_CALL(
         define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>", &o->var_mass_mean));
     COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
@@ -162,12 +187,14 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
                               &o->var_c));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
         NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_c, 1, 1, 1));
-        COHORT_CALL(put_text(o, o->var_c, "long_name",
-                             s->n_snapshots > 0 ? "concentration at the snapshot times"
-                                                : "concentration at the final time"));
+        char meaning[128];
+        snprintf(meaning, sizeof meaning, "%s at the %s",
+                 s->field_meaning ? s->field_meaning : "concentration",
+                 s->n_snapshots > 0 ? "snapshot times" : "final time");
+        COHORT_CALL(put_text(o, o->var_c, "long_name", meaning));
         COHORT_CALL(put_text(o, o->var_c, "units", "1"));
     }
-    if (s->member_series) {
+    if (s->member_series && s->length_name) {
         const int dims[2] = {dim_t, dim_member};
         const size_t chunk[2] = {1, chunk_members};
         NC_CALL(o, nc_def_var(o->ncid, l, NC_DOUBLE, 2, dims, &o->var_ell_member));
@@ -189,7 +216,9 @@ static int define_file(cohort_output *o, const output_spec *s)
     if (s->ny > 0) {
         NC_CALL(o, nc_def_dim(o->ncid, "y", (size_t)s->ny, &dim_y));
         NC_CALL(o, nc_def_var(o->ncid, "y", NC_DOUBLE, 1, &dim_y, &var_y));
-        COHORT_CALL(put_text(o, var_y, "long_name", "position along y on the periodic square"));
+        COHORT_CALL(put_text(o, var_y, "long_name",
+                             s->closed ? "position along y of the node on the square"
+                                       : "position along y on the periodic square"));
         COHORT_CALL(put_text(o, var_y, "units", "1"));
     }
     NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
@@ -198,7 +227,9 @@ static int define_file(cohort_output *o, const output_spec *s)
     COHORT_CALL(put_text(o, var_member, "long_name", "global member index"));
     COHORT_CALL(put_text(o, var_member, "units", "1"));
     NC_CALL(o, nc_def_var(o->ncid, "x", NC_DOUBLE, 1, &dim_x, &var_x));
-    COHORT_CALL(put_text(o, var_x, "long_name", "position on the periodic domain"));
+    COHORT_CALL(put_text(o, var_x, "long_name",
+                         s->closed ? "position along x of the node on the square"
+                                   : "position on the periodic domain"));
     COHORT_CALL(put_text(o, var_x, "units", "1"));
     NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
     COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
@@ -253,10 +284,13 @@ static int define_file(cohort_output *o, const output_spec *s)
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "coordinates");
     }
     for (int64_t m = 0; m < s->members; ++m) index[m] = m;
-    for (int64_t i = 0; i < nx; ++i) x[i] = (double)i * s->length / (double)nx;
+    /* periodic: x_i = i L / nx; closed: nodes x_i = origin + i L / (nx - 1) */
+    for (int64_t i = 0; i < nx; ++i)
+        x[i] = s->origin + (double)i * s->length / (double)(nx - s->closed);
     int rc = nc_put_var_longlong(o->ncid, var_member, index);
     if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
-    for (int64_t j = 0; j < s->ny; ++j) x[j] = (double)j * s->length / (double)s->ny;
+    for (int64_t j = 0; j < s->ny; ++j)
+        x[j] = s->origin + (double)j * s->length / (double)(s->ny - s->closed);
     if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
     double *k = o->var_spectrum >= 0 ? malloc((size_t)o->n_k * sizeof *k) : NULL;
     if (k) structure_factor_k_values(o->nx, s->ny > 0 ? s->ny : 1, s->length, k);
@@ -329,12 +363,43 @@ int output_write_record(cohort_output *o, int64_t record, double t, double ell_m
     const size_t at[1] = {(size_t)record}, one[1] = {1};
     const long long active = n_active;
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_t, at, one, &t));
-    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_mean, at, one, &ell_mean));
-    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_var, at, one, &ell_var));
-    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_sem, at, one, &ell_sem));
+    if (o->var_ell_mean >= 0) {
+        NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_mean, at, one, &ell_mean));
+        NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_var, at, one, &ell_var));
+        NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_sem, at, one, &ell_sem));
+    }
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_mass_mean, at, one, &mass_mean));
     NC_CALL(o, nc_put_vara_longlong(o->ncid, o->var_n_active, at, one, &active));
     NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
+int output_write_series(cohort_output *o, int64_t record, int q, double mean, double var,
+                        double sem)
+{
+    if (q < 0 || q >= o->n_series)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "series %d of %d", q, o->n_series);
+    const size_t at[1] = {(size_t)record}, one[1] = {1};
+    const double v[3] = {mean, var, sem};
+    for (int w = 0; w < 3; ++w)
+        NC_CALL(o, nc_put_vara_double(o->ncid, o->var_series[q][w], at, one, &v[w]));
+    return COHORT_OK;
+}
+
+int output_write_member_value(cohort_output *o, int q, int64_t m0, int64_t count,
+                              const double *values)
+{
+    const size_t at[1] = {(size_t)m0}, size[1] = {(size_t)count};
+    if (!o->member_value_int[q]) {
+        NC_CALL(o, nc_put_vara_double(o->ncid, o->var_member_value[q], at, size, values));
+        return COHORT_OK;
+    }
+    long long *v = malloc((size_t)count * sizeof *v);
+    if (!v) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld values", (long long)count);
+    for (int64_t k = 0; k < count; ++k) v[k] = (long long)values[k];
+    const int status = nc_put_vara_longlong(o->ncid, o->var_member_value[q], at, size, v);
+    free(v);
+    NC_CALL(o, status);
     return COHORT_OK;
 }
 

@@ -15,8 +15,19 @@ typedef struct output_spec {
     double length;  /* x_i = i * length / n */
     int64_t nx, ny; /* ny > 0: 2D members of n = nx ny points, C(member, y, x) */
     /* the name of the model's per-member length 1/(1 - <C^2>): ell_mean, s_mean, ... (NULL:
-     * ell) */
+     * none) */
     const char *length_name;
+    /* closed = 1: the nx x ny nodes of a bounded square, x_i = origin + i length / (nx - 1) */
+    int closed;
+    double origin;
+    const char *field_meaning; /* long_name of C (NULL: concentration) */
+    /* statistics over t of per-member observables: <name>_mean, <name>_var, <name>_sem */
+    int n_series;
+    const char *series_name[4], *series_meaning[4], *series_units[4];
+    /* per-member values written at the end of each chunk: name(member), type int64 or double */
+    int n_member_values;
+    const char *member_value_name[8], *member_value_meaning[8];
+    int member_value_int[8];
     int archive_final;     /* write C(member, x) */
     int64_t n_snapshots;   /* > 0: write C(t_snap, member, x) instead, at these many times */
     int member_series;     /* write ell(t, member) */
@@ -67,6 +78,14 @@ int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double
 /* Snapshot `snapshot` (at time t) of members [m0, m0 + count), member-major. */
 int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t m0, int64_t count,
                           const double *state);
+
+/* Series q's statistics at record `record` (after output_write_record of that record). */
+int output_write_series(cohort_output *o, int64_t record, int q, double mean, double var,
+                        double sem);
+
+/* Member value q of members [m0, m0 + count) (rounded to int64 where the value is an integer). */
+int output_write_member_value(cohort_output *o, int q, int64_t m0, int64_t count,
+                              const double *values);
 
 /* ell of members [m0, m0 + count) at record `record` (output.member_series). */
 int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,

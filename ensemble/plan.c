@@ -137,7 +137,8 @@ static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t le
         }
         p->members = points * p->replicates; /* ensemble.members is not used */
     }
-    if (p->amplitude_sweep >= 0) p->ic.amplitude = 1.0; /* per member instead */
+    if (p->amplitude_sweep >= 0) /* per member instead */
+        p->ic.amplitude = p->values.amplitude = 1.0;
     return 0;
 }
 
@@ -160,16 +161,39 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         const config_value *v = config_get(c, "grid", grid_keys[d]);
         extent[d] = v->integer;
         if (extent[d] < m->min_points) {
-            snprintf(
-                err, len, "%s: grid.%s = %lld: %s needs grid.%s >= %lld (the %s solver's minimum)",
-                v->origin, grid_keys[d], (long long)extent[d], m->name, grid_keys[d],
-                (long long)m->min_points, m->min_points == 3 ? "tridiagonal" : "pentadiagonal");
+            char reason[128];
+            snprintf(reason, sizeof reason, "the %s solver's minimum",
+                     m->min_points == 3 ? "tridiagonal" : "pentadiagonal");
+            snprintf(err, len, "%s: grid.%s = %lld: %s needs grid.%s >= %lld (%s)", v->origin,
+                     grid_keys[d], (long long)extent[d], m->name, grid_keys[d],
+                     (long long)m->min_points,
+                     m->min_points_reason ? m->min_points_reason : reason);
             return EXIT_BAD_INPUT;
         }
     }
     p->values.nx = extent[0], p->values.ny = extent[1];
-    p->n = extent[0] * extent[1];
+    /* a bounded model's nx, ny are cells: its members hold the (nx + 1)(ny + 1) nodes */
+    const int64_t nodes = m->boundaries ? 1 : 0;
+    p->n = (extent[0] + nodes) * (m->dimension == 2 ? extent[1] + nodes : 1);
     p->values.length = config_real(c, "grid", "length");
+    if (m->boundaries) {
+        const config_value *b = config_get(c, "model", "boundary");
+        if (!config_list_has(m->boundaries, '|', b->text)) {
+            snprintf(err, len, "%s: model.boundary = %s: %s allows %s", b->origin, b->text, m->name,
+                     m->boundaries);
+            return EXIT_BAD_INPUT;
+        }
+        p->values.boundary =
+            !strcmp(b->text, "neumann") ? COHORT_BOUNDARY_NEUMANN : COHORT_BOUNDARY_DIRICHLET;
+        p->values.origin = config_real(c, "grid", "origin");
+    }
+    if (m->boundaries && config_get(c, "analysis", "structure_factor")->integer) {
+        snprintf(err, len,
+                 "%s: analysis.structure_factor = true: the structure factor is of periodic "
+                 "fields, and %s's square is bounded",
+                 config_get(c, "analysis", "structure_factor")->origin, m->name);
+        return EXIT_BAD_INPUT;
+    }
     for (int j = 0; j < m->n_params; ++j)
         p->values.param[j] = config_real(c, "model", m->params[j].key);
     const config_value *kind = config_get(c, "initial", "kind");
@@ -186,8 +210,29 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         return EXIT_BAD_INPUT;
     }
     const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
-    const double dt_wanted = dt->is_auto ? m->dt_auto(&p->values) : dt->number;
+    p->values.initial_kind = kind->text;
+    p->values.amplitude = config_real(c, "initial", "amplitude");
+    p->values.mode = config_get(c, "initial", "mode")->integer;
+    /* an adaptive model's step() covers one output interval, in its own steps from time.dt */
+    double dt_wanted = dt->is_auto ? m->dt_auto(&p->values) : dt->number;
+    if (m->adaptive) {
+        p->values.tau0 = dt_wanted;
+        p->values.tolerance = config_real(c, "time", "tolerance");
+        dt_wanted = config_real(c, "time", "output_every");
+    }
     p->t_end = t_end->number;
+    if (m->check) {
+        const char *key = NULL;
+        char why[512];
+        if (m->check(m, &p->values, &key, why, sizeof why)) {
+            const char *dot = strchr(key, '.');
+            char section[32];
+            snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
+            const config_value *v = config_get(c, section, dot + 1);
+            snprintf(err, len, "%s: %s = %s: %s", v->origin, key, v->text, why);
+            return EXIT_BAD_INPUT;
+        }
+    }
     if (p->t_end < dt_wanted) {
         snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
                  t_end->origin, p->t_end, dt_wanted, dt->origin);
@@ -251,6 +296,13 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
     spec->ny = p->model->dimension == 2 ? p->values.ny : 0;
     spec->length = p->values.length;
     spec->length_name = p->model->length_name;
+    spec->field_meaning = p->model->field_meaning;
+    if (p->model->boundaries) { /* nodes 0 .. nx at origin + i L / nx */
+        spec->closed = 1;
+        spec->origin = p->values.origin;
+        spec->nx = p->values.nx + 1;
+        spec->ny = p->values.ny + 1;
+    }
     spec->backend = be->name;
     spec->device = pv->device;
     spec->libraries = pv->libraries;

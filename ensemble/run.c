@@ -31,7 +31,9 @@ static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, cons
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     /* the time levels, scratch and noise, moments and mean per member, and the structure factor's
      * spectra */
-    double per_member = ((double)(p->model->time_levels + 2) * (double)p->n + 4.0) * sizeof(double);
+    double per_member =
+        ((double)(p->model->time_levels + 2 + p->model->working_states) * (double)p->n + 4.0) *
+        sizeof(double);
     if (config_get(c, "analysis", "structure_factor")->integer)
         per_member += structure_factor_bytes_per_member(p->values.nx, p->values.ny);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
@@ -179,6 +181,35 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         .source = opt->version,
         .config = config_text};
     run_plan_output_spec(&p, model->name, be, &provenance, &spec);
+    /* the model's observables over t; per member its steps and, from the exact solution, the
+     * errors of seed 000 eq. 31-33 */
+    const int n_obs = model->n_observables;
+    const int exact = model->exact_kind && !strcmp(p.values.initial_kind, model->exact_kind);
+    spec.n_series = n_obs;
+    for (int q = 0; q < n_obs; ++q) {
+        spec.series_name[q] = model->observables[q].name;
+        spec.series_meaning[q] = model->observables[q].meaning;
+        spec.series_units[q] = model->observables[q].units;
+    }
+    enum { VALUE_ACCEPTED, VALUE_REJECTED, VALUE_L1, VALUE_L2, VALUE_LINF };
+    static const char *const value_name[] = {"steps_accepted", "steps_rejected", "error_l1",
+                                             "error_l2", "error_linf"};
+    static const char *const value_meaning[] = {
+        "accepted Runge-Kutta-Merson steps of the member",
+        "rejected Runge-Kutta-Merson steps of the member (error estimate above time.tolerance)",
+        "error in L1(omega_h x [0, T]): sum over the records t_k of theta sum_ij |phi - zeta| h1 "
+        "h2 (seed 000, eq. 31)",
+        "error in L2(omega_h x [0, T]): sqrt of the sum over the records of theta sum_ij (phi - "
+        "zeta)^2 h1 h2 (seed 000, eq. 32)",
+        "error in Linf(omega_h x [0, T]): max over the records and nodes of |phi - zeta| (seed "
+        "000, eq. 33)"};
+    const int n_values = model->adaptive ? (exact ? 5 : 2) : 0;
+    spec.n_member_values = n_values;
+    for (int q = 0; q < n_values; ++q) {
+        spec.member_value_name[q] = value_name[q];
+        spec.member_value_meaning[q] = value_meaning[q];
+        spec.member_value_int[q] = q <= VALUE_REJECTED;
+    }
     cohort_output *out = NULL;
     const int created = history && config_text
                             ? output_create(&spec, &out)
@@ -210,15 +241,23 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     unsigned char *finite = malloc((size_t)chunk), *diverged = calloc((size_t)members, 1);
     moments_blocks *ell_stats = calloc((size_t)p.n_records, sizeof *ell_stats);
     moments_blocks *mass_stats = calloc((size_t)p.n_records, sizeof *mass_stats);
+    /* observable q at record r: obs_stats[q * n_records + r]; a record's values per member, then
+     * each member's values of the chunk (errors accumulated over its records) */
+    moments_blocks *obs_stats = calloc((size_t)(n_obs * p.n_records) + 1, sizeof *obs_stats);
+    double *observed = malloc((size_t)((n_obs + 3) * chunk) * sizeof(double));
+    double *member_value = malloc((size_t)(5 * chunk) * sizeof(double));
+    int64_t *counter = malloc((size_t)(2 * chunk) * sizeof(int64_t));
     int rc = COHORT_OK;
     if (!host_moments || !ell || !mass || !host_mean || !host_amplitude || !host_member_param ||
-        !finite || !diverged || !ell_stats || !mass_stats ||
-        (states && (!host_state || !member_major)))
+        !finite || !diverged || !ell_stats || !mass_stats || !obs_stats || !observed ||
+        !member_value || !counter || (states && (!host_state || !member_major)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                          (long long)chunk);
     for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
         rc = moments_blocks_alloc(&ell_stats[r], members);
         if (rc == COHORT_OK) rc = moments_blocks_alloc(&mass_stats[r], members);
+        for (int q = 0; q < n_obs && rc == COHORT_OK; ++q)
+            rc = moments_blocks_alloc(&obs_stats[q * p.n_records + r], members);
     }
     if (rc == COHORT_OK && p.n_stepper_sweeps == 0)
         rc = model->stepper_alloc(model, be, &p.values, &stepper);
@@ -281,12 +320,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (rc == COHORT_OK && p.member_param_sweep >= 0)
             rc =
                 be->copy_to_device(member_param, host_member_param, (size_t)count * sizeof(double));
-        if (rc == COHORT_OK)
+        if (rc == COHORT_OK && model->initial_fill)
+            rc = model->initial_fill(stepper, state, p.amplitude_sweep >= 0 ? amplitude : NULL,
+                                     chunk, count);
+        else if (rc == COHORT_OK)
             rc = initial1d_fill(be, &p.ic, p.amplitude_sweep >= 0 ? amplitude : NULL, state, noise,
                                 n, chunk, 0, m0, count);
         /* a model that evolves the field itself starts from mean + the mean-free noise */
         const double *field_mean = model->evolves_deviation ? mean : NULL;
-        if (rc == COHORT_OK && !model->evolves_deviation) {
+        for (int64_t k = 0; k < 5 * count; ++k) member_value[k] = 0.0;
+        if (rc == COHORT_OK && !model->evolves_deviation && !model->initial_fill) {
             rc = fields_values(be, state, mean, n, chunk, 0, count, scratch);
             double *t = state;
             state = scratch, scratch = t;
@@ -318,8 +361,23 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 rc = moments_blocks_add(&ell_stats[r], m0, count, ell, finite);
                 if (rc == COHORT_OK)
                     rc = moments_blocks_add(&mass_stats[r], m0, count, mass, finite);
-                if (rc == COHORT_OK && spec.member_series)
+                if (rc == COHORT_OK && spec.member_series && model->length_name)
                     rc = output_write_member_ell(out, r, m0, count, ell);
+                if (rc == COHORT_OK && model->observe)
+                    rc = model->observe(stepper, state, p.record_step[r] * p.values.dt, observed,
+                                        chunk, count);
+                for (int o = 0; o < n_obs && rc == COHORT_OK; ++o)
+                    rc = moments_blocks_add(&obs_stats[o * p.n_records + r], m0, count,
+                                            observed + o * count, finite);
+                /* eq. 31-33: theta times the sums at t = k theta, k = 0 .. M (the records of an
+                 * adaptive model are its steps, theta = T / M apart) */
+                for (int64_t k = 0; exact && rc == COHORT_OK && k < count; ++k) {
+                    const double *e = observed + n_obs * count;
+                    member_value[VALUE_L1 * count + k] += p.values.dt * e[k];
+                    member_value[VALUE_L2 * count + k] += p.values.dt * e[count + k];
+                    const double linf = member_value[VALUE_LINF * count + k], ek = e[2 * count + k];
+                    member_value[VALUE_LINF * count + k] = ek > linf || ek != ek ? ek : linf;
+                }
                 /* the field as archived: a deviation's in the scratch array, or the state */
                 if (rc == COHORT_OK && sf && model->evolves_deviation)
                     rc = fields_values(be, state, mean, n, chunk, 0, count, scratch);
@@ -335,6 +393,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     rc = output_write_snapshot(out, q, next * p.values.dt, m0, count, member_major);
                 ++q;
             }
+        }
+        if (rc == COHORT_OK && model->counters && n_values > 0) {
+            rc = model->counters(stepper, count, counter, counter + count);
+            for (int64_t k = 0; k < count; ++k) {
+                member_value[VALUE_ACCEPTED * count + k] = (double)counter[k];
+                member_value[VALUE_REJECTED * count + k] = (double)counter[count + k];
+                member_value[VALUE_L2 * count + k] = sqrt(member_value[VALUE_L2 * count + k]);
+            }
+            for (int v = 0; v < n_values && rc == COHORT_OK; ++v)
+                rc = output_write_member_value(out, v, m0, count, member_value + v * count);
         }
         if (rc == COHORT_OK && (archive || features))
             rc = states_to_host(be, state, scratch, field_mean, host_state, member_major, n, chunk,
@@ -364,6 +432,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         const double t = p.record_step[r] * p.values.dt;
         rc = output_write_record(out, r, t, e.count ? e.mean : NAN, moments_variance(&e),
                                  moments_sem(&e), m.count ? m.mean : NAN, (int64_t)e.count);
+        for (int q = 0; q < n_obs && rc == COHORT_OK; ++q) {
+            const moments o = moments_blocks_total(&obs_stats[q * p.n_records + r]);
+            rc = output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
+                                     moments_sem(&o));
+        }
         if (rc == COHORT_OK && sf && spectrum) {
             double k1 = NAN;
             rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
@@ -375,13 +448,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         /* ell_mean against ln t (seed 003 Fig. 9), or ln s_mean against ln t, whose slope is the
          * coarsening exponent (cuSten Fig. 1: 1/3) */
         const double y = model->fit == COHORT_FIT_POWER_LAW ? log(e.mean) : e.mean;
-        if (t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y) && fit_x && fit_y)
+        if (model->length_name && t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y) && fit_x &&
+            fit_y)
             fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
     }
     for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
     if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
     if (rc == COHORT_OK) rc = run_plan_write_parameters(&p, out);
-    if (rc == COHORT_OK) rc = output_put_double(out, "dt", p.values.dt);
+    /* an adaptive model's steps are its members' own (steps_accepted): dt is the records' theta */
+    if (rc == COHORT_OK)
+        rc = output_put_double(out, model->adaptive ? "record_interval" : "dt", p.values.dt);
     if (rc == COHORT_OK && features) { /* the run's device arrays make room for the features */
         be->release(state), be->release(scratch), be->release(noise), be->release(prev);
         state = scratch = noise = prev = NULL;
@@ -420,14 +496,17 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
     if (ok && closed == COHORT_OK && !opt->quiet)
         fprintf(stderr,
-                "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld steps "
-                "of dt = %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
+                "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld %s "
+                "of %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
                 path, (long long)members, (long long)n, (long long)n_chunks, (long long)chunk,
-                (long long)p.steps, p.values.dt, p.t_end, (long long)p.n_records,
-                (long long)n_diverged, be->name, provenance.device, cohort_seconds() - pr.start);
+                (long long)p.steps, model->adaptive ? "adaptive intervals" : "steps of dt",
+                p.values.dt, p.t_end, (long long)p.n_records, (long long)n_diverged, be->name,
+                provenance.device, cohort_seconds() - pr.start);
     for (int64_t r = 0; r < p.n_records; ++r) {
         if (ell_stats) moments_blocks_free(&ell_stats[r]);
         if (mass_stats) moments_blocks_free(&mass_stats[r]);
+        for (int q = 0; q < n_obs && obs_stats; ++q)
+            moments_blocks_free(&obs_stats[q * p.n_records + r]);
     }
     be->release(state);
     be->release(prev);
@@ -440,6 +519,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     structure_factor_free(sf);
     free(features), free(spectrum);
     if (stepper) model->stepper_free(stepper);
+    free(obs_stats), free(observed), free(member_value), free(counter);
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude),
         free(host_member_param), free(finite), free(diverged);

@@ -25,13 +25,16 @@ check() {
 
 "$cohort" models --table > table.tsv || bad "cohort models --table"
 for model in $(cut -f1 table.tsv | uniq); do
-    dimension=$(grep "^$model	" table.tsv | head -1 | cut -f2)
+    line=$(grep "^$model	" table.tsv | head -1)
+    dimension=$(echo "$line" | cut -f2) kind=$(echo "$line" | cut -f10)
+    if [ "$(echo "$line" | cut -f11)" = 1 ]; then sf=false; else sf=true; fi
     if [ "$dimension" = 2 ]; then grid="--set grid.nx=12 --set grid.ny=10"; else grid="--set grid.n=24"; fi
     # shellcheck disable=SC2086
     "$cohort" run /dev/null --quiet --backend cpu --set model.name="$model" $grid \
         --set time.t_end=0.2 --set time.output_every=0.05 --set ensemble.members=6 \
+        --set initial.kind="$kind" \
         --set output.archive=snapshots --set output.snapshot_every=0.1 \
-        --set output.member_series=true --set analysis.structure_factor=true \
+        --set output.member_series=true --set analysis.structure_factor=$sf \
         --set analysis.kmeans=2 -o "$model.nc" || bad "$model run"
     check "$model.nc"
 done

@@ -15,7 +15,9 @@ test_needs_backend "$cohort" "$backend"
 for model in $(cut -f1 table.tsv | uniq); do
     line=$(grep "^$model	" table.tsv | head -1)
     dimension=$(echo "$line" | cut -f2) conserves=$(echo "$line" | cut -f3)
-    rtol=$(echo "$line" | cut -f4)
+    rtol=$(echo "$line" | cut -f4) kind=$(echo "$line" | cut -f10) bounded=$(echo "$line" | cut -f11)
+    # a bounded model has no structure factor (it is of periodic fields)
+    if [ "$bounded" = 1 ]; then sf=false; else sf=true; fi
     if [ "$dimension" = 2 ]; then grid="nx = 12
 ny = 10"; else grid="n = 24"; fi
     cat > "$model.ini" <<INI
@@ -30,15 +32,16 @@ output_every = 0.05
 members = 9
 seed = 11
 [initial]
+kind = $kind
 mean = 0.2
 [output]
 archive = final
 [analysis]
-structure_factor = true
+structure_factor = $sf
 INI
     # (a) every parameter with a lower bound, just outside it
     grep "^$model	" table.tsv > params.tsv
-    while IFS='	' read -r _ _ _ _ key _ min max exclusive; do
+    while IFS='	' read -r _ _ _ _ key _ min max exclusive _; do
         case $min in -inf) continue ;; esac
         if [ "$exclusive" = 1 ]; then value=$min; else value=$(awk "BEGIN { print $min - 1 }"); fi
         expect_refusal "$model-bad.nc" "model\.$key = '$value'" "$cohort" run "$model.ini" \

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     output_spec spec = {.path = path,
                         .members = M,
                         .n = NX,
+                        .length_name = "ell",
                         .length = 2.0,
                         .archive_final = 1,
                         .archive_float = 1,

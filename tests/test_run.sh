@@ -210,7 +210,7 @@ expect_bad "unknown option '--frob'" small.ini --frob
 expect_bad "--backend 'gpu'" small.ini --backend gpu
 expect_bad "initial.kind = cosine: ch2d starts from uniform noise only" ch2d.ini \
     --set initial.kind=cosine
-expect_bad "grid.nx = '4'" ch2d.ini --set grid.nx=4
+expect_bad "grid.nx = 4: ch2d needs grid.nx >= 5" ch2d.ini --set grid.nx=4
 expect_bad "ch2d does not read model.alpha" ch2d.ini --set sweep.model.alpha=1,2
 
 test_summary

@@ -31,12 +31,25 @@ typedef struct cohort_model_param {
     const char *units, *meaning;
 } cohort_model_param;
 
-/* What one stepper is built from: the parameters in the descriptor's order, the grid, the step. */
+typedef enum {
+    COHORT_BOUNDARY_PERIODIC = 0,
+    COHORT_BOUNDARY_DIRICHLET = 1,
+    COHORT_BOUNDARY_NEUMANN = 2
+} cohort_boundary;
+
+/* What one stepper is built from: the parameters in the descriptor's order, the grid, the step,
+ * and for bounded and adaptive models the keys they read besides. */
 typedef struct cohort_model_values {
     double param[COHORT_MODEL_MAX_PARAMS];
-    int64_t nx, ny; /* grid points along x and y (ny = 1 in 1D) */
-    double length;  /* the periodic domain's side L */
-    double dt;
+    int64_t nx, ny; /* grid points along x and y (ny = 1 in 1D); cells of a bounded model */
+    double length;  /* the periodic domain's side L, or the bounded square's */
+    double dt;      /* the step; for an adaptive model the interval one step() covers */
+    double origin;  /* grid.origin: a bounded model's lower-left corner */
+    cohort_boundary boundary; /* model.boundary */
+    double tolerance, tau0;   /* adaptive: time.tolerance and the first trial step (time.dt) */
+    const char *initial_kind; /* initial.kind */
+    double amplitude;         /* initial.amplitude (1 where swept per member) */
+    int64_t mode;             /* initial.mode */
 } cohort_model_values;
 
 /* A chunk's state in the backend's memory, interleaved: value v of member m at [v * ld + m]. */
@@ -55,6 +68,14 @@ typedef enum {
     COHORT_FIT_POWER_LAW = 1        /* <name>_mean = a t^b: <name>_exponent, ... */
 } cohort_model_fit;
 
+/* A per-member quantity a model reports at every record: its ensemble mean, variance and standard
+ * error over t are stored as <name>_mean, <name>_var and <name>_sem. */
+typedef struct cohort_model_observable {
+    const char *name, *meaning, *units;
+} cohort_model_observable;
+
+enum { COHORT_MODEL_MAX_OBSERVABLES = 4 };
+
 typedef struct cohort_model cohort_model;
 struct cohort_model {
     const char *name, *summary, *equation, *scheme, *citation;
@@ -69,7 +90,9 @@ struct cohort_model {
     int evolves_deviation;     /* u is C - mean, each step projecting the deviation's drift out */
     int time_levels;           /* 1, or 2 where a step needs C^{n-1} */
     int conserves_mean;        /* <C> is constant in exact arithmetic */
-    const char *length_name, *length_meaning; /* the per-member 1 / (1 - <C^2>): "ell", "s" */
+    /* the per-member 1 / (1 - <C^2>): "ell", "s"; NULL where the model has no such length */
+    const char *length_name, *length_meaning;
+    const char *field_meaning; /* long_name of the archived field C */
     cohort_model_fit fit;
     double cpu_cuda_rtol; /* the backends' results agree within this relative difference */
     /* time.dt = auto */
@@ -85,6 +108,39 @@ struct cohort_model {
     /* Advances the state by one step (step = 0: the first, for models that start differently);
      * the pointers of s may be exchanged, so that s->u holds the new state. */
     int (*step)(void *stepper, cohort_model_state *s, int64_t step);
+
+    /* ---- optional: models on a bounded grid, adaptive in time, with their own observables ---- */
+    /* "dirichlet|neumann": the model lives on the closed square [origin, origin + L]^2 of
+     * (nx + 1)(ny + 1) nodes x_i = origin + i L / nx, model.boundary picks the condition; NULL:
+     * the periodic grid of nx ny points x_i = i L / nx */
+    const char *boundaries;
+    const char *min_points_reason; /* why min_points, for the message */
+    /* step() advances the members by the interval dt (time.output_every), each member with its
+     * own adaptive steps to time.tolerance from the first trial step time.dt; each chunk starts
+     * at step 0 */
+    int adaptive;
+    int working_states; /* states of n values per member the stepper keeps besides u, scratch */
+    /* the model's own initial kinds (those of initial_kinds the driver does not know): writes
+     * members [0, count) of u from v's initial keys, with amplitude per member (backend memory,
+     * count values) or NULL (v->amplitude) */
+    int (*initial_fill)(void *stepper, double *u, const double *amplitude, int64_t ld,
+                        int64_t count);
+    /* the initial kind whose exact solution the model knows (NULL: none); runs from it store the
+     * errors error_l1, error_l2, error_linf (member) (seed 000, eq. 31-33 over the records) */
+    const char *exact_kind;
+    const cohort_model_observable *observables;
+    int n_observables;
+    /* at a record at time t: host values[q * count + k], q < n_observables, then with the exact
+     * solution sum |e| dA, sum e^2 dA and max |e| over the member's grid (q = n_observables + 0,
+     * 1, 2) */
+    int (*observe)(void *stepper, const double *u, double t, double *values, int64_t ld,
+                   int64_t count);
+    /* adaptive: each member's accepted and rejected steps so far in this chunk (host) */
+    int (*counters)(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
+    /* relations between keys the schema cannot check: 0, or 2 with *key the offending key
+     * ("grid.origin") and the reason in why */
+    int (*check)(const cohort_model *m, const cohort_model_values *v, const char **key, char *why,
+                 size_t len);
 };
 
 /* Every registered model, in the order `cohort models` lists them. */

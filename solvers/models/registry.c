@@ -10,7 +10,9 @@
     X(hyperdiffusion1d)                                                                            \
     X(ch1d)                                                                                        \
     X(ch1d_forced)                                                                                 \
-    X(ch2d)
+    X(ch2d)                                                                                        \
+    X(mcf2d)                                                                                       \
+    X(willmore2d)
 
 #define COHORT_MODEL_DECLARE(name) extern const cohort_model cohort_model_##name;
 #define COHORT_MODEL_ENTRY(name) &cohort_model_##name,

@@ -1,0 +1,114 @@
+/* The curvature flows on the cuda backend (curvature_kernels.h): one thread per (member, node),
+ * member fastest (a warp reads consecutive addresses of many members, or consecutive nodes of
+ * one). */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "backend/cuda_check.cuh"
+#include "models/curvature2d/curvature_kernels.h"
+
+static unsigned blocks_for(int64_t threads)
+{
+    return (unsigned)((threads + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
+}
+
+/* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t */
+template <int PASS>
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    curvature_node_kernel(const __grid_constant__ curvature_grid g, const double *__restrict__ t,
+                          const double *__restrict__ u, const double *__restrict__ w,
+                          double *__restrict__ out, int64_t ld, int64_t count)
+{
+    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    const int64_t nx1 = g.nx + 1;
+    if (idx >= nx1 * (g.ny + 1) * count) return;
+    const int64_t m = idx % count, v = idx / count, i = v % nx1, j = v / nx1;
+    out[v * ld + m] = PASS == 0
+                          ? curvature_w_node(&g, u + m, ld, i, j, t[m])
+                          : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, t[m]);
+}
+
+static int curvature_w_cuda(const curvature_grid *g, const double *t, const double *u, double *w,
+                            int64_t ld, int64_t count)
+{
+    curvature_node_kernel<0>
+        <<<blocks_for((g->nx + 1) * (g->ny + 1) * count), COHORT_CUDA_THREADS>>>(*g, t, u, NULL, w,
+                                                                                 ld, count);
+    COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel<w>");
+    return COHORT_OK;
+}
+
+static int curvature_rhs_cuda(const curvature_grid *g, const double *t, const double *u,
+                              const double *w, double *f, int64_t ld, int64_t count)
+{
+    const unsigned blocks = blocks_for((g->nx + 1) * (g->ny + 1) * count);
+    if (w)
+        curvature_node_kernel<2><<<blocks, COHORT_CUDA_THREADS>>>(*g, t, u, w, f, ld, count);
+    else
+        curvature_node_kernel<1><<<blocks, COHORT_CUDA_THREADS>>>(*g, t, u, NULL, f, ld, count);
+    COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel<rhs>");
+    return COHORT_OK;
+}
+
+__global__ void curvature_initial_kernel(const __grid_constant__ curvature_grid g, double amplitude,
+                                         const double *__restrict__ amplitudes, double mode,
+                                         double *__restrict__ u, int64_t ld, int64_t count)
+{
+    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    const int64_t nx1 = g.nx + 1;
+    if (idx >= nx1 * (g.ny + 1) * count) return;
+    const int64_t m = idx % count, v = idx / count;
+    u[v * ld + m] =
+        curvature_initial_node(&g, amplitudes ? amplitudes[m] : amplitude, mode, v % nx1, v / nx1);
+}
+
+static int curvature_initial_cuda(const curvature_grid *g, double amplitude,
+                                  const double *amplitudes, double mode, double *u, int64_t ld,
+                                  int64_t count)
+{
+    curvature_initial_kernel<<<blocks_for((g->nx + 1) * (g->ny + 1) * count),
+                               COHORT_CUDA_THREADS>>>(*g, amplitude, amplitudes, mode, u, ld,
+                                                      count);
+    COHORT_CUDA_CHECK_LAUNCH("curvature_initial_kernel");
+    return COHORT_OK;
+}
+
+__global__ void curvature_observe_rows_kernel(const __grid_constant__ curvature_grid g,
+                                              const double *__restrict__ u, double t,
+                                              double *__restrict__ rows, int64_t ld, int64_t count)
+{
+    const int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, n_rows = g.ny + 1;
+    if (r >= count * n_rows) return;
+    const int64_t m = r % count, j = r / count;
+    double row[CURVATURE_OBSERVED];
+    curvature_observe_row(&g, u + m, ld, t, j, row);
+    for (int q = 0; q < CURVATURE_OBSERVED; ++q)
+        rows[(m * CURVATURE_OBSERVED + q) * n_rows + j] = row[q];
+}
+
+__global__ void curvature_observe_combine_kernel(const double *__restrict__ rows,
+                                                 double *__restrict__ out, int64_t n_rows,
+                                                 int64_t count)
+{
+    const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m >= count) return;
+    double member[CURVATURE_OBSERVED];
+    curvature_observe_combine(rows + m * CURVATURE_OBSERVED * n_rows, n_rows, n_rows, member);
+    for (int q = 0; q < CURVATURE_OBSERVED; ++q) out[q * count + m] = member[q];
+}
+
+static int curvature_observe_cuda(const curvature_grid *g, const double *u, double t, double *rows,
+                                  double *out, int64_t ld, int64_t count)
+{
+    const int64_t n_rows = g->ny + 1;
+    curvature_observe_rows_kernel<<<blocks_for(count * n_rows), COHORT_CUDA_THREADS>>>(
+        *g, u, t, rows, ld, count);
+    COHORT_CUDA_CHECK_LAUNCH("curvature_observe_rows_kernel");
+    curvature_observe_combine_kernel<<<blocks_for(count), COHORT_CUDA_THREADS>>>(rows, out, n_rows,
+                                                                                 count);
+    COHORT_CUDA_CHECK_LAUNCH("curvature_observe_combine_kernel");
+    return COHORT_OK;
+}
+
+extern "C" const curvature_kernels curvature_kernels_cuda = {
+    curvature_w_cuda, curvature_rhs_cuda, curvature_initial_cuda, curvature_observe_cuda};

@@ -1,0 +1,19 @@
+/* willmore2d: the Willmore flow of graphs (seed 000, Problem 2.2, Scheme 3.2). */
+#include "models/curvature2d/curvature2d.h"
+
+const cohort_model cohort_model_willmore2d = {
+    .name = "willmore2d",
+    .summary = "Willmore flow of graphs on a square, adaptive Runge-Kutta-Merson in time",
+    .equation = "phi_t = -Q div(E grad w - w^2 / (2 Q^3) grad phi) + F, w = Q div(grad phi / Q), "
+                "E = (I - grad phi grad phi^T / Q^2) / Q, on [origin, origin + L]^2, Dirichlet "
+                "(phi = g, w = 0) or Neumann",
+    .scheme = "complementary finite volumes (seed 000, Scheme 3.2, eq. 21-22, 36-53, with eq. "
+              "10's sign), Runge-Kutta-Merson with per-member steps to time.tolerance "
+              "(Algorithm 4.1)",
+    .citation = "Oberhuber, Suzuki, Zabka: The CUDA implementation of the method of lines for the "
+                "curvature dependent flows (seed 000)",
+    .variant = CURVATURE2D_WILLMORE,
+    .n_observables = 2,
+    .dt_auto = curvature2d_tau0_willmore,
+    CURVATURE2D_DESCRIPTOR_FIELDS,
+};

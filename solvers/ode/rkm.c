@@ -1,0 +1,111 @@
+#include "ode/rkm.h"
+
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "ode/rkm_kernels.h"
+
+struct rkm_integrator {
+    const cohort_backend *be;
+    const rkm_kernels *k;
+    int64_t n, ld;
+    rkm_member *members; /* ld, backend memory */
+    double *t_stage;     /* ld */
+    /* k2 is dead once stage 3's argument is formed, so k5 takes its place */
+    double *arg, *k1, *k2_k5, *k3, *k4;
+};
+
+int rkm_alloc(const cohort_backend *be, int64_t n, int64_t ld, rkm_integrator **out)
+{
+    if (!be || !out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "backend and out are required");
+    if (n < 1 || ld < 1)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "n = %lld, ld = %lld", (long long)n,
+                           (long long)ld);
+    rkm_integrator *r = calloc(1, sizeof *r);
+    if (!r) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "integrator");
+    r->be = be, r->k = COHORT_KERNELS(be, rkm_kernels), r->n = n, r->ld = ld;
+    const size_t state = (size_t)(n * ld) * sizeof(double);
+    int rc = be->alloc((void **)&r->members, (size_t)ld * sizeof(rkm_member));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&r->t_stage, (size_t)ld * sizeof(double));
+    double **states[] = {&r->arg, &r->k1, &r->k2_k5, &r->k3, &r->k4};
+    for (size_t q = 0; q < sizeof states / sizeof *states && rc == COHORT_OK; ++q)
+        rc = be->alloc((void **)states[q], state);
+    if (rc != COHORT_OK) {
+        rkm_free(r);
+        return rc;
+    }
+    *out = r;
+    return COHORT_OK;
+}
+
+void rkm_free(rkm_integrator *r)
+{
+    if (!r) return;
+    const cohort_backend *be = r->be;
+    be->release(r->members), be->release(r->t_stage), be->release(r->arg), be->release(r->k1);
+    be->release(r->k2_k5), be->release(r->k3), be->release(r->k4);
+    free(r);
+}
+
+int rkm_start(rkm_integrator *r, double t0, double tau0, int64_t count)
+{
+    if (count < 1 || count > r->ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "%lld members of %lld", (long long)count,
+                           (long long)r->ld);
+    if (!(tau0 > 0.0)) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "first step %g", tau0);
+    rkm_member *host = malloc((size_t)count * sizeof *host);
+    if (!host) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members", (long long)count);
+    for (int64_t m = 0; m < count; ++m)
+        host[m] = (rkm_member){.t = t0, .tau = tau0, .h = 0.0, .e = 0.0};
+    const int rc = r->be->copy_to_device(r->members, host, (size_t)count * sizeof *host);
+    free(host);
+    return rc;
+}
+
+/* Algorithm 4.1 for every member at once, until each has reached t_to. */
+int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, double tolerance,
+                int64_t count)
+{
+    if (!f || !f->eval || !u) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "rhs and u are required");
+    if (count < 1 || count > r->ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "%lld members of %lld", (long long)count,
+                           (long long)r->ld);
+    if (!(tolerance > 0.0))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "tolerance %g", tolerance);
+    const rkm_kernels *k = r->k;
+    const int64_t n = r->n, ld = r->ld;
+    for (;;) {
+        int64_t active = 0;
+        COHORT_CALL(k->begin(r->members, t_to, count, &active));
+        if (active == 0) return COHORT_OK;
+        /* stage 1 at the members' own times */
+        COHORT_CALL(
+            k->stage(1, r->members, u, NULL, NULL, NULL, NULL, r->t_stage, NULL, n, ld, count));
+        COHORT_CALL(f->eval(f->ctx, r->t_stage, u, r->k1, ld, count));
+        double *stage_out[] = {NULL, NULL, r->k2_k5, r->k3, r->k4, r->k2_k5};
+        for (int s = 2; s <= 5; ++s) {
+            COHORT_CALL(k->stage(s, r->members, u, r->k1, r->k2_k5, r->k3, r->k4, r->t_stage,
+                                 r->arg, n, ld, count));
+            COHORT_CALL(f->eval(f->ctx, r->t_stage, r->arg, stage_out[s], ld, count));
+        }
+        COHORT_CALL(
+            k->finish(r->members, t_to, tolerance, u, r->k1, r->k3, r->k4, r->k2_k5, n, ld, count));
+    }
+}
+
+int rkm_members(const rkm_integrator *r, int64_t count, int64_t *accepted, int64_t *rejected,
+                double *t, double *tau)
+{
+    rkm_member *host = malloc((size_t)count * sizeof *host);
+    if (!host) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members", (long long)count);
+    int rc = r->be->synchronize();
+    if (rc == COHORT_OK) rc = r->be->copy_to_host(host, r->members, (size_t)count * sizeof *host);
+    for (int64_t m = 0; m < count && rc == COHORT_OK; ++m) {
+        if (accepted) accepted[m] = host[m].accepted;
+        if (rejected) rejected[m] = host[m].rejected;
+        if (t) t[m] = host[m].t;
+        if (tau) tau[m] = host[m].tau;
+    }
+    free(host);
+    return rc;
+}

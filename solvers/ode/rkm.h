@@ -1,0 +1,48 @@
+/* An adaptive Runge-Kutta-Merson integrator for method-of-lines systems u' = f(t, u) of a batch
+ * of independent members (seed 000, Algorithm 4.1, eq. 27-29), on either backend.
+ *
+ * Each member has its own time, step and error: e (eq. 27) is the maximum over that member's own
+ * values, the accept/reject decision and the next step (eq. 29) are the member's, and a member
+ * that reaches the target time waits there while the others finish. A member's trajectory
+ * therefore does not depend on which members share its batch (test_rkm checks it bitwise).
+ * Interleaved states: value v of member m at u[v * ld + m], members [0, count). */
+#ifndef COHORT_RKM_H
+#define COHORT_RKM_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The right-hand side: f[v * ld + m] = f(t[m], u)_v for members [0, count); t in backend memory. */
+typedef struct rkm_rhs {
+    int (*eval)(void *ctx, const double *t, const double *u, double *f, int64_t ld, int64_t count);
+    void *ctx;
+} rkm_rhs;
+
+typedef struct rkm_integrator rkm_integrator;
+
+/* Working memory for up to `ld` members of n values (six states' worth). */
+int rkm_alloc(const cohort_backend *be, int64_t n, int64_t ld, rkm_integrator **out);
+void rkm_free(rkm_integrator *r);
+
+/* Members [0, count) start at time t0 with a first trial step tau0 and no steps counted. */
+int rkm_start(rkm_integrator *r, double t0, double tau0, int64_t count);
+
+/* Advances members [0, count) of u from their times to t_to (reached exactly), each with its own
+ * steps, e < tolerance per accepted step. */
+int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, double tolerance,
+                int64_t count);
+
+/* Host copies of each member's accepted and rejected steps, time and next step (any may be NULL).
+ */
+int rkm_members(const rkm_integrator *r, int64_t count, int64_t *accepted, int64_t *rejected,
+                double *t, double *tau);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
