@@ -18,7 +18,8 @@ The script also checks that eq. 10 is the L2(Gamma) gradient flow of W = (1/2) i
 dW/dt = -int phi_t^2 / Q dx, on a Gaussian bump (the sign and the factor of the w^2 term, which
 the linearisation cannot see).
 
-Run once (Debian: python3-sympy): /usr/bin/python3 tools/derive_curvature_exact.py > FILE
+Run once (Debian: python3-sympy):
+  /usr/bin/python3 tools/derive_curvature_exact.py | clang-format --assume-filename=x.h > FILE
 """
 import sys
 import sympy as sp
