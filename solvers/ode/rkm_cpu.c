@@ -27,8 +27,8 @@ static int rkm_stage_cpu(int stage, const rkm_member *s, const double *u, const 
     for (int64_t v = 0; v < n; ++v)
         for (int64_t m = 0; m < count; ++m) {
             const int64_t q = v * ld + m;
-            arg[q] = rkm_stage_argument(stage, u[q], s[m].h, k1[q], stage > 2 ? k2[q] : 0.0,
-                                        stage > 3 ? k3[q] : 0.0, stage > 4 ? k4[q] : 0.0);
+            arg[q] = rkm_stage_argument(stage, u[q], s[m].h, k1[q], stage == 3 ? k2[q] : 0.0,
+                                        stage >= 4 ? k3[q] : 0.0, stage == 5 ? k4[q] : 0.0);
         }
     return COHORT_OK;
 }

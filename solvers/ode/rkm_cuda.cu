@@ -45,8 +45,9 @@ __global__ void rkm_stage_kernel(int stage, const rkm_member *__restrict__ s,
     const double h = s[m].h;
     if (v == 0) t_stage[m] = s[m].t + (stage == 1 ? 0.0 : rkm_stage_time_fraction(stage)) * h;
     if (stage == 1) return;
-    arg[q] = rkm_stage_argument(stage, u[q], h, k1[q], stage > 2 ? k2[q] : 0.0,
-                                stage > 3 ? k3[q] : 0.0, stage > 4 ? k4[q] : 0.0);
+    /* only the stage values the stage reads: k2 in stage 3, k3 in 4 and 5, k4 in 5 */
+    arg[q] = rkm_stage_argument(stage, u[q], h, k1[q], stage == 3 ? k2[q] : 0.0,
+                                stage >= 4 ? k3[q] : 0.0, stage == 5 ? k4[q] : 0.0);
 }
 
 static int rkm_stage_cuda(int stage, const rkm_member *s, const double *u, const double *k1,

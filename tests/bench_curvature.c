@@ -1,0 +1,187 @@
+/* bench-curvature: the curvature flows (seed 000) to T = 0.1 through the model registry (no file
+ * output), as the seed's Tables 6-7 time them: the manufactured solution on [-4, 4]^2, Dirichlet,
+ * records every 0.01, time.tolerance 1e-8; single members N = 16^2 .. 1024^2 (mcf2d) and 16^2 ..
+ * 256^2 (willmore2d), then ensembles of 4,096 members of 64^2. On either backend (the cpu run
+ * gives the ratio to cohort's own cpu backend).
+ *
+ * Per grid point and accepted-or-rejected Runge-Kutta-Merson step, this implementation moves
+ *   stage arguments 24 + 32 + 32 + 40 B, error estimate 32 B, update 40 B,
+ *   right-hand sides 5 x 16 B (mcf2d: read the argument, write k) or 5 x 40 B (willmore2d: the w
+ *   pass reads phi and writes w, the flux pass reads phi and w and writes k),
+ * so 280 B (mcf2d) and 400 B (willmore2d) per point and step, neighbours counted once (they come
+ * through the caches). Operations per point and step, counting pow, exp, sin, cos and sqrt as one
+ * as the seed does: 5 right-hand sides of 85 (mean curvature, the seed's count) + 124 (F_MC) or
+ * 85 + 218 + 1154 (w pass, Willmore flux, F_W; the forcing counted from the generated
+ * curvature_exact.h), plus 35 for the stage combinations, error and update: 1,080 and 7,320.
+ *
+ * Timing: the whole integration, wall clock after a synchronisation, median over repetitions
+ * (as many as fit in ~2 s, at least 1, at most 11; one warm-up run first). Usage:
+ *   bench-curvature [--backend cuda|cpu] [--max-n N] [--max-willmore-n N] [--members M]
+ *                   [--t-end T] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/cohort_error.h"
+#include "models/model.h"
+
+#define CHECK(expr)                                                                                \
+    do {                                                                                           \
+        int e_ = (expr);                                                                           \
+        if (e_ != COHORT_OK) {                                                                     \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cohort_error_detail());  \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+typedef struct result {
+    double seconds;
+    int64_t steps; /* accepted + rejected, the largest over the members */
+    double error;  /* max |phi - zeta| at T over the members */
+} result;
+
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static result run_once(const cohort_backend *be, const cohort_model *m, int64_t N, int64_t members,
+                       double t_end)
+{
+    cohort_model_values v = {.nx = N,
+                             .ny = N,
+                             .length = 8.0,
+                             .dt = 0.01,
+                             .origin = -4.0,
+                             .boundary = COHORT_BOUNDARY_DIRICHLET,
+                             .tolerance = 1e-8,
+                             .initial_kind = "manufactured",
+                             .amplitude = 1.0,
+                             .mode = 1};
+    for (int j = 0; j < m->n_params; ++j) v.param[j] = strtod(m->params[j].default_value, NULL);
+    v.tau0 = m->dt_auto(&v);
+    const int64_t n = (N + 1) * (N + 1), intervals = (int64_t)llround(t_end / v.dt);
+    void *stepper = NULL;
+    double *u = NULL;
+    CHECK(m->stepper_alloc(m, be, &v, &stepper));
+    CHECK(be->alloc((void **)&u, (size_t)(n * members) * sizeof(double)));
+    CHECK(be->fill(u, NAN, (size_t)(n * members))); /* poisoned: initial_fill must write all */
+    CHECK(m->initial_fill(stepper, u, NULL, members, members));
+    CHECK(be->synchronize());
+    const double start = cohort_seconds();
+    for (int64_t k = 0; k < intervals; ++k) {
+        cohort_model_state s = {u, NULL, NULL, NULL, NULL, members, 0, members};
+        CHECK(m->step(stepper, &s, k));
+    }
+    CHECK(be->synchronize());
+    result r = {cohort_seconds() - start, 0, 0.0};
+    int64_t *acc = malloc((size_t)members * sizeof *acc), *rej = malloc((size_t)members * sizeof *rej);
+    double *values = malloc((size_t)(members * (m->n_observables + 3)) * sizeof *values);
+    CHECK(m->counters(stepper, members, acc, rej));
+    CHECK(m->observe(stepper, u, intervals * v.dt, values, members, members));
+    for (int64_t k = 0; k < members; ++k) {
+        r.steps = acc[k] + rej[k] > r.steps ? acc[k] + rej[k] : r.steps;
+        const double e = values[(m->n_observables + 2) * members + k];
+        r.error = e > r.error || e != e ? e : r.error;
+    }
+    free(acc), free(rej), free(values);
+    be->release(u);
+    m->stepper_free(stepper);
+    return r;
+}
+
+static void bench(const cohort_backend *be, const char *name, int64_t N, int64_t members,
+                  double t_end, double paper_seconds, double copy_gbs)
+{
+    const cohort_model *m = cohort_model_find(name);
+    const int willmore = !strcmp(name, "willmore2d");
+    result first = run_once(be, m, N, members, t_end); /* warm-up, and the repetition count */
+    int reps = first.seconds > 0.0 ? (int)(2.0 / first.seconds) : 11;
+    reps = reps < 1 ? 1 : reps > 11 ? 11 : reps;
+    double times[11];
+    result r = first;
+    for (int k = 0; k < reps; ++k) {
+        r = run_once(be, m, N, members, t_end);
+        times[k] = r.seconds;
+    }
+    qsort(times, (size_t)reps, sizeof *times, compare_doubles);
+    const double t = reps > 1 || first.seconds > 2.0 ? times[reps / 2] : first.seconds;
+    const double points = (double)((N + 1) * (N + 1) * members);
+    const double bytes = (willmore ? 400.0 : 280.0) * points * (double)r.steps;
+    const double flops = (willmore ? 7320.0 : 1080.0) * points * (double)r.steps;
+    printf("%-10s %5lld^2 x %5lld %8lld %11.4g %11.4g %9.3g %8.1f %6.2f", name, (long long)N,
+           (long long)members, (long long)r.steps, t, t / (double)r.steps * 1e6, flops / t * 1e-9,
+           bytes / t * 1e-9, copy_gbs > 0.0 ? bytes / t * 1e-9 / copy_gbs : 0.0);
+    if (paper_seconds > 0.0)
+        printf(" %9.4g %8.3g", paper_seconds, paper_seconds / t);
+    else
+        printf(" %9s %8s", "-", "-");
+    printf("  %.2e\n", r.error);
+    fflush(stdout);
+}
+
+/* device-to-device copy of 1 GiB (read + write counted), median of 5, GB/s */
+static double copy_bandwidth(const cohort_backend *be)
+{
+    const size_t bytes = (size_t)1 << 30;
+    double *a = NULL, *b = NULL, times[5];
+    CHECK(be->alloc((void **)&a, bytes));
+    CHECK(be->alloc((void **)&b, bytes));
+    CHECK(be->fill(a, 1.0, bytes / sizeof(double)));
+    CHECK(be->copy_within(b, a, bytes));
+    for (int k = 0; k < 5; ++k) {
+        CHECK(be->synchronize());
+        const double start = cohort_seconds();
+        CHECK(be->copy_within(b, a, bytes));
+        CHECK(be->synchronize());
+        times[k] = cohort_seconds() - start;
+    }
+    be->release(a), be->release(b);
+    qsort(times, 5, sizeof *times, compare_doubles);
+    return 2.0 * (double)bytes / times[2] * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend = "cuda";
+    int64_t max_n = 1024, max_w = 256, members = 4096;
+    double t_end = 0.1;
+    for (int k = 1; k + 1 < argc; k += 2) {
+        if (!strcmp(argv[k], "--backend")) backend = argv[k + 1];
+        else if (!strcmp(argv[k], "--max-n")) max_n = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--max-willmore-n")) max_w = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--members")) members = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--t-end")) t_end = atof(argv[k + 1]);
+        else {
+            fprintf(stderr, "unknown option %s\n", argv[k]);
+            return 2;
+        }
+    }
+    const cohort_backend *be = NULL;
+    CHECK(cohort_backend_get(backend, &be));
+    char device[256];
+    be->describe(device, sizeof device);
+    const double copy_gbs = copy_bandwidth(be);
+    printf("bench-curvature on %s (%s); device copy %.0f GB/s; T = %g\n", be->name, device,
+           copy_gbs, t_end);
+    printf("%-10s %17s %8s %11s %11s %9s %8s %6s %9s %8s  %s\n", "model", "grid x members",
+           "steps", "time s", "us/step", "GFLOPS", "GB/s", "/copy", "seed GPU", "speed-up",
+           "max err");
+    /* seed 000, Table 6 (mcf, double, GTX 280) and Table 7 (Willmore) GPU times in s */
+    static const double mcf_paper[] = {0.05, 0.06, 0.17, 0.66, 9.0, 138, 2213};
+    static const double willmore_paper[] = {0.19, 1.44, 38, 1494, 93031};
+    for (int k = 0; (16 << k) <= max_n; ++k)
+        bench(be, "mcf2d", 16 << k, 1, t_end, t_end == 0.1 ? mcf_paper[k] : 0.0, copy_gbs);
+    for (int k = 0; (16 << k) <= max_w; ++k)
+        bench(be, "willmore2d", 16 << k, 1, t_end, t_end == 0.1 ? willmore_paper[k] : 0.0,
+              copy_gbs);
+    if (members > 0) {
+        bench(be, "mcf2d", 64, members, t_end, 0.0, copy_gbs);
+        bench(be, "willmore2d", 64, members, t_end, 0.0, copy_gbs);
+    }
+    return 0;
+}
