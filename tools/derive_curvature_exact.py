@@ -23,6 +23,7 @@ Run once (Debian: python3-sympy):
 """
 import sys
 import sympy as sp
+from sympy.printing.c import C99CodePrinter
 
 t, x, y, n, r, sigma = sp.symbols("t x y n r sigma", real=True)
 
@@ -103,21 +104,58 @@ def check_gradient_flow():
         sys.exit("eq. 10 is not the gradient flow of (1/2) int H^2 dS")
 
 
+class Printer(C99CodePrinter):
+    """Small integer powers as products (pow(x, 3) is a library call without -ffast-math)."""
+
+    def _print_Pow(self, expr):
+        b, e = expr.args
+        if e.is_Integer and 2 <= abs(int(e)) <= 6:
+            prod = "*".join(["(" + self._print(b) + ")"] * abs(int(e)))
+            return f"({prod})" if e > 0 else f"(1.0/({prod}))"
+        return super()._print_Pow(expr)
+
+
 def ccode(e):
     """C11 without M_PI (POSIX, not ISO C)."""
-    return sp.ccode(e, user_functions={"xpow": "curvature_xpow"}).replace(
+    return Printer({"user_functions": {"xpow": "curvature_xpow"}}).doprint(e).replace(
         "M_PI", "3.14159265358979323846")
 
 
+X = sp.symbols("ax0:5", real=True)  # xpow(x, n, k), k = 0 .. 4
+Y = sp.symbols("ay0:5", real=True)
+GX, GY, RN, R2N = sp.symbols("gx gy rn r2n", real=True)  # exp(-sigma x^2), ..., r^n, r^(-2n)
+
+
+def factored(expr):
+    """The expression in the factors that depend on x alone or y alone (x^n and its derivatives,
+    the Gaussian), which the caller takes from per-axis tables, and in r^n: only sqrt, sin and cos
+    are left to evaluate per node."""
+    expr = expr.subs(sp.exp(-sigma * (x**2 + y**2)), GX * GY)
+    expr = expr.replace(lambda e: isinstance(e, xpow),
+                        lambda e: (X if e.args[0] == x else Y)[int(e.args[2])])
+    expr = expr.subs({r**(-2 * n): R2N, r**n: RN})
+    left = expr.atoms(sp.exp, xpow) | {a for a in expr.atoms(sp.Pow) if a.base == r}
+    if left:
+        sys.exit(f"factors left in the expression: {left}")
+    return expr
+
+
 def emit(name, expr, doc):
-    subs, (e,) = sp.cse([expr], optimizations="basic")
+    subs, (e,) = sp.cse([factored(expr)], optimizations="basic")
     lines = [f"/* {doc} */",
-             f"COHORT_HD double {name}(double t, double x, double y, const curvature_exact_params *p)",
+             f"COHORT_HD double {name}(double t, double x, double y, const curvature_axis *ax,",
+             "                         const curvature_axis *ay, const curvature_exact_params *p)",
              "{",
-             "    const double n = p->n, r = p->r, sigma = p->sigma;",
-             "    (void)t, (void)n, (void)r, (void)sigma;"]
-    for s, v in subs:
-        lines.append(f"    const double {s} = {ccode(v)};")
+             "    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;",
+             "    const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], "
+             "ax3 = ax->xpow[3], ax4 = ax->xpow[4], gx = ax->gauss;",
+             "    const double ay0 = ay->xpow[0], ay1 = ay->xpow[1], ay2 = ay->xpow[2], "
+             "ay3 = ay->xpow[3], ay4 = ay->xpow[4], gy = ay->gauss;",
+             "    (void)t, (void)x, (void)y, (void)n, (void)rn, (void)r2n, (void)sigma;",
+             "    (void)ax0, (void)ax1, (void)ax2, (void)ax3, (void)ax4, (void)gx;",
+             "    (void)ay0, (void)ay1, (void)ay2, (void)ay3, (void)ay4, (void)gy;"]
+    for s_, v in subs:
+        lines.append(f"    const double {s_} = {ccode(v)};")
     lines.append(f"    return {ccode(e)};")
     lines.append("}")
     return "\n".join(lines)
@@ -145,9 +183,19 @@ def main():
     print("COHORT_HD double curvature_xpow(double x, double n, int k)\n{\n    double c = 1.0;\n"
           "    for (int q = 0; q < k; ++q) c *= n - q;\n"
           "    return c == 0.0 ? 0.0 : c * pow(x, n - k);\n}\n")
-    print("/* zeta's constants: the exponent n, the radius r, the decay sigma */")
-    print("typedef struct curvature_exact_params {\n    double n, r, sigma;\n} "
+    print("/* zeta's constants: the exponent n, the radius r, the decay sigma, and r^n, r^(-2n) */")
+    print("typedef struct curvature_exact_params {\n    double n, r, sigma, rn, r2n;\n} "
           "curvature_exact_params;\n")
+    print("COHORT_HD curvature_exact_params curvature_exact_params_make(double n, double r, "
+          "double sigma)\n{\n    const curvature_exact_params p = {n, r, sigma, pow(r, n), "
+          "pow(r, -2.0 * n)};\n    return p;\n}\n")
+    print("/* What zeta depends on along one axis, at one coordinate a: d^k/da^k a^n (k = 0 .. 4) "
+          "and\n * exp(-sigma a^2); tabulated once per grid line, so that a node evaluates no "
+          "pow or exp. */")
+    print("typedef struct curvature_axis {\n    double xpow[5], gauss;\n} curvature_axis;\n")
+    print("COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_params *p)"
+          "\n{\n    curvature_axis v;\n    for (int k = 0; k < 5; ++k) v.xpow[k] = "
+          "curvature_xpow(a, p->n, k);\n    v.gauss = exp(-p->sigma * a * a);\n    return v;\n}\n")
     print(emit("curvature_exact_zeta", zeta,
                "zeta(t, x, y) = cos(pi t) (x^n - r^n)(y^n - r^n) / r^(2n) exp(-sigma (x^2 + y^2))"))
     print()

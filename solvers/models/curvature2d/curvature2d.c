@@ -77,6 +77,52 @@ int curvature2d_check(const cohort_model *m, const cohort_model_values *v, const
     return 0;
 }
 
+int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double length,
+                        double origin, int neumann, int manufactured, curvature_exact_params zeta,
+                        curvature_grid *g)
+{
+    *g = (curvature_grid){.nx = nx,
+                          .ny = ny,
+                          .h1 = length / (double)nx,
+                          .h2 = length / (double)ny,
+                          .x0 = origin,
+                          .y0 = origin,
+                          .neumann = neumann,
+                          .manufactured = manufactured,
+                          .zeta = zeta};
+    const int64_t extent[2] = {nx + 1, ny + 1};
+    const double h[2] = {g->h1, g->h2};
+    curvature_axis *axes[2] = {NULL, NULL};
+    for (int d = 0; d < 2; ++d) {
+        curvature_axis *host = malloc((size_t)extent[d] * sizeof *host);
+        if (!host) {
+            curvature_grid_release(be, g);
+            return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld grid lines", (long long)extent[d]);
+        }
+        for (int64_t i = 0; i < extent[d]; ++i)
+            host[i] = curvature_axis_at(origin + (double)i * h[d], &zeta);
+        int rc = be->alloc((void **)&axes[d], (size_t)extent[d] * sizeof *host);
+        if (rc == COHORT_OK)
+            rc = be->copy_to_device(axes[d], host, (size_t)extent[d] * sizeof *host);
+        free(host);
+        if (d)
+            g->axis_y = axes[d];
+        else
+            g->axis_x = axes[d];
+        if (rc != COHORT_OK) {
+            curvature_grid_release(be, g);
+            return rc;
+        }
+    }
+    return COHORT_OK;
+}
+
+void curvature_grid_release(const cohort_backend *be, curvature_grid *g)
+{
+    be->release((void *)g->axis_x), be->release((void *)g->axis_y);
+    g->axis_x = g->axis_y = NULL;
+}
+
 int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
                               const cohort_model_values *v, void **stepper)
 {
@@ -84,16 +130,16 @@ int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
     if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "curvature stepper");
     s->be = be, s->k = COHORT_KERNELS(be, curvature_kernels);
     s->willmore = m->variant == CURVATURE2D_WILLMORE;
-    s->g = (curvature_grid){.nx = v->nx,
-                            .ny = v->ny,
-                            .h1 = v->length / (double)v->nx,
-                            .h2 = v->length / (double)v->ny,
-                            .x0 = v->origin,
-                            .y0 = v->origin,
-                            .neumann = v->boundary == COHORT_BOUNDARY_NEUMANN,
-                            .manufactured = !strcmp(v->initial_kind, m->exact_kind),
-                            .zeta = {v->param[CURVATURE2D_PARAM_N], v->param[CURVATURE2D_PARAM_R],
-                                     v->param[CURVATURE2D_PARAM_SIGMA]}};
+    const int rc = curvature_grid_make(
+        be, v->nx, v->ny, v->length, v->origin, v->boundary == COHORT_BOUNDARY_NEUMANN,
+        !strcmp(v->initial_kind, m->exact_kind),
+        curvature_exact_params_make(v->param[CURVATURE2D_PARAM_N], v->param[CURVATURE2D_PARAM_R],
+                                    v->param[CURVATURE2D_PARAM_SIGMA]),
+        &s->g);
+    if (rc != COHORT_OK) {
+        free(s);
+        return rc;
+    }
     s->dt = v->dt, s->tolerance = v->tolerance, s->tau0 = v->tau0;
     s->amplitude = v->amplitude, s->mode = (double)v->mode;
     *stepper = s;
@@ -114,6 +160,7 @@ void curvature2d_stepper_free(void *stepper)
     curvature_stepper *s = stepper;
     if (!s) return;
     release_buffers(s);
+    curvature_grid_release(s->be, &s->g);
     free(s);
 }
 

@@ -20,397 +20,421 @@ COHORT_HD double curvature_xpow(double x, double n, int k)
     return c == 0.0 ? 0.0 : c * pow(x, n - k);
 }
 
-/* zeta's constants: the exponent n, the radius r, the decay sigma */
+/* zeta's constants: the exponent n, the radius r, the decay sigma, and r^n, r^(-2n) */
 typedef struct curvature_exact_params {
-    double n, r, sigma;
+    double n, r, sigma, rn, r2n;
 } curvature_exact_params;
 
-/* zeta(t, x, y) = cos(pi t) (x^n - r^n)(y^n - r^n) / r^(2n) exp(-sigma (x^2 + y^2)) */
-COHORT_HD double curvature_exact_zeta(double t, double x, double y, const curvature_exact_params *p)
+COHORT_HD curvature_exact_params curvature_exact_params_make(double n, double r, double sigma)
 {
-    const double n = p->n, r = p->r, sigma = p->sigma;
-    (void)t, (void)n, (void)r, (void)sigma;
-    const double x0 = pow(r, n);
-    return pow(r, -2 * n) * (x0 - curvature_xpow(x, n, 0)) * (x0 - curvature_xpow(y, n, 0)) *
-           exp(-sigma * (pow(x, 2) + pow(y, 2))) * cos(3.14159265358979323846 * t);
+    const curvature_exact_params p = {n, r, sigma, pow(r, n), pow(r, -2.0 * n)};
+    return p;
+}
+
+/* What zeta depends on along one axis, at one coordinate a: d^k/da^k a^n (k = 0 .. 4) and
+ * exp(-sigma a^2); tabulated once per grid line, so that a node evaluates no pow or exp. */
+typedef struct curvature_axis {
+    double xpow[5], gauss;
+} curvature_axis;
+
+COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_params *p)
+{
+    curvature_axis v;
+    for (int k = 0; k < 5; ++k) v.xpow[k] = curvature_xpow(a, p->n, k);
+    v.gauss = exp(-p->sigma * a * a);
+    return v;
+}
+
+/* zeta(t, x, y) = cos(pi t) (x^n - r^n)(y^n - r^n) / r^(2n) exp(-sigma (x^2 + y^2)) */
+COHORT_HD double curvature_exact_zeta(double t, double x, double y, const curvature_axis *ax,
+                                      const curvature_axis *ay, const curvature_exact_params *p)
+{
+    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
+    const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
+                 ax4 = ax->xpow[4], gx = ax->gauss;
+    const double ay0 = ay->xpow[0], ay1 = ay->xpow[1], ay2 = ay->xpow[2], ay3 = ay->xpow[3],
+                 ay4 = ay->xpow[4], gy = ay->gauss;
+    (void)t, (void)x, (void)y, (void)n, (void)rn, (void)r2n, (void)sigma;
+    (void)ax0, (void)ax1, (void)ax2, (void)ax3, (void)ax4, (void)gx;
+    (void)ay0, (void)ay1, (void)ay2, (void)ay3, (void)ay4, (void)gy;
+    const double x0 = -rn;
+    return gx * gy * r2n * (ax0 + x0) * (ay0 + x0) * cos(3.14159265358979323846 * t);
 }
 
 /* w = Q div(grad zeta / Q) at (t, x, y) */
-COHORT_HD double curvature_exact_w(double t, double x, double y, const curvature_exact_params *p)
+COHORT_HD double curvature_exact_w(double t, double x, double y, const curvature_axis *ax,
+                                   const curvature_axis *ay, const curvature_exact_params *p)
 {
-    const double n = p->n, r = p->r, sigma = p->sigma;
-    (void)t, (void)n, (void)r, (void)sigma;
+    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
+    const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
+                 ax4 = ax->xpow[4], gx = ax->gauss;
+    const double ay0 = ay->xpow[0], ay1 = ay->xpow[1], ay2 = ay->xpow[2], ay3 = ay->xpow[3],
+                 ay4 = ay->xpow[4], gy = ay->gauss;
+    (void)t, (void)x, (void)y, (void)n, (void)rn, (void)r2n, (void)sigma;
+    (void)ax0, (void)ax1, (void)ax2, (void)ax3, (void)ax4, (void)gx;
+    (void)ay0, (void)ay1, (void)ay2, (void)ay3, (void)ay4, (void)gy;
     const double x0 = cos(3.14159265358979323846 * t);
-    const double x1 = pow(x, 2);
-    const double x2 = pow(y, 2);
-    const double x3 = sigma * (x1 + x2);
-    const double x4 = pow(r, n);
-    const double x5 = x4 - curvature_xpow(x, n, 0);
-    const double x6 = curvature_xpow(y, n, 1);
-    const double x7 = 4 * sigma;
-    const double x8 = x4 - curvature_xpow(y, n, 0);
-    const double x9 = 2 * sigma;
-    const double x10 = x8 * x9;
-    const double x11 = 4 * pow(sigma, 2);
-    const double x12 = x11 * x8;
-    const double x13 = x5 * (-x10 + x12 * x2 + x6 * x7 * y - curvature_xpow(y, n, 2));
-    const double x14 = curvature_xpow(x, n, 1);
-    const double x15 = x5 * x9;
-    const double x16 = x8 * (x * x14 * x7 + x1 * x11 * x5 - x15 - curvature_xpow(x, n, 2));
-    const double x17 = -x5;
-    const double x18 = -x8;
-    const double x19 = x17 * (x18 * x9 * y - x6);
-    const double x20 = x * x15;
-    const double x21 = x10 * y;
-    const double x22 = x * x12 * x5 * y + x14 * x21 + x14 * x6 + x20 * x6;
-    const double x23 = x18 * (x * x17 * x9 - x14);
-    const double x24 = x21 + x6;
-    const double x25 = pow(r, -4 * n) * pow(x0, 2) * exp(-2 * x3);
-    const double x26 = x14 + x20;
-    const double x27 = x25 / (pow(x24, 2) * x25 * pow(x5, 2) + x25 * pow(x26, 2) * pow(x8, 2) + 1);
-    return pow(r, -2 * n) * x0 *
-           (x13 + x16 - x24 * x27 * x5 * (x13 * x19 + x22 * x23) -
-            x26 * x27 * x8 * (x16 * x23 + x19 * x22)) *
-           exp(-x3);
+    const double x1 = -rn;
+    const double x2 = ax0 + x1;
+    const double x3 = 4 * sigma;
+    const double x4 = ay0 + x1;
+    const double x5 = 2 * sigma;
+    const double x6 = x4 * x5;
+    const double x7 = 4 * ((sigma) * (sigma));
+    const double x8 = x4 * x7;
+    const double x9 = ay1 * x3 * y - ay2 + x6 - x8 * ((y) * (y));
+    const double x10 = x2 * x5;
+    const double x11 = ax1 * x * x3 - ax2 - ((x) * (x)) * x2 * x7 + x10;
+    const double x12 = ((x2) * (x2));
+    const double x13 = x6 * y;
+    const double x14 = ay1 - x13;
+    const double x15 = x * x10;
+    const double x16 = ax1 * ay1 - ax1 * x13 - ay1 * x15 + x * x2 * x8 * y;
+    const double x17 = ax1 - x15;
+    const double x18 = x17 * x4;
+    const double x19 = x14 * x2;
+    const double x20 = ((gx) * (gx)) * ((gy) * (gy)) * ((r2n) * (r2n)) * ((x0) * (x0));
+    const double x21 = ((x4) * (x4));
+    const double x22 = x20 / (x12 * ((x14) * (x14)) * x20 + ((x17) * (x17)) * x20 * x21 + 1);
+    return -gx * gy * r2n * x0 *
+           (x11 * x4 + x18 * x22 * (-x11 * x17 * x21 + x16 * x19) +
+            x19 * x22 * (-x12 * x14 * x9 + x16 * x18) + x2 * x9);
 }
 
 /* F_MC = zeta_t - Q div(grad zeta / Q) */
-COHORT_HD double curvature_exact_forcing_mcf(double t, double x, double y,
+COHORT_HD double curvature_exact_forcing_mcf(double t, double x, double y, const curvature_axis *ax,
+                                             const curvature_axis *ay,
                                              const curvature_exact_params *p)
 {
-    const double n = p->n, r = p->r, sigma = p->sigma;
-    (void)t, (void)n, (void)r, (void)sigma;
-    const double x0 = pow(x, 2);
-    const double x1 = pow(y, 2);
-    const double x2 = sigma * (x0 + x1);
-    const double x3 = 3.14159265358979323846 * t;
-    const double x4 = pow(r, n);
-    const double x5 = x4 - curvature_xpow(x, n, 0);
-    const double x6 = x4 - curvature_xpow(y, n, 0);
-    const double x7 = cos(x3);
-    const double x8 = curvature_xpow(y, n, 2);
-    const double x9 = curvature_xpow(y, n, 1);
-    const double x10 = 4 * sigma;
-    const double x11 = x10 * x9 * y;
-    const double x12 = 2 * sigma;
-    const double x13 = 4 * pow(sigma, 2);
-    const double x14 = x1 * x13;
-    const double x15 = curvature_xpow(x, n, 2);
-    const double x16 = curvature_xpow(x, n, 1);
-    const double x17 = x * x10 * x16;
-    const double x18 = x0 * x13;
-    const double x19 = -x5;
-    const double x20 = -x6;
-    const double x21 = x12 * x20;
-    const double x22 = x21 * y;
-    const double x23 = x22 - x9;
-    const double x24 = pow(x19, 2);
-    const double x25 = -x23;
-    const double x26 = x12 * x19;
-    const double x27 = x * x26;
-    const double x28 = -x16 + x27;
-    const double x29 = -x28;
-    const double x30 = x * x13 * x19 * x20 * y - x16 * x22 + x16 * x9 - x27 * x9;
-    const double x31 = pow(r, -4 * n) * pow(x7, 2) * exp(-2 * x2);
-    const double x32 = pow(x20, 2);
-    const double x33 = x31 / (pow(x23, 2) * x24 * x31 + pow(x28, 2) * x31 * x32 + 1);
-    return -pow(r, -2 * n) *
-           (3.14159265358979323846 * x5 * x6 * sin(x3) +
-            x7 *
-                (x19 * x23 * x33 * (x20 * x29 * x30 + x24 * x25 * (-x11 + x14 * x20 - x21 + x8)) +
-                 x20 * x28 * x33 * (x19 * x25 * x30 + x29 * x32 * (x15 - x17 + x18 * x19 - x26)) +
-                 x5 * (x11 - x12 * x6 + x14 * x6 - x8) + x6 * (-x12 * x5 - x15 + x17 + x18 * x5))) *
-           exp(-x2);
+    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
+    const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
+                 ax4 = ax->xpow[4], gx = ax->gauss;
+    const double ay0 = ay->xpow[0], ay1 = ay->xpow[1], ay2 = ay->xpow[2], ay3 = ay->xpow[3],
+                 ay4 = ay->xpow[4], gy = ay->gauss;
+    (void)t, (void)x, (void)y, (void)n, (void)rn, (void)r2n, (void)sigma;
+    (void)ax0, (void)ax1, (void)ax2, (void)ax3, (void)ax4, (void)gx;
+    (void)ay0, (void)ay1, (void)ay2, (void)ay3, (void)ay4, (void)gy;
+    const double x0 = 3.14159265358979323846 * t;
+    const double x1 = -rn;
+    const double x2 = ax0 + x1;
+    const double x3 = ay0 + x1;
+    const double x4 = cos(x0);
+    const double x5 = 4 * sigma;
+    const double x6 = 2 * sigma;
+    const double x7 = x3 * x6;
+    const double x8 = 4 * ((sigma) * (sigma));
+    const double x9 = x3 * x8;
+    const double x10 = ay1 * x5 * y - ay2 + x7 - x9 * ((y) * (y));
+    const double x11 = x2 * x6;
+    const double x12 = ax1 * x * x5 - ax2 - ((x) * (x)) * x2 * x8 + x11;
+    const double x13 = ((x2) * (x2));
+    const double x14 = x7 * y;
+    const double x15 = ay1 - x14;
+    const double x16 = x * x11;
+    const double x17 = ax1 * ay1 - ax1 * x14 - ay1 * x16 + x * x2 * x9 * y;
+    const double x18 = ax1 - x16;
+    const double x19 = x18 * x3;
+    const double x20 = x15 * x2;
+    const double x21 = ((gx) * (gx)) * ((gy) * (gy)) * ((r2n) * (r2n)) * ((x4) * (x4));
+    const double x22 = ((x3) * (x3));
+    const double x23 = x21 / (x13 * ((x15) * (x15)) * x21 + ((x18) * (x18)) * x21 * x22 + 1);
+    return gx * gy * r2n *
+           (-3.14159265358979323846 * x2 * x3 * sin(x0) +
+            x4 * (x10 * x2 + x12 * x3 + x19 * x23 * (-x12 * x18 * x22 + x17 * x20) +
+                  x20 * x23 * (-x10 * x13 * x15 + x17 * x19)));
 }
 
 /* F_W = zeta_t + Q div(E grad w - w^2 / (2 Q^3) grad zeta) */
 COHORT_HD double curvature_exact_forcing_willmore(double t, double x, double y,
+                                                  const curvature_axis *ax,
+                                                  const curvature_axis *ay,
                                                   const curvature_exact_params *p)
 {
-    const double n = p->n, r = p->r, sigma = p->sigma;
-    (void)t, (void)n, (void)r, (void)sigma;
-    const double x0 = pow(x, 2);
-    const double x1 = pow(y, 2);
-    const double x2 = sigma * (x0 + x1);
-    const double x3 = 3.14159265358979323846 * t;
-    const double x4 = pow(r, n);
-    const double x5 = x4 - curvature_xpow(x, n, 0);
-    const double x6 = x4 - curvature_xpow(y, n, 0);
-    const double x7 = cos(x3);
-    const double x8 = curvature_xpow(y, n, 1);
-    const double x9 = -x6;
-    const double x10 = 2 * sigma;
-    const double x11 = x10 * x9;
-    const double x12 = x11 * y;
-    const double x13 = x12 - x8;
-    const double x14 = -x13;
-    const double x15 = -x5;
-    const double x16 = pow(x15, 2);
-    const double x17 = pow(r, -4 * n);
-    const double x18 = pow(x7, 2);
-    const double x19 = exp(-2 * x2);
-    const double x20 = x17 * x18 * x19;
-    const double x21 = x16 * x20;
-    const double x22 = curvature_xpow(x, n, 1);
-    const double x23 = x10 * x15;
-    const double x24 = x * x23;
-    const double x25 = -x22 + x24;
-    const double x26 = -x25;
-    const double x27 = pow(x9, 2);
-    const double x28 = x20 * x27;
-    const double x29 = pow(x14, 2) * x21 + pow(x26, 2) * x28 + 1;
-    const double x30 = curvature_xpow(x, n, 2);
-    const double x31 = curvature_xpow(y, n, 2);
-    const double x32 = x30 * x31;
-    const double x33 = 16 * sigma;
-    const double x34 = x22 * x31;
-    const double x35 = x * x34;
-    const double x36 = x30 * x8;
-    const double x37 = x36 * y;
-    const double x38 = pow(sigma, 2);
-    const double x39 = x22 * x8;
-    const double x40 = x * x39 * y;
-    const double x41 = 8 * sigma;
-    const double x42 = x * x22;
-    const double x43 = x38 * x9;
-    const double x44 = x42 * x43;
-    const double x45 = x8 * y;
-    const double x46 = x15 * x38 * x45;
-    const double x47 = x0 * x15;
-    const double x48 = 16 * x38;
-    const double x49 = x1 * x9;
-    const double x50 = 64 * x49;
-    const double x51 = pow(sigma, 3);
-    const double x52 = x42 * x51;
-    const double x53 = x45 * x47 * x51;
-    const double x54 = x15 * x43;
-    const double x55 = 32 * x51;
-    const double x56 = pow(sigma, 4);
-    const double x57 = 12 * sigma;
-    const double x58 = curvature_xpow(y, n, 3);
-    const double x59 = 48 * x38;
-    const double x60 = 24 * x38;
-    const double x61 = pow(y, 3);
-    const double x62 = 12 * x38;
-    const double x63 = x62 * x9;
-    const double x64 = 48 * x51;
-    const double x65 = 16 * x56;
-    const double x66 = x65 * x9;
-    const double x67 = x1 * x31 * x60 - x31 * x57 - x41 * x58 * y + x45 * x59 - x49 * x64 -
-                       x55 * x61 * x8 + x63 + x66 * pow(y, 4) + curvature_xpow(y, n, 4);
-    const double x68 = curvature_xpow(x, n, 3);
-    const double x69 = pow(x, 3);
-    const double x70 = x15 * x62;
-    const double x71 = pow(x, 4) * x15 * x65 - x * x41 * x68 + x0 * x30 * x60 - x22 * x55 * x69 -
-                       x30 * x57 + x42 * x59 - x47 * x64 + x70 + curvature_xpow(x, n, 4);
-    const double x72 = 4 * sigma;
-    const double x73 = 4 * x38;
-    const double x74 = x49 * x73;
-    const double x75 = -x11 + x31 - x45 * x72 + x74;
-    const double x76 = x14 * x16;
-    const double x77 = 4 * x54;
-    const double x78 = x * x77 * y - x12 * x22 - x24 * x8 + x39;
-    const double x79 = x26 * x9;
-    const double x80 = x75 * x76 + x78 * x79;
-    const double x81 = x14 * x15;
-    const double x82 = pow(x80, 3) * x81;
-    const double x83 = pow(r, -12 * n) * pow(x7, 6) * exp(-6 * x2) / pow(x29, 3);
-    const double x84 = 30 * x83;
-    const double x85 = x47 * x73;
-    const double x86 = -x23 + x30 - x42 * x72 + x85;
-    const double x87 = x26 * x27;
-    const double x88 = x78 * x81 + x86 * x87;
-    const double x89 = x79 * pow(x88, 3);
-    const double x90 = pow(x88, 2);
-    const double x91 = x15 * x75;
-    const double x92 = pow(r, -8 * n);
-    const double x93 = pow(x29, -2);
-    const double x94 = pow(x7, 4);
-    const double x95 = exp(-4 * x2);
-    const double x96 = x92 * x93 * x94 * x95;
-    const double x97 = 6 * x96;
-    const double x98 = 18 * x96;
-    const double x99 = pow(x80, 2);
-    const double x100 = x86 * x9;
-    const double x101 = 6 * sigma;
-    const double x102 = x101 * y;
-    const double x103 = 8 * x51;
-    const double x104 = x103 * x9;
-    const double x105 = x104 * x61;
-    const double x106 =
-        12 * x1 * x38 * x8 - x101 * x8 - x102 * x31 - x105 + 12 * x38 * x9 * y + x58;
-    const double x107 = x106 * x15;
-    const double x108 = 1.0 / x29;
-    const double x109 = x108 * x20;
-    const double x110 = x109 * x80;
-    const double x111 = x107 * x110;
-    const double x112 = x * x101;
-    const double x113 = x103 * x15;
-    const double x114 = x113 * x69;
-    const double x115 =
-        12 * x * x15 * x38 + 12 * x0 * x22 * x38 - x101 * x22 - x112 * x30 - x114 + x68;
-    const double x116 = x115 * x9;
-    const double x117 = x109 * x88;
-    const double x118 = x116 * x117;
-    const double x119 = x39 * x72;
-    const double x120 = x113 * x49;
-    const double x121 = x * x120 - 8 * x * x15 * x38 * x8 * y - 4 * x * x15 * x38 * x9 -
-                        4 * x1 * x22 * x38 * x9 + x11 * x22 + x119 * y - x22 * x31 + x24 * x31;
-    const double x122 = -x121;
-    const double x123 = x117 * x122;
-    const double x124 = x104 * x47;
-    const double x125 = x * x119 - 8 * x * x22 * x38 * x9 * y - 4 * x0 * x15 * x38 * x8 +
-                        x12 * x30 + x124 * y - 4 * x15 * x38 * x9 * y + x23 * x8 - x30 * x8;
-    const double x126 = -x125;
-    const double x127 = x110 * x126;
-    const double x128 = x80 * x81;
-    const double x129 = x79 * x88;
-    const double x130 = x78 * x88;
-    const double x131 = x80 * x96;
-    const double x132 = pow(x78, 2);
-    const double x133 = x115 * x87 + x126 * x81 + x132 + x27 * pow(x86, 2);
-    const double x134 = x109 * x91;
-    const double x135 = x133 * x134;
-    const double x136 = x106 * x76 + x122 * x79 + x132 + x16 * pow(x75, 2);
-    const double x137 = x109 * x136;
-    const double x138 = x137 * x91;
-    const double x139 = x100 * x109;
-    const double x140 = x133 * x139;
-    const double x141 = x100 * x137;
-    const double x142 = x131 * x81;
-    const double x143 = x100 * x78 + x122 * x81 + x126 * x79 + x78 * x91;
-    const double x144 = x109 * x78;
-    const double x145 = x143 * x144;
-    const double x146 = x122 * x78;
-    const double x147 = x105 * x22;
-    const double x148 = x102 * x34;
-    const double x149 = x24 * x58;
-    const double x150 = x * x15;
-    const double x151 = 24 * x51;
-    const double x152 = x1 * x150 * x151 * x8;
-    const double x153 = x * x70;
-    const double x154 = x63 * y;
-    const double x155 = x9 * y;
-    const double x156 = x150 * x155;
-    const double x157 = -x101 * x39 - x151 * x156 + x153 * x8 + x154 * x22;
-    const double x158 = x1 * x39 * x62 - x147 - x148 - x149 + x150 * x61 * x66 - x152 +
-                        x153 * x31 * y + x157 + x22 * x58;
-    const double x159 = x109 * x81;
-    const double x160 = x159 * (3 * x106 * x16 * x75 + 3 * x146 + x158 * x79 + x67 * x76);
-    const double x161 = x126 * x78;
-    const double x162 = x114 * x8;
-    const double x163 = x112 * x36;
-    const double x164 = x12 * x68;
-    const double x165 = x0 * x151 * x155 * x22;
-    const double x166 = x * x154 * x30 + x0 * x39 * x62 + x15 * x66 * x69 * y + x157 - x162 - x163 -
-                        x164 - x165 + x68 * x8;
-    const double x167 = x109 * x79;
-    const double x168 = x167 * (3 * x115 * x27 * x86 + 3 * x161 + x166 * x81 + x71 * x87);
-    const double x169 = x81 * x88;
-    const double x170 = 12 * x143;
-    const double x171 = x100 - x110 * x81 - x117 * x79 + x91;
-    const double x172 = pow(x171, 2);
-    const double x173 = x109 * x172;
-    const double x174 = x171 * x96;
-    const double x175 = x174 * x90;
-    const double x176 = x174 * x99;
-    const double x177 = x129 * x96;
-    const double x178 = x109 * x171;
-    const double x179 = 2 * x126;
-    const double x180 = x35 * x72;
-    const double x181 = x37 * x72;
-    const double x182 = x23 * x31;
-    const double x183 = x11 * x30;
-    const double x184 = 16 * x49 * x52;
-    const double x185 = 16 * x53;
-    const double x186 = -x120 - x124 - x180 - x181 - x182 - x183 - x184 - x185 + x30 * x74 +
-                        x31 * x85 + x32 + x40 * x48 + 8 * x44 + 8 * x46 + x47 * x49 * x65 + x77;
-    const double x187 = x100 * x179 + x116 * x78 + x126 * x91 + 2 * x146 + x166 * x79 + x186 * x81;
-    const double x188 = x159 * x187;
-    const double x189 = 2 * x122;
-    const double x190 = x100 * x122 + x107 * x78 + x158 * x81 + 2 * x161 + x186 * x79 + x189 * x91;
-    const double x191 = x167 * x190;
-    const double x192 = 2 * x117;
-    const double x193 = x100 * x192 + x110 * x78 - x115 * x9 + x117 * x91 + x121 + x133 * x167 -
-                        3 * x14 * x15 * x80 * x88 * x92 * x93 * x94 * x95 + x143 * x159 -
-                        3 * x26 * x9 * x90 * x92 * x93 * x94 * x95;
-    const double x194 = -x193;
-    const double x195 = 2 * x110;
-    const double x196 = x100 * x110 - x106 * x15 + x109 * x130 + x125 + x136 * x159 -
-                        3 * x14 * x15 * x92 * x93 * x94 * x95 * x99 + x143 * x167 + x195 * x91 -
-                        3 * x26 * x80 * x88 * x9 * x92 * x93 * x94 * x95;
-    const double x197 = -x196;
-    const double x198 = 2 * x178;
-    const double x199 = -x108 * x17 * x171 * x18 * x19 * x80 + x196;
-    const double x200 = -x199;
-    const double x201 = -x108 * x17 * x171 * x18 * x19 * x88 + x193;
-    const double x202 = -x201;
-    const double x203 = x200 * x81 + x202 * x79;
-    const double x204 = 2 * x134;
-    const double x205 = 2 * x139;
-    const double x206 = 4 * x203;
-    const double x207 = 15 * x83;
-    const double x208 = x207 * x99;
-    const double x209 = -16 * x * x22 * x38 * x8 * y - 8 * x * x22 * x38 * x9 -
-                        16 * x0 * x1 * x15 * x56 * x9 - 4 * x0 * x15 * x31 * x38 -
-                        4 * x1 * x30 * x38 * x9 + x120 + x124 + 2 * x145 - 8 * x15 * x38 * x8 * y -
-                        4 * x15 * x38 * x9 + x180 + x181 + x182 + x183 + x184 + x185 - x30 * x31 -
-                        6 * x78 * x80 * x88 * x92 * x93 * x94 * x95;
-    const double x210 = x207 * x90;
-    const double x211 =
-        12 * x * x15 * x31 * x38 * y + 24 * x * x15 * x38 * x8 + 16 * x * x15 * x56 * x61 * x9 +
-        12 * x * x30 * x38 * x9 * y + 12 * x0 * x22 * x38 * x8 + 12 * x1 * x22 * x38 * x8 -
-        x107 * x117 + x108 * x143 * x17 * x171 * x18 * x19 + x108 * x17 * x18 * x19 * x194 * x80 +
-        x108 * x17 * x18 * x19 * x197 * x88 - x110 * x116 - x110 * x189 - x117 * x179 -
-        x133 * x144 + 3 * x133 * x26 * x80 * x9 * x92 * x93 * x94 * x95 +
-        3 * x136 * x14 * x15 * x88 * x92 * x93 * x94 * x95 - x136 * x144 +
-        6 * x14 * x143 * x15 * x80 * x92 * x93 * x94 * x95 - x143 * x204 - x143 * x205 +
-        6 * x143 * x26 * x88 * x9 * x92 * x93 * x94 * x95 - x147 - x148 - x149 +
-        16 * x15 * x56 * x69 * x9 * y + 6 * x15 * x75 * x80 * x88 * x92 * x93 * x94 * x95 - x152 -
-        x156 * x64 - x159 * x190 - x162 - x163 - x164 - x165 - x167 * x187 - x169 * x208 -
-        x174 * x80 * x88 - x210 * x79 * x80 + 24 * x22 * x38 * x9 * y + x22 * x58 - x39 * x57 +
-        x68 * x8 + 3 * x78 * x90 * x92 * x93 * x94 * x95 + 3 * x78 * x92 * x93 * x94 * x95 * x99 +
-        6 * x80 * x86 * x88 * x9 * x92 * x93 * x94 * x95;
-    return -pow(r, -2 * n) *
-           (3.14159265358979323846 * x5 * x6 * sin(x3) +
-            (1.0 / 2.0) * x7 * sqrt(pow(x13, 2) * x21 + pow(x25, 2) * x28 + 1) *
-                (x100 * x173 - x100 * x90 * x98 - x100 * x97 * x99 - 4 * x110 * x197 + 6 * x111 -
-                 4 * x117 * x194 + 6 * x118 + 6 * x123 + 6 * x127 + x128 * x84 * x90 -
-                 x129 * x133 * x98 - x129 * x136 * x97 + x129 * x84 * x99 - 24 * x130 * x131 -
-                 x131 * x170 * x79 - 6 * x133 * x142 - 2 * x133 * x178 + 2 * x135 -
-                 18 * x136 * x142 - 2 * x136 * x178 + 6 * x138 + 6 * x140 + 2 * x141 - x142 * x172 -
-                 x142 * x206 + 8 * x145 + x15 * x31 * x41 + x15 * x49 * x55 - 2 * x15 * x67 +
-                 2 * x159 *
-                     (x200 * x91 + x202 * x78 + x211 * x79 +
-                      x81 *
-                          (x108 * x136 * x17 * x171 * x18 * x19 +
-                           2 * x108 * x17 * x18 * x19 * x197 * x80 - x110 * x179 - 3 * x111 - x123 -
-                           x129 * x208 + 9 * x136 * x14 * x15 * x80 * x92 * x93 * x94 * x95 +
-                           3 * x136 * x26 * x88 * x9 * x92 * x93 * x94 * x95 - 3 * x138 - x141 +
-                           6 * x143 * x26 * x80 * x9 * x92 * x93 * x94 * x95 + x15 * x67 +
-                           9 * x15 * x75 * x92 * x93 * x94 * x95 * x99 - x160 - x176 - x191 -
-                           x207 * x82 - x209 + 3 * x86 * x9 * x92 * x93 * x94 * x95 * x99)) +
-                 2 * x160 +
-                 2 * x167 *
-                     (x100 * x202 + x200 * x78 + x211 * x81 +
-                      x79 *
-                          (x108 * x133 * x17 * x171 * x18 * x19 +
-                           2 * x108 * x17 * x18 * x19 * x194 * x88 - x117 * x189 - 3 * x118 - x127 -
-                           x128 * x210 + 3 * x133 * x14 * x15 * x80 * x92 * x93 * x94 * x95 +
-                           9 * x133 * x26 * x88 * x9 * x92 * x93 * x94 * x95 - x135 +
-                           6 * x14 * x143 * x15 * x88 * x92 * x93 * x94 * x95 - 3 * x140 +
-                           3 * x15 * x75 * x90 * x92 * x93 * x94 * x95 - x168 - x175 - x188 -
-                           x207 * x89 - x209 + x71 * x9 +
-                           9 * x86 * x9 * x90 * x92 * x93 * x94 * x95)) +
-                 2 * x168 - x169 * x170 * x96 - x172 * x177 + x173 * x91 + 2 * x175 + 2 * x176 -
-                 x177 * x206 + 2 * x188 + 2 * x191 + x192 * (-x167 * x203 - x201) +
-                 x194 * x198 * x79 + x195 * (-x159 * x203 - x199) + x197 * x198 * x81 +
-                 x203 * x204 + x203 * x205 + x30 * x41 * x9 - x30 * x48 * x49 - x31 * x47 * x48 -
-                 4 * x32 + x33 * x35 + x33 * x37 - 64 * x38 * x40 - 32 * x44 - 32 * x46 -
-                 x47 * x50 * x56 + x47 * x55 * x9 + x50 * x52 + 64 * x53 - 16 * x54 - 2 * x71 * x9 +
-                 x82 * x84 + x84 * x89 - x90 * x91 * x97 - x91 * x98 * x99) /
-                sqrt(x29)) *
-           exp(-x2);
+    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
+    const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
+                 ax4 = ax->xpow[4], gx = ax->gauss;
+    const double ay0 = ay->xpow[0], ay1 = ay->xpow[1], ay2 = ay->xpow[2], ay3 = ay->xpow[3],
+                 ay4 = ay->xpow[4], gy = ay->gauss;
+    (void)t, (void)x, (void)y, (void)n, (void)rn, (void)r2n, (void)sigma;
+    (void)ax0, (void)ax1, (void)ax2, (void)ax3, (void)ax4, (void)gx;
+    (void)ay0, (void)ay1, (void)ay2, (void)ay3, (void)ay4, (void)gy;
+    const double x0 = 3.14159265358979323846 * t;
+    const double x1 = -rn;
+    const double x2 = ax0 + x1;
+    const double x3 = ay0 + x1;
+    const double x4 = x2 * x3;
+    const double x5 = cos(x0);
+    const double x6 = ax2 * ay2;
+    const double x7 = 16 * sigma;
+    const double x8 = ax1 * ay2;
+    const double x9 = x * x8;
+    const double x10 = ax2 * ay1;
+    const double x11 = x10 * y;
+    const double x12 = 8 * sigma;
+    const double x13 = ((sigma) * (sigma));
+    const double x14 = ax1 * ay1;
+    const double x15 = x * y;
+    const double x16 = x14 * x15;
+    const double x17 = 32 * x13;
+    const double x18 = ax1 * x;
+    const double x19 = x18 * x3;
+    const double x20 = ay1 * y;
+    const double x21 = x2 * x20;
+    const double x22 = ((y) * (y));
+    const double x23 = x22 * x3;
+    const double x24 = 16 * x13;
+    const double x25 = ((x) * (x));
+    const double x26 = x2 * x25;
+    const double x27 = 64 * x23;
+    const double x28 = ((sigma) * (sigma) * (sigma));
+    const double x29 = x18 * x28;
+    const double x30 = x20 * x26 * x28;
+    const double x31 = 32 * x28;
+    const double x32 = ((sigma) * (sigma) * (sigma) * (sigma));
+    const double x33 = 12 * sigma;
+    const double x34 = 48 * x13;
+    const double x35 = ((y) * (y) * (y));
+    const double x36 = 24 * x13;
+    const double x37 = 12 * x13;
+    const double x38 = x3 * x37;
+    const double x39 = 48 * x28;
+    const double x40 = 16 * x32;
+    const double x41 = x3 * x40;
+    const double x42 = -ay1 * x31 * x35 + ay2 * x22 * x36 - ay2 * x33 - ay3 * x12 * y + ay4 +
+                       x20 * x34 - x23 * x39 + x38 + x41 * ((y) * (y) * (y) * (y));
+    const double x43 = ((x) * (x) * (x));
+    const double x44 = x2 * x37;
+    const double x45 = -ax1 * x31 * x43 + ax2 * x25 * x36 - ax2 * x33 - ax3 * x * x12 + ax4 +
+                       ((x) * (x) * (x) * (x)) * x2 * x40 + x18 * x34 - x26 * x39 + x44;
+    const double x46 = 4 * sigma;
+    const double x47 = 2 * sigma;
+    const double x48 = x3 * x47;
+    const double x49 = ay2 + 4 * x13 * x22 * x3 - x20 * x46 - x48;
+    const double x50 = ((x2) * (x2));
+    const double x51 = x48 * y;
+    const double x52 = ay1 - x51;
+    const double x53 = x50 * x52;
+    const double x54 = x2 * x47;
+    const double x55 = x * x54;
+    const double x56 = 4 * x13;
+    const double x57 = x4 * x56;
+    const double x58 = -ax1 * x51 - ay1 * x55 + x * x57 * y + x14;
+    const double x59 = ax1 - x55;
+    const double x60 = x3 * x59;
+    const double x61 = x49 * x53 + x58 * x60;
+    const double x62 = x2 * x52;
+    const double x63 = ((x61) * (x61) * (x61)) * x62;
+    const double x64 = ((gx) * (gx));
+    const double x65 = ((gy) * (gy));
+    const double x66 = ((r2n) * (r2n));
+    const double x67 = ((x5) * (x5));
+    const double x68 = x64 * x65 * x66 * x67;
+    const double x69 = ((x3) * (x3));
+    const double x70 = x50 * ((x52) * (x52)) * x68 + ((x59) * (x59)) * x68 * x69 + 1;
+    const double x71 = ((gx) * (gx) * (gx) * (gx) * (gx) * (gx)) *
+                       ((gy) * (gy) * (gy) * (gy) * (gy) * (gy)) *
+                       ((r2n) * (r2n) * (r2n) * (r2n) * (r2n) * (r2n)) *
+                       ((x5) * (x5) * (x5) * (x5) * (x5) * (x5)) / ((x70) * (x70) * (x70));
+    const double x72 = 30 * x71;
+    const double x73 = ax2 + 4 * x13 * x2 * x25 - x18 * x46 - x54;
+    const double x74 = x59 * x69;
+    const double x75 = x58 * x62 + x73 * x74;
+    const double x76 = x60 * ((x75) * (x75) * (x75));
+    const double x77 = ((x75) * (x75));
+    const double x78 = x2 * x49;
+    const double x79 = ((gx) * (gx) * (gx) * (gx));
+    const double x80 = ((gy) * (gy) * (gy) * (gy));
+    const double x81 = ((r2n) * (r2n) * (r2n) * (r2n));
+    const double x82 = (1.0 / ((x70) * (x70)));
+    const double x83 = ((x5) * (x5) * (x5) * (x5));
+    const double x84 = x79 * x80 * x81 * x82 * x83;
+    const double x85 = 6 * x84;
+    const double x86 = 18 * x84;
+    const double x87 = ((x61) * (x61));
+    const double x88 = x3 * x73;
+    const double x89 = 6 * sigma;
+    const double x90 = x89 * y;
+    const double x91 = x22 * x37;
+    const double x92 = x38 * y;
+    const double x93 = 8 * x28;
+    const double x94 = x3 * x93;
+    const double x95 = x35 * x94;
+    const double x96 = -ay1 * x89 + ay1 * x91 - ay2 * x90 + ay3 + x92 - x95;
+    const double x97 = x2 * x96;
+    const double x98 = 1.0 / x70;
+    const double x99 = x68 * x98;
+    const double x100 = x61 * x99;
+    const double x101 = x100 * x97;
+    const double x102 = x * x89;
+    const double x103 = x25 * x37;
+    const double x104 = x * x44;
+    const double x105 = x2 * x93;
+    const double x106 = x105 * x43;
+    const double x107 = ax1 * x103 - ax1 * x89 - ax2 * x102 + ax3 + x104 - x106;
+    const double x108 = x107 * x3;
+    const double x109 = x75 * x99;
+    const double x110 = x108 * x109;
+    const double x111 = x14 * x46;
+    const double x112 = x105 * x23;
+    const double x113 = -ax1 * ay2 - 4 * ax1 * x13 * x22 * x3 + ax1 * x48 -
+                        8 * ay1 * x * x13 * x2 * y + ay2 * x55 + x * x112 - 4 * x * x13 * x2 * x3 +
+                        x111 * y;
+    const double x114 = -x113;
+    const double x115 = x109 * x114;
+    const double x116 = x26 * x94;
+    const double x117 = -8 * ax1 * x * x13 * x3 * y - ax2 * ay1 + ax2 * x51 -
+                        4 * ay1 * x13 * x2 * x25 + ay1 * x54 + x * x111 + x116 * y -
+                        4 * x13 * x2 * x3 * y;
+    const double x118 = -x117;
+    const double x119 = x100 * x118;
+    const double x120 = x61 * x62;
+    const double x121 = x60 * x75;
+    const double x122 = x58 * x75;
+    const double x123 = x61 * x84;
+    const double x124 = ((x58) * (x58));
+    const double x125 = x107 * x74 + x118 * x62 + x124 + x69 * ((x73) * (x73));
+    const double x126 = x78 * x99;
+    const double x127 = x125 * x126;
+    const double x128 = x114 * x60 + x124 + ((x49) * (x49)) * x50 + x53 * x96;
+    const double x129 = x128 * x99;
+    const double x130 = x129 * x78;
+    const double x131 = x88 * x99;
+    const double x132 = x125 * x131;
+    const double x133 = x129 * x88;
+    const double x134 = x123 * x62;
+    const double x135 = x114 * x62 + x118 * x60 + x58 * x78 + x58 * x88;
+    const double x136 = x58 * x99;
+    const double x137 = x135 * x136;
+    const double x138 = x114 * x58;
+    const double x139 = ax1 * x95;
+    const double x140 = x8 * x90;
+    const double x141 = ay3 * x55;
+    const double x142 = x * x2;
+    const double x143 = 24 * x28;
+    const double x144 = ay1 * x142 * x143 * x22;
+    const double x145 = x15 * x4;
+    const double x146 = ax1 * x92 + ay1 * x104 - x14 * x89 - x143 * x145;
+    const double x147 = ax1 * ay3 + ay2 * x104 * y - x139 + x14 * x91 - x140 - x141 +
+                        x142 * x35 * x41 - x144 + x146;
+    const double x148 = x62 * x99;
+    const double x149 = x148 * (3 * x138 + x147 * x60 + x42 * x53 + 3 * x49 * x50 * x96);
+    const double x150 = x118 * x58;
+    const double x151 = ay1 * x106;
+    const double x152 = x10 * x102;
+    const double x153 = ax3 * x51;
+    const double x154 = ax1 * x143 * x25 * x3 * y;
+    const double x155 = ax2 * x * x92 + ax3 * ay1 + x103 * x14 + x146 - x151 - x152 - x153 - x154 +
+                        x2 * x41 * x43 * y;
+    const double x156 = x60 * x99;
+    const double x157 = x156 * (3 * x107 * x69 * x73 + 3 * x150 + x155 * x62 + x45 * x74);
+    const double x158 = x62 * x75;
+    const double x159 = 12 * x135;
+    const double x160 = -x100 * x62 - x109 * x60 + x2 * x49 + x3 * x73;
+    const double x161 = ((x160) * (x160));
+    const double x162 = x161 * x99;
+    const double x163 = x160 * x84;
+    const double x164 = x163 * x77;
+    const double x165 = x163 * x87;
+    const double x166 = x121 * x84;
+    const double x167 = x160 * x99;
+    const double x168 = 2 * x118;
+    const double x169 = x46 * x9;
+    const double x170 = x11 * x46;
+    const double x171 = ax2 * x48;
+    const double x172 = ay2 * x54;
+    const double x173 = 8 * x13;
+    const double x174 = 16 * x23 * x29;
+    const double x175 = 16 * x30;
+    const double x176 = ax2 * x23 * x56 + ay2 * x26 * x56 - x112 - x116 + x16 * x24 - x169 - x170 -
+                        x171 - x172 + x173 * x19 + x173 * x21 - x174 - x175 + x23 * x26 * x40 +
+                        x57 + x6;
+    const double x177 = x108 * x58 + x118 * x78 + 2 * x138 + x155 * x60 + x168 * x88 + x176 * x62;
+    const double x178 = x148 * x177;
+    const double x179 = 2 * x114;
+    const double x180 = x114 * x88 + x147 * x62 + 2 * x150 + x176 * x60 + x179 * x78 + x58 * x97;
+    const double x181 = x156 * x180;
+    const double x182 = 2 * x109;
+    const double x183 = x100 * x58 - x107 * x3 + x109 * x78 + x113 + x125 * x156 + x135 * x148 +
+                        x182 * x88 - 3 * x2 * x52 * x61 * x75 * x79 * x80 * x81 * x82 * x83 -
+                        3 * x3 * x59 * x77 * x79 * x80 * x81 * x82 * x83;
+    const double x184 = -x183;
+    const double x185 = 2 * x100;
+    const double x186 = x100 * x88 + x117 + x122 * x99 + x128 * x148 + x135 * x156 + x185 * x78 -
+                        3 * x2 * x52 * x79 * x80 * x81 * x82 * x83 * x87 - x2 * x96 -
+                        3 * x3 * x59 * x61 * x75 * x79 * x80 * x81 * x82 * x83;
+    const double x187 = -x186;
+    const double x188 = 2 * x167;
+    const double x189 = -x160 * x61 * x64 * x65 * x66 * x67 * x98 + x186;
+    const double x190 = -x189;
+    const double x191 = -x160 * x64 * x65 * x66 * x67 * x75 * x98 + x183;
+    const double x192 = -x191;
+    const double x193 = x190 * x62 + x192 * x60;
+    const double x194 = 2 * x193;
+    const double x195 = 4 * x193;
+    const double x196 = 15 * x71;
+    const double x197 = x196 * x87;
+    const double x198 = -16 * ax1 * ay1 * x * x13 * y - 8 * ax1 * x * x13 * x3 - ax2 * ay2 -
+                        4 * ax2 * x13 * x22 * x3 - 8 * ay1 * x13 * x2 * y -
+                        4 * ay2 * x13 * x2 * x25 + x112 + x116 - 4 * x13 * x2 * x3 + 2 * x137 +
+                        x169 + x170 + x171 + x172 + x174 + x175 - 16 * x2 * x22 * x25 * x3 * x32 -
+                        6 * x58 * x61 * x75 * x79 * x80 * x81 * x82 * x83;
+    const double x199 = x196 * x77;
+    const double x200 = 2 * x135;
+    const double x201 =
+        12 * ax1 * ay1 * x13 * x22 + 12 * ax1 * ay1 * x13 * x25 + ax1 * ay3 +
+        24 * ax1 * x13 * x3 * y + 12 * ax2 * x * x13 * x3 * y + ax3 * ay1 +
+        24 * ay1 * x * x13 * x2 + 12 * ay2 * x * x13 * x2 * y + 16 * x * x2 * x3 * x32 * x35 -
+        x100 * x108 - x100 * x179 - x109 * x168 - x109 * x97 - x125 * x136 +
+        3 * x125 * x3 * x59 * x61 * x79 * x80 * x81 * x82 * x83 - x126 * x200 - x128 * x136 +
+        3 * x128 * x2 * x52 * x75 * x79 * x80 * x81 * x82 * x83 - x131 * x200 +
+        x135 * x160 * x64 * x65 * x66 * x67 * x98 +
+        6 * x135 * x2 * x52 * x61 * x79 * x80 * x81 * x82 * x83 +
+        6 * x135 * x3 * x59 * x75 * x79 * x80 * x81 * x82 * x83 - x139 - x14 * x33 - x140 - x141 -
+        x144 - x145 * x39 - x148 * x180 - x151 - x152 - x153 - x154 - x156 * x177 - x158 * x197 -
+        x163 * x61 * x75 + x184 * x61 * x64 * x65 * x66 * x67 * x98 +
+        x187 * x64 * x65 * x66 * x67 * x75 * x98 - x199 * x60 * x61 + 16 * x2 * x3 * x32 * x43 * y +
+        6 * x2 * x49 * x61 * x75 * x79 * x80 * x81 * x82 * x83 +
+        6 * x3 * x61 * x73 * x75 * x79 * x80 * x81 * x82 * x83 +
+        3 * x58 * x77 * x79 * x80 * x81 * x82 * x83 + 3 * x58 * x79 * x80 * x81 * x82 * x83 * x87;
+    return -gx * gy * r2n *
+           (3.14159265358979323846 * x4 * sin(x0) +
+            (1.0 / 2.0) * x5 *
+                (ax2 * x12 * x3 - ax2 * x23 * x24 + ay2 * x12 * x2 - ay2 * x24 * x26 -
+                 4 * x100 * x187 + 6 * x101 - 4 * x109 * x184 + x11 * x7 + 6 * x110 + 6 * x115 +
+                 6 * x119 + x120 * x72 * x77 - x121 * x125 * x86 - x121 * x128 * x85 +
+                 x121 * x72 * x87 - 24 * x122 * x123 - x123 * x159 * x60 - 6 * x125 * x134 -
+                 2 * x125 * x167 + x126 * x194 + 2 * x127 - 18 * x128 * x134 - 2 * x128 * x167 -
+                 64 * x13 * x16 + 6 * x130 + x131 * x194 + 6 * x132 + 2 * x133 - x134 * x161 -
+                 x134 * x195 + 8 * x137 +
+                 2 * x148 *
+                     (x190 * x78 + x192 * x58 + x201 * x60 +
+                      x62 *
+                          (-x100 * x168 - 3 * x101 - x115 - x121 * x197 +
+                           x128 * x160 * x64 * x65 * x66 * x67 * x98 +
+                           9 * x128 * x2 * x52 * x61 * x79 * x80 * x81 * x82 * x83 +
+                           3 * x128 * x3 * x59 * x75 * x79 * x80 * x81 * x82 * x83 - 3 * x130 -
+                           x133 + 6 * x135 * x3 * x59 * x61 * x79 * x80 * x81 * x82 * x83 - x149 -
+                           x165 - x181 + 2 * x187 * x61 * x64 * x65 * x66 * x67 * x98 - x196 * x63 -
+                           x198 + x2 * x42 + 9 * x2 * x49 * x79 * x80 * x81 * x82 * x83 * x87 +
+                           3 * x3 * x73 * x79 * x80 * x81 * x82 * x83 * x87)) +
+                 2 * x149 +
+                 2 * x156 *
+                     (x190 * x58 + x192 * x88 + x201 * x62 +
+                      x60 * (-x109 * x179 - 3 * x110 - x119 - x120 * x199 +
+                             x125 * x160 * x64 * x65 * x66 * x67 * x98 +
+                             3 * x125 * x2 * x52 * x61 * x79 * x80 * x81 * x82 * x83 +
+                             9 * x125 * x3 * x59 * x75 * x79 * x80 * x81 * x82 * x83 - x127 -
+                             3 * x132 + 6 * x135 * x2 * x52 * x75 * x79 * x80 * x81 * x82 * x83 -
+                             x157 - x164 - x178 + 2 * x184 * x64 * x65 * x66 * x67 * x75 * x98 -
+                             x196 * x76 - x198 + 3 * x2 * x49 * x77 * x79 * x80 * x81 * x82 * x83 +
+                             x3 * x45 + 9 * x3 * x73 * x77 * x79 * x80 * x81 * x82 * x83)) +
+                 2 * x157 - x158 * x159 * x84 - x161 * x166 + x162 * x78 + x162 * x88 + 2 * x164 +
+                 2 * x165 - x166 * x195 - x17 * x19 - x17 * x21 + 2 * x178 + 2 * x181 +
+                 x182 * (-x156 * x193 - x191) + x184 * x188 * x60 + x185 * (-x148 * x193 - x189) +
+                 x187 * x188 * x62 + x2 * x23 * x31 - 2 * x2 * x42 - x24 * x4 - x26 * x27 * x32 +
+                 x26 * x3 * x31 + x27 * x29 - 2 * x3 * x45 + 64 * x30 - 4 * x6 + x63 * x72 +
+                 x7 * x9 + x72 * x76 - x77 * x78 * x85 - x77 * x86 * x88 - x78 * x86 * x87 -
+                 x85 * x87 * x88));
 }
 
 #endif
