@@ -11,7 +11,9 @@
  *   (c) through the registry, with Neumann boundaries from eq. 35: the boundary nodes stay exact
  *       copies of their interior neighbours (eq. 19-20), the mean-curvature flow lowers the area
  *       and the Willmore flow the Willmore energy at every record;
- *   (d) a Dirichlet run's boundary nodes keep their values. */
+ *   (d) a Dirichlet run's boundary nodes keep their values;
+ *   (e) where the backend has the fused advance (cuda: one block per member, ode/rkm_cuda.cuh),
+ *       it gives the per-stage path's steps and state bit for bit. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@
 #include "models/curvature2d/curvature2d.h"
 #include "models/curvature2d/curvature_kernels.h"
 #include "models/model.h"
+#include "ode/rkm.h"
+#include "ode/rkm_numerics.h"
 #include "test_common.h"
 
 /* max over nodes of |f - zeta_t(t)| for the flow at N x N cells of [-4, 4]^2, phi = zeta(t) */
@@ -170,6 +174,73 @@ static void registry_run(const cohort_backend *be, const char *name, const char 
     free(host), free(first);
 }
 
+/* (e): the per-stage and the fused advance of `count` members (amplitudes differ) to t = 0.02 */
+typedef struct flow_ctx {
+    const curvature_kernels *k;
+    curvature_grid g;
+    double *w;
+} flow_ctx;
+
+static int flow_rhs(void *ctx, const double *t, const double *u, double *f, int64_t ld,
+                    int64_t count)
+{
+    flow_ctx *c = ctx;
+    if (c->w) COHORT_CALL(c->k->w(&c->g, t, u, c->w, ld, count));
+    return c->k->rhs(&c->g, t, u, c->w, f, ld, count);
+}
+
+static int flow_fused(void *ctx, const rkm_fused_args *a)
+{
+    flow_ctx *c = ctx;
+    return c->k->advance_fused(&c->g, c->w, a);
+}
+
+static void fused_against_per_stage(const cohort_backend *be, int willmore, int neumann)
+{
+    const curvature_kernels *k = COHORT_KERNELS(be, curvature_kernels);
+    if (!k->advance_fused) return;
+    enum { N = 20, COUNT = 5 };
+    const int64_t n = (N + 1) * (N + 1);
+    flow_ctx c = {k, {0}, NULL};
+    EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann,
+                               curvature_exact_params_make(2, 1, 1), &c.g) == COHORT_OK,
+           "%s", cohort_error_detail());
+    double *u = NULL, *amp = NULL, *out[2];
+    int64_t acc[2][COUNT], rej[2][COUNT];
+    const double amplitudes[COUNT] = {1.0, 0.5, 0.25, 0.75, 0.1};
+    int rc = be->alloc((void **)&u, (size_t)(n * COUNT) * sizeof(double));
+    if (rc == COHORT_OK && willmore)
+        rc = be->alloc((void **)&c.w, (size_t)(n * COUNT) * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&amp, sizeof amplitudes);
+    if (rc == COHORT_OK) rc = be->copy_to_device(amp, amplitudes, sizeof amplitudes);
+    for (int path = 0; path < 2 && rc == COHORT_OK; ++path) {
+        rkm_integrator *r = NULL;
+        const rkm_rhs f = {flow_rhs, &c, path ? flow_fused : NULL};
+        out[path] = malloc((size_t)(n * COUNT) * sizeof(double));
+        rc = rkm_alloc(be, n, COUNT, &r);
+        if (rc == COHORT_OK) rc = k->initial(&c.g, 1.0, amp, 3.0, u, COUNT, COUNT);
+        if (rc == COHORT_OK) rc = rkm_start(r, 0.0, willmore ? 1e-6 : 1e-4, COUNT);
+        for (int q = 1; q <= 2 && rc == COHORT_OK; ++q)
+            rc = rkm_advance(r, &f, u, 0.01 * q, 1e-7, COUNT);
+        if (rc == COHORT_OK) rc = rkm_members(r, COUNT, acc[path], rej[path], NULL, NULL);
+        if (rc == COHORT_OK)
+            rc = be->copy_to_host(out[path], u, (size_t)(n * COUNT) * sizeof(double));
+        rkm_free(r);
+    }
+    EXPECT(rc == COHORT_OK, "%s", cohort_error_detail());
+    int64_t differ = 0;
+    for (int64_t q = 0; rc == COHORT_OK && q < n * COUNT; ++q) differ += out[0][q] != out[1][q];
+    EXPECT(rc == COHORT_OK && differ == 0 && !memcmp(acc[0], acc[1], sizeof acc[0]) &&
+               !memcmp(rej[0], rej[1], sizeof rej[0]),
+           "%s, %s: %lld values differ; member 0 steps %lld/%lld per stage, %lld/%lld fused",
+           willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
+           (long long)differ, (long long)acc[0][0], (long long)rej[0][0], (long long)acc[1][0],
+           (long long)rej[1][0]);
+    free(out[0]), free(out[1]);
+    be->release(u), be->release(amp), be->release(c.w);
+    curvature_grid_release(be, &c.g);
+}
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -223,5 +294,10 @@ int main(int argc, char **argv)
     registry_run(be, "willmore2d", "neumann", 24, 0.0005, 4, 1);
     registry_run(be, "mcf2d", "dirichlet", 20, 0.01, 3, -1);
     registry_run(be, "willmore2d", "dirichlet", 16, 0.001, 2, -1);
+
+    /* (e) */
+    for (int willmore = 0; willmore <= 1; ++willmore)
+        for (int neumann = 0; neumann <= 1; ++neumann)
+            fused_against_per_stage(be, willmore, neumann);
     return test_summary();
 }

@@ -52,7 +52,7 @@ static int integrate(scalar_batch *b, int64_t count, double t0, double tau0, dou
     if (rc == COHORT_OK) rc = b->be->alloc((void **)&u, (size_t)count * sizeof(double));
     if (rc == COHORT_OK) rc = b->be->copy_to_device(u, y, (size_t)count * sizeof(double));
     if (rc == COHORT_OK) rc = rkm_start(r, t0, tau0, count);
-    const rkm_rhs f = {scalar_rhs, b};
+    const rkm_rhs f = {scalar_rhs, b, NULL};
     if (rc == COHORT_OK) rc = rkm_advance(r, &f, u, t_end, tolerance, count);
     if (rc == COHORT_OK) rc = b->be->copy_to_host(y, u, (size_t)count * sizeof(double));
     if (rc == COHORT_OK) rc = rkm_members(r, count, accepted, rejected, t, NULL);

@@ -5,6 +5,8 @@
 #include "backend/cohort_error.h"
 #include "ode/rkm_kernels.h"
 
+enum { RKM_CHECK_EVERY = 8 };
+
 struct rkm_integrator {
     const cohort_backend *be;
     const rkm_kernels *k;
@@ -74,9 +76,19 @@ int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, dou
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "tolerance %g", tolerance);
     const rkm_kernels *k = r->k;
     const int64_t n = r->n, ld = r->ld;
-    for (;;) {
-        int64_t active = 0;
-        COHORT_CALL(k->begin(r->members, t_to, count, &active));
+    if (f->advance_fused && r->be->kind == COHORT_BACKEND_CUDA && n <= RKM_FUSED_MAX_VALUES &&
+        count <= RKM_FUSED_MAX_MEMBERS) {
+        const rkm_fused_args a = {r->members, u, r->arg, r->k1, r->k2_k5, r->k3,
+                                  r->k4,      n, ld,     count, t_to,     tolerance};
+        return f->advance_fused(f->ctx, &a);
+    }
+    /* Asking how many members still step costs a synchronisation on cuda: ask every
+     * RKM_CHECK_EVERY steps there (every step on the cpu). A member at t_to meanwhile has h = 0,
+     * and its steps change nothing (rkm_numerics.h), so the extra steps cost time, not results. */
+    const int64_t check_every = r->be->kind == COHORT_BACKEND_CUDA ? RKM_CHECK_EVERY : 1;
+    for (int64_t step = 0;; ++step) {
+        int64_t active = 1;
+        COHORT_CALL(k->begin(r->members, t_to, count, step % check_every ? NULL : &active));
         if (active == 0) return COHORT_OK;
         /* stage 1 at the members' own times */
         COHORT_CALL(

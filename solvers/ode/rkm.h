@@ -17,10 +17,28 @@
 extern "C" {
 #endif
 
-/* The right-hand side: f[v * ld + m] = f(t[m], u)_v for members [0, count); t in backend memory. */
+/* What a fused advance works on (backend memory): the members' bookkeeping, the state and the
+ * stage arrays (k5 shares k2's), the sizes, the target time and the tolerance. */
+typedef struct rkm_fused_args {
+    struct rkm_member *members;
+    double *u, *arg, *k1, *k2_k5, *k3, *k4;
+    int64_t n, ld, count;
+    double t_to, tolerance;
+} rkm_fused_args;
+
+/* Batches the fused advance takes: members of at most this many values, at most this many
+ * members (one block each; larger batches fill the device through the per-stage kernels, whose
+ * launch and synchronisation costs they amortise). */
+enum { RKM_FUSED_MAX_VALUES = 129 * 129, RKM_FUSED_MAX_MEMBERS = 264 };
+
+/* The right-hand side: f[v * ld + m] = f(t[m], u)_v for members [0, count); t in backend memory.
+ * advance_fused (optional, cuda): Algorithm 4.1 for the whole advance in one launch, one block
+ * per member (rkm_cuda.cuh instantiated with the model's right-hand side); the same arithmetic as
+ * the per-stage path, so the same bits. */
 typedef struct rkm_rhs {
     int (*eval)(void *ctx, const double *t, const double *u, double *f, int64_t ld, int64_t count);
     void *ctx;
+    int (*advance_fused)(void *ctx, const rkm_fused_args *a);
 } rkm_rhs;
 
 typedef struct rkm_integrator rkm_integrator;

@@ -12,7 +12,7 @@ static int rkm_begin_cpu(rkm_member *s, double t_to, int64_t count, int64_t *act
     int64_t a = 0;
 #pragma omp parallel for reduction(+ : a) schedule(static)
     for (int64_t m = 0; m < count; ++m) a += rkm_member_begin(&s[m], t_to);
-    *active = a;
+    if (active) *active = a;
     return COHORT_OK;
 }
 
@@ -20,7 +20,7 @@ static int rkm_stage_cpu(int stage, const rkm_member *s, const double *u, const 
                          const double *k2, const double *k3, const double *k4, double *t_stage,
                          double *arg, int64_t n, int64_t ld, int64_t count)
 {
-    const double c = stage == 1 ? 0.0 : rkm_stage_time_fraction(stage);
+    const double c = rkm_stage_time_fraction(stage);
     for (int64_t m = 0; m < count; ++m) t_stage[m] = s[m].t + c * s[m].h;
     if (stage == 1) return COHORT_OK;
 #pragma omp parallel for schedule(static)

@@ -17,13 +17,15 @@ __global__ void rkm_begin_kernel(rkm_member *s, double t_to, int64_t count)
 
 static int rkm_begin_cuda(rkm_member *s, double t_to, int64_t count, int64_t *active)
 {
-    const unsigned long long zero = 0;
-    COHORT_CUDA_CHECK(cudaMemcpyToSymbol(rkm_active_members, &zero, sizeof zero));
+    void *counter = NULL;
+    COHORT_CUDA_CHECK(cudaGetSymbolAddress(&counter, rkm_active_members));
+    if (active) COHORT_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long)));
     rkm_begin_kernel<<<(unsigned)((count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS),
                        COHORT_CUDA_THREADS>>>(s, t_to, count);
     COHORT_CUDA_CHECK_LAUNCH("rkm_begin_kernel");
+    if (!active) return COHORT_OK;
     unsigned long long a = 0;
-    COHORT_CUDA_CHECK(cudaMemcpyFromSymbol(&a, rkm_active_members, sizeof a));
+    COHORT_CUDA_CHECK(cudaMemcpy(&a, counter, sizeof a, cudaMemcpyDeviceToHost));
     *active = (int64_t)a;
     return COHORT_OK;
 }
@@ -43,7 +45,7 @@ __global__ void rkm_stage_kernel(int stage, const rkm_member *__restrict__ s,
     if (idx >= n * count) return;
     const int64_t m = idx % count, v = idx / count, q = v * ld + m;
     const double h = s[m].h;
-    if (v == 0) t_stage[m] = s[m].t + (stage == 1 ? 0.0 : rkm_stage_time_fraction(stage)) * h;
+    if (v == 0) t_stage[m] = s[m].t + rkm_stage_time_fraction(stage) * h;
     if (stage == 1) return;
     /* only the stage values the stage reads: k2 in stage 3, k3 in 4 and 5, k4 in 5 */
     arg[q] = rkm_stage_argument(stage, u[q], h, k1[q], stage == 3 ? k2[q] : 0.0,

@@ -13,7 +13,8 @@ extern "C" {
 #endif
 
 typedef struct rkm_kernels {
-    /* rkm_member_begin on every member; *active (host) receives how many still step */
+    /* rkm_member_begin on every member; where active is not NULL, *active (host) receives how
+     * many still step (a synchronisation on cuda: rkm.c asks every RKM_CHECK_EVERY steps) */
     int (*begin)(rkm_member *s, double t_to, int64_t count, int64_t *active);
     /* the stage times t + c h into t_stage (per member) and the arguments into arg (stage 2..5;
      * members with h = 0 get arg = u) */

@@ -13,7 +13,11 @@
  * s = 2 .. 5 (stage 1 is f(t, u)). */
 COHORT_HD double rkm_stage_time_fraction(int stage)
 {
-    return stage == 2 ? 1.0 / 3.0 : stage == 3 ? 1.0 / 3.0 : stage == 4 ? 0.5 : 1.0;
+    return stage == 1   ? 0.0
+           : stage == 2 ? 1.0 / 3.0
+           : stage == 3 ? 1.0 / 3.0
+           : stage == 4 ? 0.5
+                        : 1.0;
 }
 
 COHORT_HD double rkm_stage_argument(int stage, double u, double h, double k1, double k2, double k3,
@@ -49,14 +53,15 @@ COHORT_HD double rkm_update_value(double u, double h, double k1, double k4, doub
 #define RKM_MAX_GROWTH 5.0
 
 /* One member's bookkeeping between steps. */
-typedef struct rkm_member {
+typedef struct rkm_member rkm_member;
+struct rkm_member {
     double t;   /* the member's time */
     double tau; /* the step eq. 29 proposes next */
     double h;   /* the step taken now: min(tau, t_to - t), 0 when the member has reached t_to */
     double e;   /* eq. 27 for the step taken now */
     int64_t accepted, rejected;
     int update; /* the step taken now is to be applied to u (rkm_member_control's verdict) */
-} rkm_member;
+};
 
 /* Start of a step towards t_to: the last step is shortened to hit t_to exactly (eq. 29's
  * min{., T - t}). Returns 1 while the member still has time to cover. */

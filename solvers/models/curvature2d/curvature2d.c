@@ -198,12 +198,18 @@ static int curvature_rhs(void *ctx, const double *t, const double *u, double *f,
     return s->k->rhs(&s->g, t, u, s->willmore ? s->w : NULL, f, ld, count);
 }
 
+static int curvature_advance_fused(void *ctx, const rkm_fused_args *a)
+{
+    curvature_stepper *s = ctx;
+    return s->k->advance_fused(&s->g, s->willmore ? s->w : NULL, a);
+}
+
 int curvature2d_step(void *stepper, cohort_model_state *st, int64_t step)
 {
     curvature_stepper *s = stepper;
     COHORT_CALL(ensure_buffers(s, st->ld));
     if (step == 0) COHORT_CALL(rkm_start(s->rkm, 0.0, s->tau0, st->count));
-    const rkm_rhs f = {curvature_rhs, s};
+    const rkm_rhs f = {curvature_rhs, s, s->k->advance_fused ? curvature_advance_fused : NULL};
     return rkm_advance(s->rkm, &f, st->u + st->m0, (double)(step + 1) * s->dt, s->tolerance,
                        st->count);
 }

@@ -64,5 +64,5 @@ static int curvature_observe_cpu(const curvature_grid *g, const double *u, doubl
     return COHORT_OK;
 }
 
-const curvature_kernels curvature_kernels_cpu = {curvature_w_cpu, curvature_rhs_cpu,
-                                                 curvature_initial_cpu, curvature_observe_cpu};
+const curvature_kernels curvature_kernels_cpu = {
+    curvature_w_cpu, curvature_rhs_cpu, curvature_initial_cpu, curvature_observe_cpu, NULL};

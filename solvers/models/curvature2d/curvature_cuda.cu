@@ -6,6 +6,7 @@
 
 #include "backend/cuda_check.cuh"
 #include "models/curvature2d/curvature_kernels.h"
+#include "ode/rkm_cuda.cuh"
 
 static unsigned blocks_for(int64_t threads)
 {
@@ -110,5 +111,30 @@ static int curvature_observe_cuda(const curvature_grid *g, const double *u, doub
     return COHORT_OK;
 }
 
+/* The flows for the fused advance: one member's nodes over the block's threads, Willmore's w pass
+ * first (the same node functions as curvature_node_kernel) */
+struct curvature_block_rhs {
+    curvature_grid g;
+    double *w; /* NULL: mean curvature */
+    __device__ void eval(double t, const double *u, double *f, int64_t m, int64_t ld) const
+    {
+        const int64_t nx1 = g.nx + 1, n = nx1 * (g.ny + 1);
+        if (w) {
+            for (int64_t v = threadIdx.x; v < n; v += blockDim.x)
+                w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t);
+            __syncthreads();
+        }
+        for (int64_t v = threadIdx.x; v < n; v += blockDim.x)
+            f[v * ld + m] =
+                curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, t);
+    }
+};
+
+static int curvature_advance_fused_cuda(const curvature_grid *g, double *w, const rkm_fused_args *a)
+{
+    return rkm_fused_launch(curvature_block_rhs{*g, w}, a);
+}
+
 extern "C" const curvature_kernels curvature_kernels_cuda = {
-    curvature_w_cuda, curvature_rhs_cuda, curvature_initial_cuda, curvature_observe_cuda};
+    curvature_w_cuda, curvature_rhs_cuda, curvature_initial_cuda, curvature_observe_cuda,
+    curvature_advance_fused_cuda};

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "models/curvature2d/curvature_numerics.h"
+#include "ode/rkm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +26,9 @@ typedef struct curvature_kernels {
      * member m, then out[q * count + m] their combination (backend memory) */
     int (*observe)(const curvature_grid *g, const double *u, double t, double *rows, double *out,
                    int64_t ld, int64_t count);
+    /* the fused advance (ode/rkm_cuda.cuh) of the flow (w: Willmore's w array, else NULL), or NULL
+     * where the backend has none */
+    int (*advance_fused)(const curvature_grid *g, double *w, const rkm_fused_args *a);
 } curvature_kernels;
 extern const curvature_kernels curvature_kernels_cpu, curvature_kernels_cuda;
 
