@@ -141,9 +141,11 @@ def factored(expr):
 
 
 def emit(name, expr, doc):
+    """COHORT_HD_CALLED (not inlined on the device): the fused and the per-stage kernels then
+    evaluate the long expressions with the same roundings."""
     subs, (e,) = sp.cse([factored(expr)], optimizations="basic")
     lines = [f"/* {doc} */",
-             f"COHORT_HD double {name}(double t, double x, double y, const curvature_axis *ax,",
+             f"COHORT_HD_CALLED double {name}(double t, double x, double y, const curvature_axis *ax,",
              "                         const curvature_axis *ay, const curvature_exact_params *p)",
              "{",
              "    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;",

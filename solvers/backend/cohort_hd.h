@@ -5,8 +5,13 @@
 
 #if defined(__CUDACC__)
 #    define COHORT_HD static __host__ __device__ __forceinline__
+/* Arithmetic compiled once per translation unit and called, not inlined: every kernel of the
+ * unit then rounds it alike (nvcc contracts multiply-adds into FMAs per inlined context, so two
+ * kernels inlining one long expression may differ in the last bits). */
+#    define COHORT_HD_CALLED static __host__ __device__ __noinline__
 #else
 #    define COHORT_HD static inline
+#    define COHORT_HD_CALLED static inline
 #endif
 
 #endif

@@ -31,6 +31,17 @@ static inline int cohort_cuda_launch_status(const char *kernel, const char *file
         if (cohort_launch_rc_ != COHORT_OK) return cohort_launch_rc_;                              \
     } while (0)
 
+/* Launches kernel<I> with I = uint32_t where `total` threads' indices fit in 32 bits, else
+ * int64_t: the per-thread index arithmetic (divisions by the member count and the row length)
+ * then costs 32-bit, not 64-bit, integer divisions. */
+#define COHORT_CUDA_LAUNCH_INDEXED(total, kernel, grid, block, ...)                                \
+    do {                                                                                           \
+        if ((int64_t)(total) <= (int64_t)0xffffffffu)                                              \
+            kernel<uint32_t><<<(grid), (block)>>>(__VA_ARGS__);                                    \
+        else                                                                                       \
+            kernel<int64_t><<<(grid), (block)>>>(__VA_ARGS__);                                     \
+    } while (0)
+
 enum {
     COHORT_CUDA_THREADS = 256,          /* block size of the one-thread-per-member kernels */
     COHORT_CUDA_MAX_SHARED = 227 * 1024 /* dynamic shared memory a block may have (sm_80, sm_90) */

@@ -35,15 +35,17 @@ static unsigned blocks_for(int64_t threads)
     return (unsigned)((threads + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
 }
 
+template <typename I>
 __global__ void rkm_stage_kernel(int stage, const rkm_member *__restrict__ s,
                                  const double *__restrict__ u, const double *__restrict__ k1,
                                  const double *__restrict__ k2, const double *__restrict__ k3,
                                  const double *__restrict__ k4, double *__restrict__ t_stage,
                                  double *__restrict__ arg, int64_t n, int64_t ld, int64_t count)
 {
-    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= n * count) return;
-    const int64_t m = idx % count, v = idx / count, q = v * ld + m;
+    const I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    if (idx >= (I)(n * count)) return;
+    const I m = idx % (I)count, v = idx / (I)count;
+    const int64_t q = (int64_t)v * ld + m;
     const double h = s[m].h;
     if (v == 0) t_stage[m] = s[m].t + rkm_stage_time_fraction(stage) * h;
     if (stage == 1) return;
@@ -57,8 +59,8 @@ static int rkm_stage_cuda(int stage, const rkm_member *s, const double *u, const
                           double *arg, int64_t n, int64_t ld, int64_t count)
 {
     const int64_t threads = stage == 1 ? count : n * count;
-    rkm_stage_kernel<<<blocks_for(threads), COHORT_CUDA_THREADS>>>(stage, s, u, k1, k2, k3, k4,
-                                                                   t_stage, arg, n, ld, count);
+    COHORT_CUDA_LAUNCH_INDEXED(threads, rkm_stage_kernel, blocks_for(threads), COHORT_CUDA_THREADS,
+                               stage, s, u, k1, k2, k3, k4, t_stage, arg, n, ld, count);
     COHORT_CUDA_CHECK_LAUNCH("rkm_stage_kernel");
     return COHORT_OK;
 }
@@ -93,14 +95,16 @@ __global__ void rkm_control_kernel(rkm_member *s, double t_to, double tolerance,
     if (m < count) rkm_member_control(&s[m], t_to, tolerance);
 }
 
+template <typename I>
 __global__ void rkm_update_kernel(const rkm_member *__restrict__ s, double *__restrict__ u,
                                   const double *__restrict__ k1, const double *__restrict__ k4,
                                   const double *__restrict__ k5, int64_t n, int64_t ld,
                                   int64_t count)
 {
-    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= n * count) return;
-    const int64_t m = idx % count, q = idx / count * ld + m;
+    const I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    if (idx >= (I)(n * count)) return;
+    const I m = idx % (I)count;
+    const int64_t q = (int64_t)(idx / (I)count) * ld + m;
     if (s[m].update) u[q] = rkm_update_value(u[q], s[m].h, k1[q], k4[q], k5[q]);
 }
 
@@ -116,8 +120,8 @@ static int rkm_finish_cuda(rkm_member *s, double t_to, double tolerance, double 
     COHORT_CUDA_CHECK_LAUNCH("rkm_error_kernel");
     rkm_control_kernel<<<blocks_for(count), COHORT_CUDA_THREADS>>>(s, t_to, tolerance, count);
     COHORT_CUDA_CHECK_LAUNCH("rkm_control_kernel");
-    rkm_update_kernel<<<blocks_for(n * count), COHORT_CUDA_THREADS>>>(s, u, k1, k4, k5, n, ld,
-                                                                      count);
+    COHORT_CUDA_LAUNCH_INDEXED(n * count, rkm_update_kernel, blocks_for(n * count),
+                               COHORT_CUDA_THREADS, s, u, k1, k4, k5, n, ld, count);
     COHORT_CUDA_CHECK_LAUNCH("rkm_update_kernel");
     return COHORT_OK;
 }

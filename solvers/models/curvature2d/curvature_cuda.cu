@@ -13,42 +13,50 @@ static unsigned blocks_for(int64_t threads)
     return (unsigned)((threads + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
 }
 
-/* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t */
-template <int PASS>
+/* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t; I: the index type */
+template <int PASS, typename I>
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     curvature_node_kernel(const __grid_constant__ curvature_grid g, const double *__restrict__ t,
                           const double *__restrict__ u, const double *__restrict__ w,
                           double *__restrict__ out, int64_t ld, int64_t count)
 {
-    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    const int64_t nx1 = g.nx + 1;
-    if (idx >= nx1 * (g.ny + 1) * count) return;
-    const int64_t m = idx % count, v = idx / count, i = v % nx1, j = v / nx1;
-    out[v * ld + m] = PASS == 0
-                          ? curvature_w_node(&g, u + m, ld, i, j, t[m])
-                          : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, t[m]);
+    const I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    const I nx1 = (I)(g.nx + 1);
+    if (idx >= (I)(nx1 * (g.ny + 1) * count)) return;
+    const I m = idx % (I)count, v = idx / (I)count, i = v % nx1, j = v / nx1;
+    out[(int64_t)v * ld + m] =
+        PASS == 0 ? curvature_w_node(&g, u + m, ld, i, j, t[m])
+                  : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, t[m]);
+}
+
+/* curvature_node_kernel<PASS, I>, I = uint32_t where the indices fit (COHORT_CUDA_LAUNCH_INDEXED)
+ */
+template <int PASS>
+static int curvature_node_launch(const curvature_grid *g, const double *t, const double *u,
+                                 const double *w, double *out, int64_t ld, int64_t count)
+{
+    const int64_t threads = (g->nx + 1) * (g->ny + 1) * count;
+    if (threads <= (int64_t)0xffffffffu)
+        curvature_node_kernel<PASS, uint32_t>
+            <<<blocks_for(threads), COHORT_CUDA_THREADS>>>(*g, t, u, w, out, ld, count);
+    else
+        curvature_node_kernel<PASS, int64_t>
+            <<<blocks_for(threads), COHORT_CUDA_THREADS>>>(*g, t, u, w, out, ld, count);
+    COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel");
+    return COHORT_OK;
 }
 
 static int curvature_w_cuda(const curvature_grid *g, const double *t, const double *u, double *w,
                             int64_t ld, int64_t count)
 {
-    curvature_node_kernel<0>
-        <<<blocks_for((g->nx + 1) * (g->ny + 1) * count), COHORT_CUDA_THREADS>>>(*g, t, u, NULL, w,
-                                                                                 ld, count);
-    COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel<w>");
-    return COHORT_OK;
+    return curvature_node_launch<0>(g, t, u, NULL, w, ld, count);
 }
 
 static int curvature_rhs_cuda(const curvature_grid *g, const double *t, const double *u,
                               const double *w, double *f, int64_t ld, int64_t count)
 {
-    const unsigned blocks = blocks_for((g->nx + 1) * (g->ny + 1) * count);
-    if (w)
-        curvature_node_kernel<2><<<blocks, COHORT_CUDA_THREADS>>>(*g, t, u, w, f, ld, count);
-    else
-        curvature_node_kernel<1><<<blocks, COHORT_CUDA_THREADS>>>(*g, t, u, NULL, f, ld, count);
-    COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel<rhs>");
-    return COHORT_OK;
+    return w ? curvature_node_launch<2>(g, t, u, w, f, ld, count)
+             : curvature_node_launch<1>(g, t, u, NULL, f, ld, count);
 }
 
 __global__ void curvature_initial_kernel(const __grid_constant__ curvature_grid g, double amplitude,

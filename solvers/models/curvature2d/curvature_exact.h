@@ -46,8 +46,9 @@ COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_param
 }
 
 /* zeta(t, x, y) = cos(pi t) (x^n - r^n)(y^n - r^n) / r^(2n) exp(-sigma (x^2 + y^2)) */
-COHORT_HD double curvature_exact_zeta(double t, double x, double y, const curvature_axis *ax,
-                                      const curvature_axis *ay, const curvature_exact_params *p)
+COHORT_HD_CALLED double curvature_exact_zeta(double t, double x, double y, const curvature_axis *ax,
+                                             const curvature_axis *ay,
+                                             const curvature_exact_params *p)
 {
     const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
     const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
@@ -62,8 +63,8 @@ COHORT_HD double curvature_exact_zeta(double t, double x, double y, const curvat
 }
 
 /* w = Q div(grad zeta / Q) at (t, x, y) */
-COHORT_HD double curvature_exact_w(double t, double x, double y, const curvature_axis *ax,
-                                   const curvature_axis *ay, const curvature_exact_params *p)
+COHORT_HD_CALLED double curvature_exact_w(double t, double x, double y, const curvature_axis *ax,
+                                          const curvature_axis *ay, const curvature_exact_params *p)
 {
     const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
     const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
@@ -102,9 +103,10 @@ COHORT_HD double curvature_exact_w(double t, double x, double y, const curvature
 }
 
 /* F_MC = zeta_t - Q div(grad zeta / Q) */
-COHORT_HD double curvature_exact_forcing_mcf(double t, double x, double y, const curvature_axis *ax,
-                                             const curvature_axis *ay,
-                                             const curvature_exact_params *p)
+COHORT_HD_CALLED double curvature_exact_forcing_mcf(double t, double x, double y,
+                                                    const curvature_axis *ax,
+                                                    const curvature_axis *ay,
+                                                    const curvature_exact_params *p)
 {
     const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
     const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
@@ -145,10 +147,10 @@ COHORT_HD double curvature_exact_forcing_mcf(double t, double x, double y, const
 }
 
 /* F_W = zeta_t + Q div(E grad w - w^2 / (2 Q^3) grad zeta) */
-COHORT_HD double curvature_exact_forcing_willmore(double t, double x, double y,
-                                                  const curvature_axis *ax,
-                                                  const curvature_axis *ay,
-                                                  const curvature_exact_params *p)
+COHORT_HD_CALLED double curvature_exact_forcing_willmore(double t, double x, double y,
+                                                         const curvature_axis *ax,
+                                                         const curvature_axis *ay,
+                                                         const curvature_exact_params *p)
 {
     const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;
     const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], ax3 = ax->xpow[3],
