@@ -57,7 +57,7 @@ static result run_once(const cohort_backend *be, const cohort_model *m, int64_t 
     cohort_model_values v = {.nx = N,
                              .ny = N,
                              .length = 8.0,
-                             .dt = 0.01,
+                             .dt = t_end < 0.01 ? t_end : 0.01, /* records every 0.01 */
                              .origin = -4.0,
                              .boundary = COHORT_BOUNDARY_DIRICHLET,
                              .tolerance = 1e-8,
