@@ -84,6 +84,13 @@ static void print_run_usage(FILE *out)
             "C(member, y, x), and s_mean/var/sem(t) with the fit s_mean ~ t^s_exponent in place\n"
             "of ell.\n"
             "\n"
+            "The curvature flows (model.name = mcf2d, willmore2d) live on the square\n"
+            "[grid.origin, grid.origin + grid.length]^2 of grid.nx x grid.ny cells with\n"
+            "model.boundary = dirichlet|neumann, and step each member adaptively to\n"
+            "time.tolerance (records every time.output_every): area_mean/var/sem(t) (and\n"
+            "willmore_energy_*), steps_accepted(member), steps_rejected(member), and with\n"
+            "initial.kind = manufactured the errors error_l1, error_l2, error_linf(member).\n"
+            "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
             "replicates = R) sweep initial.mean, initial.amplitude and any of the model's\n"
             "parameters (cohort models lists them); members = points x replicates.\n");
