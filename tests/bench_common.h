@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
+#include "bench_check.h"
 
 #define CHECK_CUDA(expr)                                                                           \
     do {                                                                                           \
@@ -24,14 +25,6 @@
         curandStatus_t e_ = (expr);                                                                \
         if (e_ != CURAND_STATUS_SUCCESS) {                                                         \
             fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #expr, (int)e_);         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_COHORT(expr)                                                                         \
-    do {                                                                                           \
-        int e_ = (expr);                                                                           \
-        if (e_ != COHORT_OK) {                                                                     \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cohort_error_detail());  \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)

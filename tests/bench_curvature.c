@@ -28,16 +28,8 @@
 
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "bench_check.h"
 #include "models/model.h"
-
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        int e_ = (expr);                                                                           \
-        if (e_ != COHORT_OK) {                                                                     \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cohort_error_detail());  \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 typedef struct result {
     double seconds;
@@ -69,23 +61,24 @@ static result run_once(const cohort_backend *be, const cohort_model *m, int64_t 
     const int64_t n = (N + 1) * (N + 1), intervals = (int64_t)llround(t_end / v.dt);
     void *stepper = NULL;
     double *u = NULL;
-    CHECK(m->stepper_alloc(m, be, &v, &stepper));
-    CHECK(be->alloc((void **)&u, (size_t)(n * members) * sizeof(double)));
-    CHECK(be->fill(u, NAN, (size_t)(n * members))); /* poisoned: initial_fill must write all */
-    CHECK(m->initial_fill(stepper, u, NULL, members, members));
-    CHECK(be->synchronize());
+    CHECK_COHORT(m->stepper_alloc(m, be, &v, &stepper));
+    CHECK_COHORT(be->alloc((void **)&u, (size_t)(n * members) * sizeof(double)));
+    CHECK_COHORT(
+        be->fill(u, NAN, (size_t)(n * members))); /* poisoned: initial_fill must write all */
+    CHECK_COHORT(m->initial_fill(stepper, u, NULL, members, members));
+    CHECK_COHORT(be->synchronize());
     const double start = cohort_seconds();
     for (int64_t k = 0; k < intervals; ++k) {
         cohort_model_state s = {u, NULL, NULL, NULL, NULL, members, 0, members};
-        CHECK(m->step(stepper, &s, k));
+        CHECK_COHORT(m->step(stepper, &s, k));
     }
-    CHECK(be->synchronize());
+    CHECK_COHORT(be->synchronize());
     result r = {cohort_seconds() - start, 0, 0.0};
     int64_t *acc = malloc((size_t)members * sizeof *acc),
             *rej = malloc((size_t)members * sizeof *rej);
     double *values = malloc((size_t)(members * (m->n_observables + 3)) * sizeof *values);
-    CHECK(m->counters(stepper, members, acc, rej));
-    CHECK(m->observe(stepper, u, intervals * v.dt, values, members, members));
+    CHECK_COHORT(m->counters(stepper, members, acc, rej));
+    CHECK_COHORT(m->observe(stepper, u, intervals * v.dt, values, members, members));
     for (int64_t k = 0; k < members; ++k) {
         r.steps = acc[k] + rej[k] > r.steps ? acc[k] + rej[k] : r.steps;
         const double e = values[(m->n_observables + 2) * members + k];
@@ -134,15 +127,15 @@ static double copy_bandwidth(const cohort_backend *be)
 {
     const size_t bytes = (size_t)1 << 30;
     double *a = NULL, *b = NULL, times[5];
-    CHECK(be->alloc((void **)&a, bytes));
-    CHECK(be->alloc((void **)&b, bytes));
-    CHECK(be->fill(a, 1.0, bytes / sizeof(double)));
-    CHECK(be->copy_within(b, a, bytes));
+    CHECK_COHORT(be->alloc((void **)&a, bytes));
+    CHECK_COHORT(be->alloc((void **)&b, bytes));
+    CHECK_COHORT(be->fill(a, 1.0, bytes / sizeof(double)));
+    CHECK_COHORT(be->copy_within(b, a, bytes));
     for (int k = 0; k < 5; ++k) {
-        CHECK(be->synchronize());
+        CHECK_COHORT(be->synchronize());
         const double start = cohort_seconds();
-        CHECK(be->copy_within(b, a, bytes));
-        CHECK(be->synchronize());
+        CHECK_COHORT(be->copy_within(b, a, bytes));
+        CHECK_COHORT(be->synchronize());
         times[k] = cohort_seconds() - start;
     }
     be->release(a), be->release(b);
@@ -174,7 +167,7 @@ int main(int argc, char **argv)
         }
     }
     const cohort_backend *be = NULL;
-    CHECK(cohort_backend_get(backend, &be));
+    CHECK_COHORT(cohort_backend_get(backend, &be));
     char device[256];
     be->describe(device, sizeof device);
     const double copy_gbs = copy_bandwidth(be);

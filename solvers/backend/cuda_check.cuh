@@ -31,15 +31,19 @@ static inline int cohort_cuda_launch_status(const char *kernel, const char *file
         if (cohort_launch_rc_ != COHORT_OK) return cohort_launch_rc_;                              \
     } while (0)
 
-/* Launches kernel<I> with I = uint32_t where `total` threads' indices fit in 32 bits, else
- * int64_t: the per-thread index arithmetic (divisions by the member count and the row length)
- * then costs 32-bit, not 64-bit, integer divisions. */
-#define COHORT_CUDA_LAUNCH_INDEXED(total, kernel, grid, block, ...)                                \
+/* Runs the statements (a launch of a kernel templated on the index type I) with I = uint32_t
+ * where `total` threads' indices fit in 32 bits, else int64_t: the per-thread index arithmetic
+ * (divisions by the member count and the row length) then costs 32-bit, not 64-bit, integer
+ * divisions. E.g. COHORT_CUDA_WITH_INDEX(n, I, kernel<PASS, I><<<blocks, threads>>>(...)). */
+#define COHORT_CUDA_WITH_INDEX(total, I, ...)                                                      \
     do {                                                                                           \
-        if ((int64_t)(total) <= (int64_t)0xffffffffu)                                              \
-            kernel<uint32_t><<<(grid), (block)>>>(__VA_ARGS__);                                    \
-        else                                                                                       \
-            kernel<int64_t><<<(grid), (block)>>>(__VA_ARGS__);                                     \
+        if ((int64_t)(total) <= (int64_t)0xffffffffu) {                                            \
+            typedef uint32_t I;                                                                    \
+            __VA_ARGS__;                                                                           \
+        } else {                                                                                   \
+            typedef int64_t I;                                                                     \
+            __VA_ARGS__;                                                                           \
+        }                                                                                          \
     } while (0)
 
 enum {

@@ -59,8 +59,9 @@ static int rkm_stage_cuda(int stage, const rkm_member *s, const double *u, const
                           double *arg, int64_t n, int64_t ld, int64_t count)
 {
     const int64_t threads = stage == 1 ? count : n * count;
-    COHORT_CUDA_LAUNCH_INDEXED(threads, rkm_stage_kernel, blocks_for(threads), COHORT_CUDA_THREADS,
-                               stage, s, u, k1, k2, k3, k4, t_stage, arg, n, ld, count);
+    COHORT_CUDA_WITH_INDEX(threads, I,
+                           rkm_stage_kernel<I><<<blocks_for(threads), COHORT_CUDA_THREADS>>>(
+                               stage, s, u, k1, k2, k3, k4, t_stage, arg, n, ld, count));
     COHORT_CUDA_CHECK_LAUNCH("rkm_stage_kernel");
     return COHORT_OK;
 }
@@ -120,8 +121,9 @@ static int rkm_finish_cuda(rkm_member *s, double t_to, double tolerance, double 
     COHORT_CUDA_CHECK_LAUNCH("rkm_error_kernel");
     rkm_control_kernel<<<blocks_for(count), COHORT_CUDA_THREADS>>>(s, t_to, tolerance, count);
     COHORT_CUDA_CHECK_LAUNCH("rkm_control_kernel");
-    COHORT_CUDA_LAUNCH_INDEXED(n * count, rkm_update_kernel, blocks_for(n * count),
-                               COHORT_CUDA_THREADS, s, u, k1, k4, k5, n, ld, count);
+    COHORT_CUDA_WITH_INDEX(n * count, I,
+                           rkm_update_kernel<I><<<blocks_for(n * count), COHORT_CUDA_THREADS>>>(
+                               s, u, k1, k4, k5, n, ld, count));
     COHORT_CUDA_CHECK_LAUNCH("rkm_update_kernel");
     return COHORT_OK;
 }

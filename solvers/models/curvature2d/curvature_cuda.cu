@@ -29,19 +29,15 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
                   : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, t[m]);
 }
 
-/* curvature_node_kernel<PASS, I>, I = uint32_t where the indices fit (COHORT_CUDA_LAUNCH_INDEXED)
- */
 template <int PASS>
 static int curvature_node_launch(const curvature_grid *g, const double *t, const double *u,
                                  const double *w, double *out, int64_t ld, int64_t count)
 {
     const int64_t threads = (g->nx + 1) * (g->ny + 1) * count;
-    if (threads <= (int64_t)0xffffffffu)
-        curvature_node_kernel<PASS, uint32_t>
-            <<<blocks_for(threads), COHORT_CUDA_THREADS>>>(*g, t, u, w, out, ld, count);
-    else
-        curvature_node_kernel<PASS, int64_t>
-            <<<blocks_for(threads), COHORT_CUDA_THREADS>>>(*g, t, u, w, out, ld, count);
+    COHORT_CUDA_WITH_INDEX(
+        threads, I,
+        curvature_node_kernel<PASS, I>
+        <<<blocks_for(threads), COHORT_CUDA_THREADS>>>(*g, t, u, w, out, ld, count));
     COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel");
     return COHORT_OK;
 }
