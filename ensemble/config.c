@@ -19,14 +19,18 @@
 static const char GRID_1D[] = "1D models", GRID_2D[] = "2D models";
 /* ... and for "the models on a bounded grid" (model->boundaries) and "the adaptive models" */
 static const char BOUNDED[] = "bounded models", ADAPTIVE[] = "adaptive models";
+/* ... and for "the models that offer several steppers" (model->steppers) */
+static const char STEPPED[] = "models with steppers";
 static const config_key common[] = {
     {"model", "name", CONFIG_ENUM, NULL /* cohort_model_default() */, 0, 0, 0, 0, NULL, "", "",
      "the equation (cohort models lists them)"},
     {"model", "boundary", CONFIG_ENUM, "dirichlet", 0, 0, 0, 0, "dirichlet|neumann", BOUNDED, "",
      "boundary condition of a bounded model: dirichlet (the initial values held, or the exact "
-     "solution's) or neumann (zero normal derivative)"},
+     "solution's) or neumann (zero normal derivative); heat1d's rod is insulated, neumann only "
+     "(its default)"},
     {"grid", "n", CONFIG_INT, "256", 3, 16777216, 0, 0, NULL, GRID_1D, "points",
-     "grid points of the periodic domain (tridiagonal models >= 3, pentadiagonal >= 5)"},
+     "grid points of the periodic domain (tridiagonal models >= 3, pentadiagonal >= 5); heat1d: "
+     "cells of the rod, whose n + 1 nodes include both ends"},
     {"grid", "nx", CONFIG_INT, "128", 2, 1048576, 0, 0, NULL, GRID_2D, "points",
      "grid points along x of the periodic square; on a bounded square, cells (nx + 1 nodes)"},
     {"grid", "ny", CONFIG_INT, "128", 2, 1048576, 0, 0, NULL, GRID_2D, "points",
@@ -35,13 +39,22 @@ static const config_key common[] = {
      "domain length L (2D: the side of the square); multiples of pi are accepted (2*pi, pi/2)"},
     {"grid", "origin", CONFIG_REAL, "0", -INF, INF, 0, 0, NULL, BOUNDED, "1",
      "lower-left corner of the bounded square [origin, origin + L]^2 (-4 with length 8: "
-     "[-4, 4]^2)"},
+     "[-4, 4]^2); heat1d: the rod's left end"},
     {"time", "dt", CONFIG_REAL, "auto", 0, INF, 1, 1, NULL, "", "1",
      "time step; auto = the model's choice (cohort models; 0.1 dx, dx = L / nx, for the "
      "Cahn-Hilliard models, seed 003 eq. 27); adaptive models: the first trial step"},
     {"time", "tolerance", CONFIG_REAL, "1e-6", 0, INF, 1, 0, NULL, ADAPTIVE, "1",
      "adaptive models: a step is accepted when Merson's error estimate, the largest over the "
      "member's grid, is below it (seed 000, eq. 27-29)"},
+    {"time", "stepper", CONFIG_ENUM, "swept", 0, 0, 0, 0, "swept|classic", STEPPED, "",
+     "how an explicit 1D model takes its steps, the same arithmetic either way: swept (the swept "
+     "time-space rule of seed 001: each block advances its tile in shared memory as far as its "
+     "dependency cone allows and exchanges only edges; a member that fits in one block stays on "
+     "chip between records) or classic (one pass over global memory per stage); on the cpu "
+     "backend both are the same loop"},
+    {"time", "block_width", CONFIG_INT, "auto", 8, 8192, 0, 1, NULL, STEPPED, "points",
+     "points per tile of the swept rule and threads per block of the classic kernels (cuda); auto "
+     "= the fastest measured by bench-swept"},
     {"time", "t_end", CONFIG_REAL, "20", 0, INF, 1, 0, NULL, "", "1",
      "final time, reached exactly"},
     {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
@@ -53,15 +66,17 @@ static const config_key common[] = {
     {"ensemble", "chunk", CONFIG_INT, "auto", 1, 1099511627776.0, 0, 1, NULL, "", "members",
      "members per chunk; auto sizes chunks from free device (or host) memory"},
     {"initial", "kind", CONFIG_ENUM, "uniform", 0, 0, 0, 0,
-     "uniform|cosine|mode|manufactured|radial_sine", "", "",
+     "uniform|cosine|mode|manufactured|radial_sine|ramp", "", "",
      "uniform: mean + mean-free uniform noise in [-amplitude, amplitude]; cosine and mode: "
-     "mean + amplitude cos(mode 2 pi x / L); manufactured: the exact solution zeta of seed 000 "
-     "eq. 30 with its forcing; radial_sine: amplitude sin(mode pi |x|) (seed 000 eq. 35: mode = "
-     "3, amplitude = 1)"},
+     "mean + amplitude cos(mode 2 pi x / L) (on heat1d's insulated rod [0, L], cosine is the "
+     "rod's own mode mean + amplitude cos(mode pi x / L)); manufactured: the exact solution zeta "
+     "of seed 000 eq. 30 with its forcing; radial_sine: amplitude sin(mode pi |x|) (seed 000 eq. "
+     "35: mode = 3, amplitude = 1); ramp: the rod with a temperature gradient, mean + amplitude "
+     "(2 x / L - 1) (seed 001)"},
     {"initial", "amplitude", CONFIG_REAL, "0.1", 0, INF, 0, 0, NULL, "", "1",
      "noise amplitude or cosine amplitude"},
     {"initial", "mean", CONFIG_REAL, "0", -INF, INF, 0, 0, NULL, "", "1",
-     "the member's mean <C>, conserved by every model"},
+     "the member's mean <C>, conserved by every periodic model"},
     {"initial", "mode", CONFIG_INT, "1", 1, 16777216, 0, 0, NULL, "", "",
      "Fourier mode of cosine and mode initial conditions; the 3 of radial_sine's sin(3 pi r)"},
     {"output", "path", CONFIG_STRING, "out/cohort.nc", 0, 0, 0, 0, NULL, "", "",
@@ -112,12 +127,14 @@ static void schema_init(void)
     for (size_t c = 0; c < N_COMMON; ++c) {
         schema[N_KEYS] = common[c];
         const char *group = common[c].models;
-        if (group == GRID_1D || group == GRID_2D || group == BOUNDED || group == ADAPTIVE) {
+        if (group == GRID_1D || group == GRID_2D || group == BOUNDED || group == ADAPTIVE ||
+            group == STEPPED) {
             for (size_t m = 0; m < n_models; ++m) {
                 const cohort_model *d = models[m];
                 const int reads = group == GRID_1D   ? d->dimension == 1
                                   : group == GRID_2D ? d->dimension == 2
                                   : group == BOUNDED ? d->boundaries != NULL
+                                  : group == STEPPED ? d->steppers != NULL
                                                      : d->adaptive;
                 if (reads) append_word(key_models[N_KEYS], MODEL_LIST, d->name, " ");
             }

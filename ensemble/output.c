@@ -228,7 +228,8 @@ static int define_file(cohort_output *o, const output_spec *s)
     COHORT_CALL(put_text(o, var_member, "units", "1"));
     NC_CALL(o, nc_def_var(o->ncid, "x", NC_DOUBLE, 1, &dim_x, &var_x));
     COHORT_CALL(put_text(o, var_x, "long_name",
-                         s->closed ? "position along x of the node on the square"
+                         s->closed ? (s->ny > 0 ? "position along x of the node on the square"
+                                                : "position of the node on the closed interval")
                                    : "position on the periodic domain"));
     COHORT_CALL(put_text(o, var_x, "units", "1"));
     NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));

@@ -178,13 +178,20 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     p->values.length = config_real(c, "grid", "length");
     if (m->boundaries) {
         const config_value *b = config_get(c, "model", "boundary");
-        if (!config_list_has(m->boundaries, '|', b->text)) {
+        /* a model with one condition (heat1d's insulated rod) takes it unless told otherwise */
+        const int only_one = !strchr(m->boundaries, '|'),
+                  by_default = !strcmp(b->origin, "default");
+        if (only_one && by_default) {
+            p->values.boundary = !strcmp(m->boundaries, "neumann") ? COHORT_BOUNDARY_NEUMANN
+                                                                   : COHORT_BOUNDARY_DIRICHLET;
+        } else if (!config_list_has(m->boundaries, '|', b->text)) {
             snprintf(err, len, "%s: model.boundary = %s: %s allows %s", b->origin, b->text, m->name,
                      m->boundaries);
             return EXIT_BAD_INPUT;
+        } else {
+            p->values.boundary =
+                !strcmp(b->text, "neumann") ? COHORT_BOUNDARY_NEUMANN : COHORT_BOUNDARY_DIRICHLET;
         }
-        p->values.boundary =
-            !strcmp(b->text, "neumann") ? COHORT_BOUNDARY_NEUMANN : COHORT_BOUNDARY_DIRICHLET;
         p->values.origin = config_real(c, "grid", "origin");
     }
     if (m->boundaries && config_get(c, "analysis", "structure_factor")->integer) {
@@ -209,30 +216,48 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                  kind->text, m->name, kinds);
         return EXIT_BAD_INPUT;
     }
+    if (m->steppers) {
+        const config_value *st = config_get(c, "time", "stepper");
+        if (!config_list_has(m->steppers, '|', st->text)) {
+            snprintf(err, len, "%s: time.stepper = %s: %s offers %s", st->origin, st->text, m->name,
+                     m->steppers);
+            return EXIT_BAD_INPUT;
+        }
+        p->values.stepper =
+            !strcmp(st->text, "classic") ? COHORT_STEPPER_CLASSIC : COHORT_STEPPER_SWEPT;
+        const config_value *bw = config_get(c, "time", "block_width");
+        p->values.block_width = bw->is_auto ? 0 : bw->integer;
+    }
     const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
     p->values.initial_kind = kind->text;
     p->values.amplitude = config_real(c, "initial", "amplitude");
     p->values.mode = config_get(c, "initial", "mode")->integer;
+    p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
+                 : !strcmp(kind->text, "cosine") ? INITIAL_COSINE
+                                                 : INITIAL_MODE;
+    p->ic.amplitude = config_real(c, "initial", "amplitude");
+    p->ic.mode = config_get(c, "initial", "mode")->integer;
+    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
+    p->mean = config_real(c, "initial", "mean");
+    p->members = config_get(c, "ensemble", "members")->integer;
+    const int swept = plan_sweeps(c, p, err, len);
+    if (swept) return swept;
     /* an adaptive model's step() covers one output interval, in its own steps from time.dt */
     double dt_wanted = dt->is_auto ? m->dt_auto(&p->values) : dt->number;
+    /* auto: the smallest of the stepper's swept points' choices (heat1d's Fo depends on alpha);
+     * 2^20 points at most scanned */
+    for (int64_t point = 0; dt->is_auto && p->n_stepper_sweeps > 0 &&
+                            point < p->members / p->replicates && point < (1 << 20);
+         ++point) {
+        const cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
+        dt_wanted = fmin(dt_wanted, m->dt_auto(&v));
+    }
     if (m->adaptive) {
         p->values.tau0 = dt_wanted;
         p->values.tolerance = config_real(c, "time", "tolerance");
         dt_wanted = config_real(c, "time", "output_every");
     }
     p->t_end = t_end->number;
-    if (m->check) {
-        const char *key = NULL;
-        char why[512];
-        if (m->check(m, &p->values, &key, why, sizeof why)) {
-            const char *dot = strchr(key, '.');
-            char section[32];
-            snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
-            const config_value *v = config_get(c, section, dot + 1);
-            snprintf(err, len, "%s: %s = %s: %s", v->origin, key, v->text, why);
-            return EXIT_BAD_INPUT;
-        }
-    }
     if (p->t_end < dt_wanted) {
         snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
                  t_end->origin, p->t_end, dt_wanted, dt->origin);
@@ -258,15 +283,22 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
-    p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
-                 : !strcmp(kind->text, "cosine") ? INITIAL_COSINE
-                                                 : INITIAL_MODE;
-    p->ic.amplitude = config_real(c, "initial", "amplitude");
-    p->ic.mode = config_get(c, "initial", "mode")->integer;
-    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
-    p->mean = config_real(c, "initial", "mean");
-    p->members = config_get(c, "ensemble", "members")->integer;
-    const int rc = plan_sweeps(c, p, err, len);
+    int rc = 0;
+    /* the model's own relations, for every swept point's values (2^20 points at most scanned) */
+    const int64_t points = p->replicates > 0 ? p->members / p->replicates : 0;
+    for (int64_t point = 0; rc == 0 && m->check && point < points && point < (1 << 20); ++point) {
+        const cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
+        const char *key = NULL;
+        char why[512];
+        if (m->check(m, &v, &key, why, sizeof why)) {
+            const char *dot = strchr(key, '.');
+            char section[32];
+            snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
+            const config_value *bad = config_get(c, section, dot + 1);
+            snprintf(err, len, "%s: %s = %s: %s", bad->origin, key, bad->text, why);
+            rc = EXIT_BAD_INPUT;
+        }
+    }
     const config_value *kmeans = config_get(c, "analysis", "kmeans");
     if (rc == 0 && kmeans->integer > p->members) {
         snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",
@@ -301,7 +333,7 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
         spec->closed = 1;
         spec->origin = p->values.origin;
         spec->nx = p->values.nx + 1;
-        spec->ny = p->values.ny + 1;
+        spec->ny = p->model->dimension == 2 ? p->values.ny + 1 : 0;
     }
     spec->backend = be->name;
     spec->device = pv->device;

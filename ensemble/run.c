@@ -184,7 +184,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* the model's observables over t; per member its steps and, from the exact solution, the
      * errors of seed 000 eq. 31-33 */
     const int n_obs = model->n_observables;
-    const int exact = model->exact_kind && !strcmp(p.values.initial_kind, model->exact_kind);
+    const int exact =
+        model->exact_kind && config_list_has(model->exact_kind, '|', p.values.initial_kind);
     spec.n_series = n_obs;
     for (int q = 0; q < n_obs; ++q) {
         spec.series_name[q] = model->observables[q].name;
@@ -203,12 +204,17 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         "zeta)^2 h1 h2 (seed 000, eq. 32)",
         "error in Linf(omega_h x [0, T]): max over the records and nodes of |phi - zeta| (seed "
         "000, eq. 33)"};
-    const int n_values = model->adaptive ? (exact ? 5 : 2) : 0;
+    /* the per-member values stored: an adaptive model's step counts, the errors where the
+     * exact solution is known */
+    int value_slot[5], n_values = 0;
+    for (int q = model->adaptive ? VALUE_ACCEPTED : VALUE_L1;
+         q <= (exact ? VALUE_LINF : VALUE_REJECTED); ++q)
+        value_slot[n_values++] = q;
     spec.n_member_values = n_values;
     for (int q = 0; q < n_values; ++q) {
-        spec.member_value_name[q] = value_name[q];
-        spec.member_value_meaning[q] = value_meaning[q];
-        spec.member_value_int[q] = q <= VALUE_REJECTED;
+        spec.member_value_name[q] = value_name[value_slot[q]];
+        spec.member_value_meaning[q] = value_meaning[value_slot[q]];
+        spec.member_value_int[q] = value_slot[q] <= VALUE_REJECTED;
     }
     cohort_output *out = NULL;
     const int created = history && config_text
@@ -322,7 +328,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 be->copy_to_device(member_param, host_member_param, (size_t)count * sizeof(double));
         if (rc == COHORT_OK && model->initial_fill)
             rc = model->initial_fill(stepper, state, p.amplitude_sweep >= 0 ? amplitude : NULL,
-                                     chunk, count);
+                                     mean, chunk, count);
         else if (rc == COHORT_OK)
             rc = initial1d_fill(be, &p.ic, p.amplitude_sweep >= 0 ? amplitude : NULL, state, noise,
                                 n, chunk, 0, m0, count);
@@ -339,15 +345,21 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         while (rc == COHORT_OK && (r < p.n_records || q < p.n_snapshots)) {
             int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
             if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
-            for (; step < next && rc == COHORT_OK; ++step) {
+            while (step < next && rc == COHORT_OK) {
                 cohort_model_state ms = {
                     state, prev, scratch, mean, p.member_param_sweep >= 0 ? member_param : NULL,
                     chunk, 0,    count};
-                rc = model->step(stepper, &ms, step);
+                /* a model that advances many steps in one call (the swept rule) takes up to
+                 * 4096 at a time, so that the progress line still moves */
+                const int64_t steps =
+                    model->advance ? (next - step < 4096 ? next - step : 4096) : 1;
+                rc = model->advance ? model->advance(stepper, &ms, step, steps)
+                                    : model->step(stepper, &ms, step);
                 state = ms.u, prev = ms.prev, scratch = ms.scratch;
-                member_steps += count;
-                if ((step & 63) == 0)
-                    progress_show(&pr, m0, members, (step + 1) * p.values.dt, member_steps, 0);
+                member_steps += steps * count;
+                if (model->advance || (step & 63) == 0)
+                    progress_show(&pr, m0, members, (step + steps) * p.values.dt, member_steps, 0);
+                step += steps;
             }
             if (rc == COHORT_OK && r < p.n_records && p.record_step[r] == next) {
                 rc = fields_moments(be, state, field_mean, n, chunk, 0, count, moments_dev);
@@ -394,16 +406,17 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 ++q;
             }
         }
-        if (rc == COHORT_OK && model->counters && n_values > 0) {
+        if (rc == COHORT_OK && model->counters && model->adaptive) {
             rc = model->counters(stepper, count, counter, counter + count);
             for (int64_t k = 0; k < count; ++k) {
                 member_value[VALUE_ACCEPTED * count + k] = (double)counter[k];
                 member_value[VALUE_REJECTED * count + k] = (double)counter[count + k];
-                member_value[VALUE_L2 * count + k] = sqrt(member_value[VALUE_L2 * count + k]);
             }
-            for (int v = 0; v < n_values && rc == COHORT_OK; ++v)
-                rc = output_write_member_value(out, v, m0, count, member_value + v * count);
         }
+        for (int64_t k = 0; exact && k < count; ++k)
+            member_value[VALUE_L2 * count + k] = sqrt(member_value[VALUE_L2 * count + k]);
+        for (int v = 0; v < n_values && rc == COHORT_OK; ++v)
+            rc = output_write_member_value(out, v, m0, count, member_value + value_slot[v] * count);
         if (rc == COHORT_OK && (archive || features))
             rc = states_to_host(be, state, scratch, field_mean, host_state, member_major, n, chunk,
                                 count);

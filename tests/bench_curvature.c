@@ -65,7 +65,7 @@ static result run_once(const cohort_backend *be, const cohort_model *m, int64_t 
     CHECK_COHORT(be->alloc((void **)&u, (size_t)(n * members) * sizeof(double)));
     CHECK_COHORT(
         be->fill(u, NAN, (size_t)(n * members))); /* poisoned: initial_fill must write all */
-    CHECK_COHORT(m->initial_fill(stepper, u, NULL, members, members));
+    CHECK_COHORT(m->initial_fill(stepper, u, NULL, NULL, members, members));
     CHECK_COHORT(be->synchronize());
     const double start = cohort_seconds();
     for (int64_t k = 0; k < intervals; ++k) {

@@ -168,8 +168,11 @@ int main(void)
     }
     EXPECT(strstr(listing, "grid.n       default 256    an integer in [3, 16777216]") != NULL,
            "ranges exact:\n%s", listing);
+    /* ch2d's section ends where the next model's (mcf2d) begins */
     const char *ch2d = strstr(listing, "ch2d\n"), *nx = strstr(listing, "grid.nx");
-    EXPECT(ch2d && nx > ch2d && strstr(ch2d, "grid.n ") == NULL,
+    const char *after_ch2d = ch2d ? strstr(ch2d, "mcf2d\n") : NULL;
+    const char *grid_n = ch2d ? strstr(ch2d, "grid.n ") : NULL;
+    EXPECT(ch2d && after_ch2d && nx > ch2d && nx < after_ch2d && (!grid_n || grid_n > after_ch2d),
            "grid.nx under ch2d, which does not read grid.n");
     EXPECT(strstr(listing, "grid.length = 2*pi  (a number > 0)") != NULL,
            "keys every model reads listed with their ranges");

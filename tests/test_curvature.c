@@ -124,7 +124,7 @@ static void registry_run(const cohort_backend *be, const char *name, const char 
     if (rc == COHORT_OK) rc = be->alloc((void **)&u, (size_t)(n * count) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&amp, (size_t)count * sizeof(double));
     if (rc == COHORT_OK) rc = be->copy_to_device(amp, amplitudes, sizeof amplitudes);
-    if (rc == COHORT_OK) rc = m->initial_fill(stepper, u, amp, count, count);
+    if (rc == COHORT_OK) rc = m->initial_fill(stepper, u, amp, NULL, count, count);
     if (rc == COHORT_OK) rc = be->copy_to_host(first, u, (size_t)(n * count) * sizeof(double));
     for (int r = 0; r <= records && rc == COHORT_OK; ++r) {
         if (r > 0) {

@@ -167,6 +167,21 @@ expect_bad "--set analysis.kmeans=16: analysis.kmeans = 16 clusters, more than t
 expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.model.f0=0:2
 expect_bad "the directory /nonexistent-dir: No such file or directory" small.ini \
     -o /nonexistent-dir/x.nc
+# the explicit 1D models of seed 001: steppers, tile widths, the Fourier number
+expect_bad "time.stepper = 'sweep'.*swept\|classic" small.ini --set model.name=ks1d \
+    --set time.stepper=sweep
+expect_bad "time.block_width = '4'.*\[8, 8192\]" small.ini --set model.name=ks1d \
+    --set time.block_width=4
+expect_bad "time.block_width = '9000'.*\[8, 8192\]" small.ini --set model.name=ks1d \
+    --set time.block_width=9000
+expect_bad "time.block_width = 2000: .*at most 1024" small.ini --set model.name=ks1d \
+    --set grid.n=4096 --set grid.length=2048 --set time.block_width=2000
+expect_bad "time.dt = 0.1: the Fourier number Fo .* exceeds 1/2" small.ini \
+    --set model.name=heat1d --set initial.kind=ramp --set time.dt=0.1
+expect_bad "time.dt = 0.001: the Fourier number .*alpha = 20.5" small.ini \
+    --set model.name=heat1d --set initial.kind=ramp --set time.dt=0.001 --set sweep.model.alpha=1:40:3
+expect_bad "model.boundary = dirichlet: heat1d allows neumann" small.ini \
+    --set model.name=heat1d --set initial.kind=ramp --set model.boundary=dirichlet
 # every path checked before any work: the configuration is never the output, a directory is no
 # configuration and no output, an existing output is replaced only with --overwrite
 expect_bad "-o small.ini: that is the input" small.ini -o small.ini

@@ -37,6 +37,9 @@ typedef enum {
     COHORT_BOUNDARY_NEUMANN = 2
 } cohort_boundary;
 
+/* time.stepper, for models that offer several ways to take the same steps (model->steppers) */
+typedef enum { COHORT_STEPPER_SWEPT = 0, COHORT_STEPPER_CLASSIC = 1 } cohort_stepper_kind;
+
 /* What one stepper is built from: the parameters in the descriptor's order, the grid, the step,
  * and for bounded and adaptive models the keys they read besides. */
 typedef struct cohort_model_values {
@@ -45,11 +48,13 @@ typedef struct cohort_model_values {
     double length;  /* the periodic domain's side L, or the bounded square's */
     double dt;      /* the step; for an adaptive model the interval one step() covers */
     double origin;  /* grid.origin: a bounded model's lower-left corner */
-    cohort_boundary boundary; /* model.boundary */
-    double tolerance, tau0;   /* adaptive: time.tolerance and the first trial step (time.dt) */
-    const char *initial_kind; /* initial.kind */
-    double amplitude;         /* initial.amplitude (1 where swept per member) */
-    int64_t mode;             /* initial.mode */
+    cohort_boundary boundary;    /* model.boundary */
+    double tolerance, tau0;      /* adaptive: time.tolerance and the first trial step (time.dt) */
+    const char *initial_kind;    /* initial.kind */
+    double amplitude;            /* initial.amplitude (1 where swept per member) */
+    int64_t mode;                /* initial.mode */
+    cohort_stepper_kind stepper; /* time.stepper */
+    int64_t block_width;         /* time.block_width; 0: auto */
 } cohort_model_values;
 
 /* A chunk's state in the backend's memory, interleaved: value v of member m at [v * ld + m]. */
@@ -120,11 +125,12 @@ struct cohort_model {
      * at step 0 */
     int adaptive;
     int working_states; /* states of n values per member the stepper keeps besides u, scratch */
-    /* the model's own initial kinds (those of initial_kinds the driver does not know): writes
-     * members [0, count) of u from v's initial keys, with amplitude per member (backend memory,
-     * count values) or NULL (v->amplitude) */
-    int (*initial_fill)(void *stepper, double *u, const double *amplitude, int64_t ld,
-                        int64_t count);
+    /* the model's own initial kinds (a model with initial_fill fills every kind it lists):
+     * writes members [0, count) of u from v's initial keys, with amplitude per member (backend
+     * memory, count values) or NULL (v->amplitude), and each member's initial.mean (backend
+     * memory, count values) where the kind has one */
+    int (*initial_fill)(void *stepper, double *u, const double *amplitude, const double *mean,
+                        int64_t ld, int64_t count);
     /* the initial kind whose exact solution the model knows (NULL: none); runs from it store the
      * errors error_l1, error_l2, error_linf (member) (seed 000, eq. 31-33 over the records) */
     const char *exact_kind;
@@ -137,6 +143,12 @@ struct cohort_model {
                    int64_t count);
     /* adaptive: each member's accepted and rejected steps so far in this chunk (host) */
     int (*counters)(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
+    /* "swept|classic": the values of time.stepper the model offers, the first the default (NULL:
+     * the key does not apply); they take the same steps with the same arithmetic */
+    const char *steppers;
+    /* Advances the state by `steps` steps from step `step` in one call (NULL: the driver calls
+     * step() once per step); the pointers of s may be exchanged as by step() */
+    int (*advance)(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
     /* relations between keys the schema cannot check: 0, or 2 with *key the offending key
      * ("grid.origin") and the reason in why */
     int (*check)(const cohort_model *m, const cohort_model_values *v, const char **key, char *why,

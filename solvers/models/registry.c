@@ -12,7 +12,9 @@
     X(ch1d_forced)                                                                                 \
     X(ch2d)                                                                                        \
     X(mcf2d)                                                                                       \
-    X(willmore2d)
+    X(willmore2d)                                                                                  \
+    X(heat1d)                                                                                      \
+    X(ks1d)
 
 #define COHORT_MODEL_DECLARE(name) extern const cohort_model cohort_model_##name;
 #define COHORT_MODEL_ENTRY(name) &cohort_model_##name,

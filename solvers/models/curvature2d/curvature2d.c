@@ -214,9 +214,10 @@ int curvature2d_step(void *stepper, cohort_model_state *st, int64_t step)
                        st->count);
 }
 
-int curvature2d_initial_fill(void *stepper, double *u, const double *amplitude, int64_t ld,
-                             int64_t count)
+int curvature2d_initial_fill(void *stepper, double *u, const double *amplitude, const double *mean,
+                             int64_t ld, int64_t count)
 {
+    (void)mean; /* the graphs' initial kinds are of their own height: initial.mean does not apply */
     curvature_stepper *s = stepper;
     return s->k->initial(&s->g, s->amplitude, amplitude, s->mode, u, ld, count);
 }

@@ -29,8 +29,8 @@ int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
                               const cohort_model_values *v, void **stepper);
 void curvature2d_stepper_free(void *stepper);
 int curvature2d_step(void *stepper, cohort_model_state *s, int64_t step);
-int curvature2d_initial_fill(void *stepper, double *u, const double *amplitude, int64_t ld,
-                             int64_t count);
+int curvature2d_initial_fill(void *stepper, double *u, const double *amplitude, const double *mean,
+                             int64_t ld, int64_t count);
 int curvature2d_observe(void *stepper, const double *u, double t, double *values, int64_t ld,
                         int64_t count);
 int curvature2d_counters(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
