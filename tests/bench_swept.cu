@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     const double flops = 24.0 * (double)(n * members) / (on_chip * 1e-3);
     printf("\nbatched: %lld ks1d members x %lld points, %lld steps per advance\n",
            (long long)members, (long long)n, (long long)steps);
-    printf("  on chip (swept, a member per block): %.3f us per step = %.3f ns per member-step\n",
+    printf("  on chip (swept, a member per warp):  %.3f us per step = %.3f ns per member-step\n",
            1e3 * on_chip, 1e6 * on_chip / (double)members);
     printf("  classic (2 passes per step):         %.3f us per step\n", 1e3 * classic_batch);
     printf("  one device-copy pass of the state:   %.3f us (%.0f GB/s read + write)\n",
