@@ -91,6 +91,13 @@ static void print_run_usage(FILE *out)
             "willmore_energy_*), steps_accepted(member), steps_rejected(member), and with\n"
             "initial.kind = manufactured the errors error_l1, error_l2, error_linf(member).\n"
             "\n"
+            "The explicit 1D models of seed 001 (model.name = heat1d, ks1d) step with\n"
+            "time.stepper = swept (the swept time-space rule, tiles of time.block_width points)\n"
+            "or classic (a launch per stage): the same bits either way. heat1d: a rod of grid.n\n"
+            "cells with insulated ends, initial.kind = ramp|cosine, Fo = alpha dt / dx^2 <= 1/2,\n"
+            "l2_error_*(t) and error_l1/l2/linf(member) against the exact solution. ks1d:\n"
+            "periodic, energy_mean/var/sem(t) of 1/2 <u^2>.\n"
+            "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
             "replicates = R) sweep initial.mean, initial.amplitude and any of the model's\n"
             "parameters (cohort models lists them); members = points x replicates.\n");
