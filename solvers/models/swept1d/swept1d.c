@@ -295,8 +295,8 @@ int64_t swept1d_auto_width(const cohort_backend *be, int ks, int64_t n, int64_t 
     (void)ks;
     if (be->kind != COHORT_BACKEND_CUDA) return n;
     /* a member that fits on chip stays there, one warp or block each, where the members fill the
-     * device; otherwise the fastest tile of bench-swept on an H100 (2026-11-22): 256 points up to
-     * 2^16, 512 beyond (heat and KS alike within 10%) */
+     * device; otherwise the fastest tile of bench-swept on an H100 (2026-11-22, heat and KS
+     * alike): 256 points below 2^17, 512 below 2^18, 1024 beyond */
     if (n <= 4096 && count >= 64) return n;
-    return n <= 65536 ? 256 : 512;
+    return n < (1 << 17) ? 256 : n < (1 << 18) ? 512 : 1024;
 }

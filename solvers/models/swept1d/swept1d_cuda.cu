@@ -249,15 +249,18 @@ __global__ void __launch_bounds__(1024)
         const int *before = tiers + ((t - 1) & 1) * max_width;
         int *after = tiers + (t & 1) * max_width;
         if (all_inside) {
-            bool ready = before[p] == t - 1;
+            /* every load issued at once (no short-circuit: a && chain would wait for each
+             * load before the next) */
+            const int here = before[p];
+            bool ready = here == t - 1;
             double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
 #pragma unroll
             for (int k = 0; k <= 2 * R; ++k) {
-                ready = ready && before[y[k]] >= t - 1;
+                ready &= before[y[k]] >= t - 1;
                 v[k + 2 - R] = in[y[k]];
             }
             if (ready) out[p] = swept1d_update(&s, t, v, out[p]);
-            after[p] = ready ? t : before[p];
+            after[p] = ready ? t : here;
         }
         __syncthreads();
     }
