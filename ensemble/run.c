@@ -147,6 +147,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 "= %.4g): expect them to diverge, or set time.dt below it\n",
                 p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
                 (long long)members, mean_lo, mean_hi, worst_limit);
+    /* time.dt = auto says what it chose (an adaptive model's is the first trial step) */
+    if (config_get(c, "time", "dt")->is_auto && !opt->quiet)
+        fprintf(stderr, "cohort run: time.dt = auto: %s %.6g (%s)\n",
+                model->adaptive ? "first trial step" : "dt =",
+                model->adaptive ? p.values.tau0 : p.values.dt, model->name);
     p.chunk = chunk_size(c, be, &p);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */

@@ -2,6 +2,9 @@
  *   (a) heat1d: a cosine mode of the insulated rod, cos(k pi i / (N - 1)), is an eigenvector of
  *       eq. 2 with the mirror ends; after S steps it is g^S times itself, g = 1 - 4 Fo sin^2(k pi
  *       / (2 (N - 1))), to 1e-12, for odd and even N, with either stepper;
+ *   (a') heat1d's exact ramp solution (images for small t, the series for large t) against the
+ *       cosine series summed directly, and the scheme's L2 error against it falling 4x when dx
+ *       halves (through the model's initial_fill, advance and observe);
  *   (b) heat1d refuses Fo > 1/2 naming time.dt; a tile of more than 1024 points that is not a
  *       whole member is refused;
  *   (c) ks1d: the scheme's right-hand side against spectral derivatives (GSL's FFT) of the smooth
@@ -87,6 +90,72 @@ static void heat_amplification(const cohort_backend *be, int64_t N, int k, int64
            "max |T - g^S cos| = %.3g (g^S = %.6g)",
            (long long)N, k, (long long)steps, fo, (int)stepper, (long long)width, worst, g);
     free(u);
+}
+
+/* heat1d's exact ramp solution: the image sum (small t) and the series (large t) against the
+ * cosine series summed directly to 20,000 terms, on both sides of the switch (s = 0.07) */
+static void heat_exact_solution(void)
+{
+    const double taus[] = {1e-4, 0.002, 0.0024, 0.0026, 0.01, 0.2};
+    for (size_t j = 0; j < sizeof taus / sizeof taus[0]; ++j) {
+        double worst = 0.0;
+        for (int i = 0; i <= 40; ++i) {
+            const double xi = i / 40.0;
+            double series = 0.0;
+            for (int k = 1; k <= 40000; k += 2)
+                series -= 8.0 / (k * k * pi * pi) * cos(k * pi * xi) *
+                          exp(-(double)k * k * pi * pi * taus[j]);
+            /* alpha = 2, L = 3: tau = alpha t / L^2 */
+            worst =
+                fmax(worst, fabs(heat1d_exact(1, 0.0, 2.0, 3.0, xi, taus[j] * 9.0 / 2.0) - series));
+        }
+        /* the direct sum's own truncation is below 8 / (pi^2 40000) = 2e-5 only at tau = 0 */
+        const double truncation =
+            8.0 / (pi * pi * 40000.0) * exp(-40000.0 * 40000.0 * pi * pi * taus[j]);
+        EXPECT(worst <= 1e-13 + truncation,
+               "ramp at tau = alpha t / L^2 = %g: max |exact - series| "
+               "= %.3g",
+               taus[j], worst);
+    }
+    /* the cosine: one decaying mode */
+    const double c = heat1d_exact(0, 3.0, 0.5, 2.0, 0.25, 0.1);
+    EXPECT(fabs(c - cos(0.75 * pi) * exp(-0.5 * 9.0 * pi * pi / 4.0 * 0.1)) < 1e-15,
+           "cosine mode 3: %.17g", c);
+}
+
+/* the scheme converges to it at second order: the L2 error at t = 0.02 through the model's own
+ * observe (ramp, Fo = 0.4 so that dt falls with dx^2), 32 -> 64 -> 128 cells */
+static void heat_converges(const cohort_backend *be)
+{
+    double error[3];
+    for (int j = 0; j < 3; ++j) {
+        const int64_t cells = 32 << j;
+        run r = run_make("heat1d", cells + 1, 1.0, 0.0);
+        r.v.initial_kind = "ramp", r.v.amplitude = 1.0;
+        const int64_t steps = (int64_t)ceil(0.02 / r.v.dt);
+        r.v.dt = 0.02 / (double)steps;
+        void *stp = NULL;
+        double *u = NULL, *scratch = NULL, *mean = NULL, values[4];
+        const double zero = 0.25;
+        const size_t bytes = (size_t)(cells + 1) * sizeof(double);
+        int rc = r.m->stepper_alloc(r.m, be, &r.v, &stp);
+        if (rc == COHORT_OK) rc = be->alloc((void **)&u, bytes);
+        if (rc == COHORT_OK) rc = be->alloc((void **)&scratch, bytes);
+        if (rc == COHORT_OK) rc = be->alloc((void **)&mean, sizeof(double));
+        if (rc == COHORT_OK) rc = be->copy_to_device(mean, &zero, sizeof(double));
+        if (rc == COHORT_OK) rc = r.m->initial_fill(stp, u, NULL, mean, 1, 1);
+        cohort_model_state st = {u, NULL, scratch, mean, NULL, 1, 0, 1};
+        if (rc == COHORT_OK) rc = r.m->advance(stp, &st, 0, steps);
+        if (rc == COHORT_OK) rc = r.m->observe(stp, st.u, 0.02, values, 1, 1);
+        EXPECT(rc == COHORT_OK, "%s", cohort_error_detail());
+        error[j] = values[0];
+        be->release(st.u), be->release(st.scratch), be->release(mean);
+        r.m->stepper_free(stp);
+    }
+    for (int j = 0; j < 2; ++j)
+        EXPECT(error[j] / error[j + 1] > 3.7 && error[j] / error[j + 1] < 4.3,
+               "heat1d ramp: L2 error %.3g -> %.3g from %d to %d cells (ratio %.3f, 4 expected)",
+               error[j], error[j + 1], 32 << j, 64 << j, error[j] / error[j + 1]);
 }
 
 static void refusals(void)
@@ -232,6 +301,8 @@ int main(int argc, char **argv)
         heat_amplification(be, 1001, 2, 3000, (cohort_stepper_kind)stepper, 96);
     }
     refusals();
+    heat_exact_solution();
+    heat_converges(be);
     ks_rhs_order();
     ks_energy_bounded(be);
     /* members of 32 P points, on chip one warp each (P = 2 .. 16), and of 1024, one block */
