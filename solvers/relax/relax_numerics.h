@@ -1,0 +1,90 @@
+/* Red-black local relaxation of the 5-point convection-diffusion operator (seed 004), per point:
+ * the stencil of eq. 2-3, the local relaxation parameters of eq. 9-13, one update of eq. 6-8.
+ * Shared by the OpenMP loops and the CUDA kernels (relax_cpu.c, relax_cuda.cu). */
+#ifndef COHORT_RELAX_NUMERICS_H
+#define COHORT_RELAX_NUMERICS_H
+
+#include <math.h>
+
+#include "backend/cohort_hd.h"
+
+typedef enum { RELAX_LMSOR = 0, RELAX_LSOR = 1, RELAX_SOR = 2 } relax_method;
+
+/* the local Jacobi operator's eigenvalues (seed 004, section 2) */
+typedef enum { RELAX_REAL = 0, RELAX_IMAGINARY = 1, RELAX_MIXED = 2 } relax_case;
+
+/* u_ij = l u_{i-1,j} + r u_{i+1,j} + t u_{i,j+1} + b u_{i,j-1} (eq. 2) */
+typedef struct relax_stencil {
+    double l, r, t, b;
+} relax_stencil;
+
+/* Eq. 3 from the convection coefficients f, g at the point and the spacings h = 1 / (M1 + 1),
+ * k = 1 / (M2 + 1): the centred discretisation of u_xx + u_yy - f u_x - g u_y = 0 divided by its
+ * diagonal 2 (1/h^2 + 1/k^2). */
+COHORT_HD relax_stencil relax_stencil_at(double f, double g, double h, double k)
+{
+    const double d = 2.0 * (k * k + h * h), cx = k * k / d, cy = h * h / d;
+    relax_stencil s;
+    s.l = cx * (1.0 + 0.5 * h * f);
+    s.r = cx * (1.0 - 0.5 * h * f);
+    s.t = cy * (1.0 - 0.5 * k * g);
+    s.b = cy * (1.0 + 0.5 * k * g);
+    return s;
+}
+
+/* Real where l r >= 0 and t b >= 0, imaginary where both are <= 0, else mixed. */
+COHORT_HD relax_case relax_classify(relax_stencil s)
+{
+    const double lr = s.l * s.r, tb = s.t * s.b;
+    if (lr >= 0.0 && tb >= 0.0) return RELAX_REAL;
+    if (lr <= 0.0 && tb <= 0.0) return RELAX_IMAGINARY;
+    return RELAX_MIXED;
+}
+
+/* The magnitudes of the extreme local Jacobi eigenvalues, eq. 10 (upper) and eq. 11 (lower):
+ * 2 (sqrt|l r| cos(pi h) + sqrt|t b| cos(pi k)) and the same with cos(pi (1 - h) / 2),
+ * cos(pi (1 - k) / 2). In the imaginary case the eigenvalues are i times these. */
+COHORT_HD void relax_mu(relax_stencil s, double h, double k, double *upper, double *lower)
+{
+    const double pi = 3.14159265358979323846;
+    const double x = sqrt(fabs(s.l * s.r)), y = sqrt(fabs(s.t * s.b));
+    *upper = 2.0 * (x * cos(pi * h) + y * cos(pi * k));
+    *lower = 2.0 * (x * cos(0.5 * pi * (1.0 - h)) + y * cos(0.5 * pi * (1.0 - k)));
+}
+
+/* The local parameters of a point: omega for its red (i + j even) role, omega' for black.
+ * LMSOR: eq. 9 (real) and eq. 13 (imaginary), omega = omega_1, omega' = omega_2.
+ * LSOR (omega = omega', Kuo, Levy and Musicus; seed 004's ref. 11): the optimum of SOR for the
+ * local Jacobi radius, 2 / (1 + sqrt(1 - mu^2)) (real) and 2 / (1 + sqrt(1 + mu^2)) (imaginary).
+ * Mixed points (l r and t b of opposite signs; none in seed 004's tests) take omega = omega' = 1,
+ * Gauss-Seidel: eq. 9-13 do not cover them, and no relaxation is the choice that cannot make a
+ * point's local iteration diverge. SOR's global omega is the member's (relax_global_omega). */
+COHORT_HD relax_case relax_local_parameters(relax_stencil s, double h, double k,
+                                            relax_method method, double *omega_red,
+                                            double *omega_black)
+{
+    const relax_case c = relax_classify(s);
+    double upper, lower;
+    relax_mu(s, h, k, &upper, &lower);
+    const double sign = c == RELAX_REAL ? -1.0 : 1.0; /* 1 - mu^2 or 1 + mu^2 */
+    if (c == RELAX_MIXED) {
+        *omega_red = *omega_black = 1.0;
+    } else if (method == RELAX_LMSOR) {
+        const double root = sqrt((1.0 + sign * upper * upper) * (1.0 + sign * lower * lower));
+        *omega_red = 2.0 / (1.0 - upper * lower + root);
+        *omega_black = 2.0 / (1.0 + upper * lower + root);
+    } else {
+        *omega_red = *omega_black = 2.0 / (1.0 + sqrt(1.0 + sign * upper * upper));
+    }
+    return c;
+}
+
+/* One point of a colour sweep, eq. 6-7: (1 - omega) u + omega J u with J of eq. 8 */
+COHORT_HD double relax_update(double u, double omega, relax_stencil s, double west, double east,
+                              double north, double south)
+{
+    const double jacobi = s.l * west + s.r * east + s.t * north + s.b * south;
+    return (1.0 - omega) * u + omega * jacobi;
+}
+
+#endif
