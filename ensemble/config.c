@@ -19,8 +19,8 @@
 static const char GRID_1D[] = "1D models", GRID_2D[] = "2D models";
 /* ... and for "the models on a bounded grid" (model->boundaries) and "the adaptive models" */
 static const char BOUNDED[] = "bounded models", ADAPTIVE[] = "adaptive models";
-/* ... and for "the models that offer several steppers" (model->steppers) */
-static const char STEPPED[] = "models with steppers";
+/* ... and for "the models that offer several steppers" (model->steppers), "the steady models" */
+static const char STEPPED[] = "models with steppers", STEADY[] = "steady models";
 static const config_key common[] = {
     {"model", "name", CONFIG_ENUM, NULL /* cohort_model_default() */, 0, 0, 0, 0, NULL, "", "",
      "the equation (cohort models lists them)"},
@@ -59,6 +59,17 @@ static const config_key common[] = {
      "final time, reached exactly"},
     {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
      "interval between recorded statistics"},
+    {"solver", "method", CONFIG_ENUM, "lmsor", 0, 0, 0, 0, "lmsor|lsor|sor", STEADY, "",
+     "steady models: red-black local modified SOR with the optimal local omega, omega' of seed "
+     "004 eq. 9-13 (lmsor), local SOR with omega = omega' (lsor), or SOR with one global omega "
+     "from the classic theory (sor)"},
+    {"solver", "tolerance", CONFIG_REAL, "1e-6", 0, INF, 1, 0, NULL, STEADY, "1",
+     "steady models: a member has converged when ||u||_inf <= tolerance (seed 004: the exact "
+     "solution is 0)"},
+    {"solver", "max_iterations", CONFIG_INT, "20000", 1, 1e12, 0, 0, NULL, STEADY, "iterations",
+     "steady models: a member not converged by then is stored with converged = 0"},
+    {"solver", "check_every", CONFIG_INT, "100", 1, 1e12, 0, 0, NULL, STEADY, "iterations",
+     "steady models: the cadence of residual_history(member, check)"},
     {"ensemble", "members", CONFIG_INT, "4096", 1, 1099511627776.0, 0, 0, NULL, "", "members",
      "ensemble size when [sweep] does not set it"},
     {"ensemble", "seed", CONFIG_INT, "1", 0, 9.2e18, 0, 0, NULL, "", "",
@@ -128,13 +139,14 @@ static void schema_init(void)
         schema[N_KEYS] = common[c];
         const char *group = common[c].models;
         if (group == GRID_1D || group == GRID_2D || group == BOUNDED || group == ADAPTIVE ||
-            group == STEPPED) {
+            group == STEPPED || group == STEADY) {
             for (size_t m = 0; m < n_models; ++m) {
                 const cohort_model *d = models[m];
                 const int reads = group == GRID_1D   ? d->dimension == 1
                                   : group == GRID_2D ? d->dimension == 2
                                   : group == BOUNDED ? d->boundaries != NULL
                                   : group == STEPPED ? d->steppers != NULL
+                                  : group == STEADY  ? d->solver_methods != NULL
                                                      : d->adaptive;
                 if (reads) append_word(key_models[N_KEYS], MODEL_LIST, d->name, " ");
             }
@@ -164,7 +176,7 @@ static void schema_init(void)
         if (!strcmp(schema[k].section, "model") && !strcmp(schema[k].name, "name"))
             schema[k].allowed = model_names;
 }
-static const char *const sections[] = {"model",   "grid",  "time",   "ensemble",
+static const char *const sections[] = {"model",   "grid",  "time",   "solver",  "ensemble",
                                        "initial", "sweep", "output", "analysis"};
 enum { N_SECTIONS = sizeof sections / sizeof sections[0] };
 
@@ -495,7 +507,7 @@ static int apply(cohort_config *c, const char *section, const char *name, const 
     if (!known_section(section)) {
         suggest_section(section, hint, sizeof hint);
         return fail(err, len,
-                    "%s: unknown section [%s]%s; sections are [model] [grid] [time] "
+                    "%s: unknown section [%s]%s; sections are [model] [grid] [time] [solver] "
                     "[ensemble] [initial] [sweep] [output] [analysis]",
                     origin, section, hint);
     }
@@ -785,13 +797,15 @@ void config_print_model_table(FILE *out)
 {
     size_t n_models = 0;
     const cohort_model *const *models = cohort_models(&n_models);
+    /* a model without parameters gets one line with key "-" and range (-inf, inf) */
+    static const cohort_model_param none = {"-", "-", -INFINITY, INFINITY, 0, "1", ""};
     for (size_t m = 0; m < n_models; ++m)
-        for (int j = 0; j < models[m]->n_params; ++j) {
+        for (int j = 0; j < (models[m]->n_params ? models[m]->n_params : 1); ++j) {
             const cohort_model *d = models[m];
-            const cohort_model_param *q = &d->params[j];
-            fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\t%.*s\t%d\n", d->name,
+            const cohort_model_param *q = d->n_params ? &d->params[j] : &none;
+            fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\t%.*s\t%d\t%d\n", d->name,
                     d->dimension, d->conserves_mean, d->cpu_cuda_rtol, q->key, q->default_value,
                     q->min, q->max, q->min_exclusive, (int)strcspn(d->initial_kinds, "|"),
-                    d->initial_kinds, d->boundaries != NULL);
+                    d->initial_kinds, d->boundaries != NULL, d->solver_methods != NULL);
         }
 }

@@ -423,8 +423,8 @@ int main(int argc, char **argv)
                    "every model reads. --table prints one tab-separated line per model parameter "
                    "for scripts: model, dimension, conserves_mean, cpu_cuda_rtol, key, default, "
                    "min, max, min_exclusive, first initial kind, bounded (1: model.boundary, no "
-                   "structure "
-                   "factor).\n");
+                   "structure factor), steady (1: solved to solver.tolerance, not stepped); a "
+                   "model without parameters has one line with key -.\n");
             return 0;
         }
         const int table = argc > 2 && !strcmp(argv[2], "--table");

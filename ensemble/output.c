@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
 
+#include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,9 @@ struct cohort_output {
     int ncid;
     int64_t members, n;
     int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
-        var_diverged, var_t_snap, var_ell_member, var_param[8];
+        var_diverged, var_t_snap, var_ell_member, var_param[8], var_history;
+    int64_t n_checks;
+    int var_check;
     int var_series[4][3], n_series, var_member_value[8], member_value_int[8];
     int var_spectrum, var_k1, var_label, var_centroid, var_cluster_size, var_inertia,
         var_iterations, var_label_map;
@@ -183,8 +186,8 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
         dims[ndims] = dim_member, chunk[ndims++] = chunk_members;
         if (s->ny > 0) dims[ndims] = dim_y, chunk[ndims++] = (size_t)s->ny;
         dims[ndims] = dim_x, chunk[ndims++] = (size_t)(s->ny > 0 ? s->nx : s->n);
-        NC_CALL(o, nc_def_var(o->ncid, "C", s->archive_float ? NC_FLOAT : NC_DOUBLE, ndims, dims,
-                              &o->var_c));
+        NC_CALL(o, nc_def_var(o->ncid, s->field_name ? s->field_name : "C",
+                              s->archive_float ? NC_FLOAT : NC_DOUBLE, ndims, dims, &o->var_c));
         NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
         NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_c, 1, 1, 1));
         char meaning[128];
@@ -193,6 +196,24 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
                  s->n_snapshots > 0 ? "snapshot times" : "final time");
         COHORT_CALL(put_text(o, o->var_c, "long_name", meaning));
         COHORT_CALL(put_text(o, o->var_c, "units", "1"));
+    }
+    o->var_history = o->var_check = -1, o->n_checks = s->n_checks;
+    if (s->n_checks > 0) {
+        int dim_check, var_check;
+        NC_CALL(o, nc_def_dim(o->ncid, "check", (size_t)s->n_checks, &dim_check));
+        NC_CALL(o, nc_def_var(o->ncid, "check", NC_INT64, 1, &dim_check, &var_check));
+        COHORT_CALL(put_text(o, var_check, "long_name", "iterations done at the check"));
+        COHORT_CALL(put_text(o, var_check, "units", "1"));
+        const int dims[2] = {dim_member, dim_check};
+        const size_t chunk[2] = {chunk_members, (size_t)s->n_checks};
+        NC_CALL(o, nc_def_var(o->ncid, s->history_name, NC_DOUBLE, 2, dims, &o->var_history));
+        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_history, NC_CHUNKED, chunk));
+        NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_history, 1, 1, 1));
+        const double fill = NAN; /* after the member converged */
+        NC_CALL(o, nc_def_var_fill(o->ncid, o->var_history, NC_FILL, &fill));
+        COHORT_CALL(put_text(o, o->var_history, "long_name", s->history_meaning));
+        COHORT_CALL(put_text(o, o->var_history, "units", "1"));
+        o->var_check = var_check;
     }
     if (s->member_series && s->length_name) {
         const int dims[2] = {dim_t, dim_member};
@@ -235,7 +256,7 @@ static int define_file(cohort_output *o, const output_spec *s)
     NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
     COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
     COHORT_CALL(put_text(o, o->var_t, "units", "1"));
-    o->var_c = o->var_t_snap = o->var_ell_member = -1;
+    o->var_c = o->var_t_snap = o->var_ell_member = o->var_check = o->var_history = -1;
     if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_y, dim_t));
     for (int j = 0; j < s->n_params; ++j) {
         char name[NC_MAX_NAME - 8], grid[NC_MAX_NAME + 1];
@@ -289,9 +310,13 @@ static int define_file(cohort_output *o, const output_spec *s)
     for (int64_t i = 0; i < nx; ++i)
         x[i] = s->origin + (double)i * s->length / (double)(nx - s->closed);
     int rc = nc_put_var_longlong(o->ncid, var_member, index);
+    if (rc == NC_NOERR && o->var_check >= 0)
+        rc = nc_put_var_longlong(o->ncid, o->var_check, (const long long *)s->check_iterations);
     if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
+    const double origin_y = s->length_y > 0.0 ? s->origin_y : s->origin;
+    const double length_y = s->length_y > 0.0 ? s->length_y : s->length;
     for (int64_t j = 0; j < s->ny; ++j)
-        x[j] = s->origin + (double)j * s->length / (double)(s->ny - s->closed);
+        x[j] = origin_y + (double)j * length_y / (double)(s->ny - s->closed);
     if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
     double *k = o->var_spectrum >= 0 ? malloc((size_t)o->n_k * sizeof *k) : NULL;
     if (k) structure_factor_k_values(o->nx, s->ny > 0 ? s->ny : 1, s->length, k);
@@ -384,6 +409,14 @@ int output_write_series(cohort_output *o, int64_t record, int q, double mean, do
     const double v[3] = {mean, var, sem};
     for (int w = 0; w < 3; ++w)
         NC_CALL(o, nc_put_vara_double(o->ncid, o->var_series[q][w], at, one, &v[w]));
+    return COHORT_OK;
+}
+
+int output_write_member_history(cohort_output *o, int64_t m0, int64_t count, const double *values)
+{
+    if (o->var_history < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no history defined");
+    const size_t at[2] = {(size_t)m0, 0}, size[2] = {(size_t)count, (size_t)o->n_checks};
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_history, at, size, values));
     return COHORT_OK;
 }
 

@@ -21,6 +21,14 @@ typedef struct output_spec {
     int closed;
     double origin;
     const char *field_meaning; /* long_name of C (NULL: concentration) */
+    const char *field_name;    /* the archived field's variable (NULL: C) */
+    /* closed: y's own origin and length where they differ from x's (length_y = 0: x's) */
+    double origin_y, length_y;
+    /* per-member histories name(member, check) at n_checks checks, the coordinate
+     * check(check) holding check_iterations[c] (n_checks = 0: none) */
+    int64_t n_checks;
+    const int64_t *check_iterations;
+    const char *history_name, *history_meaning;
     /* statistics over t of per-member observables: <name>_mean, <name>_var, <name>_sem */
     int n_series;
     const char *series_name[4], *series_meaning[4], *series_units[4];
@@ -86,6 +94,9 @@ int output_write_series(cohort_output *o, int64_t record, int q, double mean, do
 /* Member value q of members [m0, m0 + count) (rounded to int64 where the value is an integer). */
 int output_write_member_value(cohort_output *o, int q, int64_t m0, int64_t count,
                               const double *values);
+
+/* The history of members [m0, m0 + count): values[k * n_checks + c]. */
+int output_write_member_history(cohort_output *o, int64_t m0, int64_t count, const double *values);
 
 /* ell of members [m0, m0 + count) at record `record` (output.member_series). */
 int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,

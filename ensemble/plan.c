@@ -142,6 +142,68 @@ static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t le
     return 0;
 }
 
+/* The model's own relations (m->check) for every swept point's values, 2^20 points at most
+ * scanned: 0, or 2 with the message naming the key. */
+static int check_points(const cohort_config *c, const run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const int64_t points = p->replicates > 0 ? p->members / p->replicates : 0;
+    for (int64_t point = 0; m->check && point < points && point < (1 << 20); ++point) {
+        cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
+        if (p->member_param_sweep >= 0)
+            v.param[m->per_member_param] =
+                run_plan_swept_value(p, p->member_param_sweep, point * p->replicates);
+        const char *key = NULL;
+        char why[512];
+        if (m->check(m, &v, &key, why, sizeof why)) {
+            const char *dot = strchr(key, '.');
+            char section[32];
+            snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
+            const config_value *bad = config_get(c, section, dot + 1);
+            snprintf(err, len, "%s: %s = %s: %s", bad->origin, key, bad->text, why);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* A steady model's plan: the [solver] keys, the members and their sweeps (of the model's
+ * parameters only: it has no initial.* to sweep). */
+static int plan_steady(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *method = config_get(c, "solver", "method");
+    if (!config_list_has(m->solver_methods, '|', method->text)) {
+        snprintf(err, len, "%s: solver.method = %s: %s offers %s", method->origin, method->text,
+                 m->name, m->solver_methods);
+        return EXIT_BAD_INPUT;
+    }
+    /* the method's index among the model's */
+    const size_t w = strlen(method->text);
+    for (const char *a = m->solver_methods; strncmp(a, method->text, w) || (a[w] && a[w] != '|');
+         a = strchr(a, '|') + 1)
+        ++p->values.solver_method;
+    p->values.solver_tolerance = config_real(c, "solver", "tolerance");
+    p->values.max_iterations = config_get(c, "solver", "max_iterations")->integer;
+    p->values.check_every = config_get(c, "solver", "check_every")->integer;
+    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
+    p->members = config_get(c, "ensemble", "members")->integer;
+    const int rc = plan_sweeps(c, p, err, len);
+    if (rc) return rc;
+    for (int j = 0; j < p->n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
+        if (strcmp(k->section, "model")) {
+            snprintf(err, len,
+                     "%s: sweep.%s.%s: %s is steady and reads no %s.* keys; it sweeps its model "
+                     "parameters",
+                     p->sweep[j]->origin, k->section, k->name, m->name, k->section);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return check_points(c, p, err, len);
+}
+
 /* Checks what the schema cannot (relations between keys, what this version can run) and derives
  * the plan. Messages name the key and where its value came from. */
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
@@ -203,6 +265,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     }
     for (int j = 0; j < m->n_params; ++j)
         p->values.param[j] = config_real(c, "model", m->params[j].key);
+    if (m->solver_methods) return plan_steady(c, p, err, len);
     const config_value *kind = config_get(c, "initial", "kind");
     if (!config_list_has(m->initial_kinds, '|', kind->text)) {
         char kinds[128] = ""; /* "uniform noise or cosine" */
@@ -283,22 +346,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
-    int rc = 0;
-    /* the model's own relations, for every swept point's values (2^20 points at most scanned) */
-    const int64_t points = p->replicates > 0 ? p->members / p->replicates : 0;
-    for (int64_t point = 0; rc == 0 && m->check && point < points && point < (1 << 20); ++point) {
-        const cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
-        const char *key = NULL;
-        char why[512];
-        if (m->check(m, &v, &key, why, sizeof why)) {
-            const char *dot = strchr(key, '.');
-            char section[32];
-            snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
-            const config_value *bad = config_get(c, section, dot + 1);
-            snprintf(err, len, "%s: %s = %s: %s", bad->origin, key, bad->text, why);
-            rc = EXIT_BAD_INPUT;
-        }
-    }
+    const int rc = check_points(c, p, err, len);
     const config_value *kmeans = config_get(c, "analysis", "kmeans");
     if (rc == 0 && kmeans->integer > p->members) {
         snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",

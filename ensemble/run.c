@@ -19,6 +19,7 @@
 #include "output.h"
 #include "paths.h"
 #include "plan.h"
+#include "steady.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
@@ -137,6 +138,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         return EXIT_BAD_INPUT;
     }
     const cohort_model *model = p.model;
+    if (model->solver_methods) return run_steady(c, opt, &p, be);
     const int64_t n = p.n, members = p.members;
     double worst_limit, mean_lo, mean_hi;
     const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);

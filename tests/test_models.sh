@@ -16,8 +16,9 @@ for model in $(cut -f1 table.tsv | uniq); do
     line=$(grep "^$model	" table.tsv | head -1)
     dimension=$(echo "$line" | cut -f2) conserves=$(echo "$line" | cut -f3)
     rtol=$(echo "$line" | cut -f4) kind=$(echo "$line" | cut -f10) bounded=$(echo "$line" | cut -f11)
-    # a bounded model has no structure factor (it is of periodic fields)
-    if [ "$bounded" = 1 ]; then sf=false; else sf=true; fi
+    steady=$(echo "$line" | cut -f12)
+    # a bounded model has no structure factor (it is of periodic fields), nor has a steady one
+    if [ "$bounded" = 1 ] || [ "$steady" = 1 ]; then sf=false; else sf=true; fi
     if [ "$dimension" = 2 ]; then grid="nx = 12
 ny = 10"; else grid="n = 24"; fi
     cat > "$model.ini" <<INI

@@ -182,6 +182,20 @@ expect_bad "time.dt = 0.001: the Fourier number .*alpha = 20.5" small.ini \
     --set model.name=heat1d --set initial.kind=ramp --set time.dt=0.001 --set sweep.model.alpha=1:40:3
 expect_bad "model.boundary = dirichlet: heat1d allows neumann" small.ini \
     --set model.name=heat1d --set initial.kind=ramp --set model.boundary=dirichlet
+# the steady convdiff2d (seed 004): grids, tolerance, problem, what a steady run cannot do
+expect_bad "grid.nx = 2: convdiff2d needs grid.nx >= 3" small.ini --set model.name=convdiff2d \
+    --set grid.nx=2
+expect_bad "solver.tolerance = '0'.*> 0" small.ini --set model.name=convdiff2d \
+    --set solver.tolerance=0
+expect_bad "model.problem = '4'.*\[1, 3\]" small.ini --set model.name=convdiff2d \
+    --set model.problem=4
+expect_bad "model.problem = 1.5: the problem is one of seed 004's three" small.ini \
+    --set model.name=convdiff2d --set model.problem=1.5
+expect_bad "solver.method = 'gauss'" small.ini --set model.name=convdiff2d --set solver.method=gauss
+expect_bad "output.archive = snapshots: convdiff2d is steady" small.ini \
+    --set model.name=convdiff2d --set output.archive=snapshots
+expect_bad "sweep.initial.mean: convdiff2d is steady" small.ini --set model.name=convdiff2d \
+    --set sweep.initial.mean=0:1:3
 # every path checked before any work: the configuration is never the output, a directory is no
 # configuration and no output, an existing output is replaced only with --overwrite
 expect_bad "-o small.ini: that is the input" small.ini -o small.ini

@@ -55,6 +55,11 @@ typedef struct cohort_model_values {
     int64_t mode;                /* initial.mode */
     cohort_stepper_kind stepper; /* time.stepper */
     int64_t block_width;         /* time.block_width; 0: auto */
+    /* steady models: solver.method (its index in model->solver_methods), solver.tolerance,
+     * solver.max_iterations, solver.check_every */
+    int solver_method;
+    double solver_tolerance;
+    int64_t max_iterations, check_every;
 } cohort_model_values;
 
 /* A chunk's state in the backend's memory, interleaved: value v of member m at [v * ld + m]. */
@@ -149,6 +154,21 @@ struct cohort_model {
     /* Advances the state by `steps` steps from step `step` in one call (NULL: the driver calls
      * step() once per step); the pointers of s may be exchanged as by step() */
     int (*advance)(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
+    /* ---- optional: steady models, solved to a tolerance rather than stepped in time ---- */
+    /* "lmsor|lsor|sor": solver.method's values, the first the default (NULL: not steady). A
+     * steady model reads [solver], not [time] or [initial]: each member iterates from the model's
+     * own start until solver.tolerance or solver.max_iterations */
+    const char *solver_methods;
+    /* the per-member integers it reports: name(member), and the history's name(member, check) */
+    const cohort_model_observable *member_values;
+    int n_member_values;
+    const char *history_name, *history_meaning;
+    /* Solves members [0, count) of a chunk: fields (host, member-major, n values each) the final
+     * iterates, values[q * count + k] member k's q-th value, history[k * checks + c] its criterion
+     * at check c (NaN once converged); member_param (host, count values) each member's value of
+     * params[per_member_param], or NULL (the stepper's) */
+    int (*solve)(void *stepper, const double *member_param, int64_t count, double *fields,
+                 double *values, double *history);
     /* relations between keys the schema cannot check: 0, or 2 with *key the offending key
      * ("grid.origin") and the reason in why */
     int (*check)(const cohort_model *m, const cohort_model_values *v, const char **key, char *why,

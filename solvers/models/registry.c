@@ -14,7 +14,8 @@
     X(mcf2d)                                                                                       \
     X(willmore2d)                                                                                  \
     X(heat1d)                                                                                      \
-    X(ks1d)
+    X(ks1d)                                                                                        \
+    X(convdiff2d)
 
 #define COHORT_MODEL_DECLARE(name) extern const cohort_model cohort_model_##name;
 #define COHORT_MODEL_ENTRY(name) &cohort_model_##name,

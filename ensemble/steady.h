@@ -1,0 +1,16 @@
+/* `cohort run` for a steady model (model->solver_methods: convdiff2d): each member is solved to
+ * solver.tolerance, chunk by chunk, and the file holds its per-member values (iterations,
+ * converged, ...), its history at solver.check_every, and on request the final field. */
+#ifndef COHORT_STEADY_H
+#define COHORT_STEADY_H
+
+#include "backend/backend.h"
+#include "config.h"
+#include "plan.h"
+#include "run.h"
+
+/* Takes over the plan (frees it). Returns 0, 2 (bad input, nothing written) or 1 (failure). */
+int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
+               const cohort_backend *be);
+
+#endif
