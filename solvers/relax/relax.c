@@ -1,6 +1,7 @@
 #include "relax/relax.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
@@ -39,7 +40,7 @@ double relax_global_omega(const relax_problem *p, const double *f, const double 
  * (a red point's value after the red sweep is its value after the iteration). */
 static void solve_member(const relax_problem *p, const double *f, const double *g, double *u,
                          relax_stencil *stencil, double *omega, relax_member_result *result,
-                         double *history)
+                         double *history, int threads_inside)
 {
     const int64_t m1 = p->m1, m2 = p->m2, row = m1 + 2, checks = relax_checks(p);
     const double h = spacing(m1), k = spacing(m2);
@@ -59,7 +60,9 @@ static void solve_member(const relax_problem *p, const double *f, const double *
     for (int64_t c = 0; history && c < checks; ++c) history[c] = NAN;
     for (int64_t n = 1; n <= p->max_iterations; ++n) {
         double criterion = 0.0;
+        /* a colour's points read only the other colour: any order, the same bits */
         for (int colour = 0; colour < 2; ++colour)
+#pragma omp parallel for schedule(static) reduction(max : criterion) if (threads_inside)
             for (int64_t j = 1; j <= m2; ++j)
                 for (int64_t i = 1 + (j + 1 + colour) % 2; i <= m1; i += 2) {
                     const int64_t v = (j - 1) * m1 + (i - 1), at = j * row + i;
@@ -91,6 +94,18 @@ int relax_solve(const relax_problem *p, const double *f, const double *g, double
                            (long long)count);
     const int64_t interior = p->m1 * p->m2, ring = (p->m1 + 2) * (p->m2 + 2);
     int rc = COHORT_OK;
+    /* threads over members where there are enough of them, else over each member's rows */
+    if (count < omp_get_max_threads()) {
+        relax_stencil *stencil = malloc((size_t)interior * sizeof *stencil);
+        double *omega = malloc((size_t)interior * sizeof *omega);
+        if (!stencil || !omega)
+            rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "stencils of %lld points", (long long)interior);
+        for (int64_t m = 0; m < count && rc == COHORT_OK; ++m)
+            solve_member(p, f + m * interior, g + m * interior, u + m * ring, stencil, omega,
+                         &results[m], history ? history + m * relax_checks(p) : NULL, 1);
+        free(stencil), free(omega);
+        return rc;
+    }
 #pragma omp parallel
     {
         relax_stencil *stencil = malloc((size_t)interior * sizeof *stencil);
@@ -103,7 +118,7 @@ int relax_solve(const relax_problem *p, const double *f, const double *g, double
         for (int64_t m = 0; m < count; ++m)
             if (stencil && omega)
                 solve_member(p, f + m * interior, g + m * interior, u + m * ring, stencil, omega,
-                             &results[m], history ? history + m * relax_checks(p) : NULL);
+                             &results[m], history ? history + m * relax_checks(p) : NULL, 0);
         free(stencil), free(omega);
     }
     return rc;

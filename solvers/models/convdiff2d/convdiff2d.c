@@ -39,8 +39,9 @@ typedef struct convdiff_stepper {
     relax_problem problem;
     int kind; /* model.problem */
     double re;
-    double *f, *g; /* one member's coefficients */
-    double *u;     /* one member with its boundary */
+    double *f, *g, *u;           /* members' coefficients and iterates (with their boundary) */
+    relax_member_result *result; /* per member */
+    int64_t capacity;            /* members the buffers hold */
 } convdiff_stepper;
 
 static int convdiff_check(const cohort_model *m, const cohort_model_values *v, const char **key,
@@ -77,14 +78,6 @@ static int convdiff_alloc(const cohort_model *m, const cohort_backend *be,
                                  0};
     s->kind = (int)v->param[PARAM_PROBLEM];
     s->re = v->param[PARAM_RE];
-    const size_t interior = (size_t)(v->nx * v->ny), ring = (size_t)((v->nx + 2) * (v->ny + 2));
-    s->f = malloc(interior * sizeof *s->f);
-    s->g = malloc(interior * sizeof *s->g);
-    s->u = malloc(ring * sizeof *s->u);
-    if (!s->f || !s->g || !s->u) {
-        free(s->f), free(s->g), free(s->u), free(s);
-        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a member of %lld points", (long long)interior);
-    }
     *stepper = s;
     return COHORT_OK;
 }
@@ -93,7 +86,7 @@ static void convdiff_free(void *stepper)
 {
     convdiff_stepper *s = stepper;
     if (!s) return;
-    free(s->f), free(s->g), free(s->u), free(s);
+    free(s->f), free(s->g), free(s->u), free(s->result), free(s);
 }
 
 static int no_step(void *stepper, cohort_model_state *st, int64_t step)
@@ -103,42 +96,63 @@ static int no_step(void *stepper, cohort_model_state *st, int64_t step)
                                                     "stepped");
 }
 
-/* seed 004, section 4: the coefficients of problem 1, 2 or 3 at Re, and u0 = x y (1 - x)(1 - y)
- * (zero on the boundary) */
-static void member_setup(convdiff_stepper *s, double re)
+/* Buffers for count members, kept while chunks fit. */
+static int ensure_capacity(convdiff_stepper *s, int64_t count)
 {
-    const int64_t m1 = s->problem.m1, m2 = s->problem.m2;
+    if (count <= s->capacity) return COHORT_OK;
+    const size_t interior = (size_t)(s->problem.m1 * s->problem.m2);
+    const size_t ring = (size_t)((s->problem.m1 + 2) * (s->problem.m2 + 2));
+    free(s->f), free(s->g), free(s->u), free(s->result);
+    s->f = malloc((size_t)count * interior * sizeof *s->f);
+    s->g = malloc((size_t)count * interior * sizeof *s->g);
+    s->u = malloc((size_t)count * ring * sizeof *s->u);
+    s->result = malloc((size_t)count * sizeof *s->result);
+    s->capacity = s->f && s->g && s->u && s->result ? count : 0;
+    return s->capacity ? COHORT_OK
+                       : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members of %lld points",
+                                     (long long)count, (long long)interior);
+}
+
+/* seed 004, section 4: the coefficients of problem `kind` at Re, and u0 = x y (1 - x)(1 - y)
+ * (zero on the boundary) */
+static void member_setup(const relax_problem *p, int kind, double re, double *f, double *g,
+                         double *u)
+{
+    const int64_t m1 = p->m1, m2 = p->m2;
     const double h = 1.0 / (double)(m1 + 1), k = 1.0 / (double)(m2 + 1);
     for (int64_t j = 1; j <= m2; ++j)
         for (int64_t i = 1; i <= m1; ++i) {
             const double x = (double)i * h, y = (double)j * k, a = 2 * x - 10, b = 2 * y - 10;
             const int64_t v = (j - 1) * m1 + (i - 1);
-            s->f[v] = s->kind == 1 ? re * a * a * a : s->kind == 2 ? re * a : re * 1e4;
-            s->g[v] = s->kind == 1 ? re * b * b * b : s->kind == 2 ? re * b : re * 1e4;
+            f[v] = kind == 1 ? re * a * a * a : kind == 2 ? re * a : re * 1e4;
+            g[v] = kind == 1 ? re * b * b * b : kind == 2 ? re * b : re * 1e4;
         }
     for (int64_t j = 0; j <= m2 + 1; ++j)
         for (int64_t i = 0; i <= m1 + 1; ++i) {
             const double x = (double)i * h, y = (double)j * k;
-            s->u[j * (m1 + 2) + i] = x * y * (1 - x) * (1 - y);
+            u[j * (m1 + 2) + i] = x * y * (1 - x) * (1 - y);
         }
 }
 
-/* Members one at a time on the host (relax_solve takes its threads over a member's sweeps
- * where there is one member, over members where there are many: see relax.c) */
+/* The chunk's members in one relax_solve (threads over members, or over a lone member's rows) */
 static int convdiff_solve(void *stepper, const double *member_param, int64_t count, double *fields,
                           double *values, double *history)
 {
     convdiff_stepper *s = stepper;
-    const int64_t m1 = s->problem.m1, m2 = s->problem.m2, checks = relax_checks(&s->problem);
+    COHORT_CALL(ensure_capacity(s, count));
+    const relax_problem *p = &s->problem;
+    const int64_t m1 = p->m1, m2 = p->m2, interior = m1 * m2, ring = (m1 + 2) * (m2 + 2);
+    for (int64_t k = 0; k < count; ++k)
+        member_setup(p, s->kind, member_param ? member_param[k] : s->re, s->f + k * interior,
+                     s->g + k * interior, s->u + k * ring);
+    COHORT_CALL(relax_solve(p, s->f, s->g, s->u, count, s->result, history));
     for (int64_t k = 0; k < count; ++k) {
-        member_setup(s, member_param ? member_param[k] : s->re);
-        relax_member_result r;
-        COHORT_CALL(relax_solve(&s->problem, s->f, s->g, s->u, 1, &r, history + k * checks));
         for (int64_t j = 1; j <= m2; ++j)
-            memcpy(fields + k * m1 * m2 + (j - 1) * m1, s->u + j * (m1 + 2) + 1,
+            memcpy(fields + k * interior + (j - 1) * m1, s->u + k * ring + j * (m1 + 2) + 1,
                    (size_t)m1 * sizeof(double));
-        const double v[5] = {(double)r.iterations, (double)r.converged, (double)r.real_points,
-                             (double)r.imaginary_points, (double)r.mixed_points};
+        const relax_member_result *r = &s->result[k];
+        const double v[5] = {(double)r->iterations, (double)r->converged, (double)r->real_points,
+                             (double)r->imaginary_points, (double)r->mixed_points};
         for (int q = 0; q < 5; ++q) values[q * count + k] = v[q];
     }
     return COHORT_OK;
