@@ -8,7 +8,8 @@
  *   (d) the iteration counts of seed 004's Table 1 at sqrt(N) = 402, beside the paper's;
  *   (e) on the strongly convective problems 1 and 3 (Re = 1e3) LMSOR needs at least 4x fewer
  *       iterations than LSOR and than global-omega SOR (which reach the cap on problem 3);
- *   (f) a batch mixing very different Re gives each member the iterations and bits it has alone. */
+ *   (f) a batch mixing very different Re gives each member the iterations and bits it has alone;
+ *   on cuda, (d) also against the cpu with the coefficients given: the same iterations and bits. */
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,21 +19,14 @@
 
 static const double pi = 3.14159265358979323846;
 
-/* seed 004, section 4: f and g of problem 1, 2 or 3 at Re */
+/* seed 004, section 4: f and g of problem 1, 2 or 3 at Re, as arrays */
 static void paper_coefficients(int problem, double re, int64_t m, double *f, double *g)
 {
     const double h = 1.0 / (double)(m + 1);
     for (int64_t j = 1; j <= m; ++j)
-        for (int64_t i = 1; i <= m; ++i) {
-            const double x = (double)i * h, y = (double)j * h;
-            const int64_t v = (j - 1) * m + (i - 1);
-            if (problem == 1)
-                f[v] = re * pow(2 * x - 10, 3), g[v] = re * pow(2 * y - 10, 3);
-            else if (problem == 2)
-                f[v] = re * (2 * x - 10), g[v] = re * (2 * y - 10);
-            else
-                f[v] = g[v] = re * 1e4;
-        }
+        for (int64_t i = 1; i <= m; ++i)
+            relax_seed004_coefficients(problem, re, (double)i * h, (double)j * h,
+                                       &f[(j - 1) * m + (i - 1)], &g[(j - 1) * m + (i - 1)]);
 }
 
 /* u0 = x y (1 - x)(1 - y), zero on the boundary */
@@ -48,7 +42,7 @@ static void paper_initial(int64_t m, double *u)
 
 static relax_problem paper_problem(int64_t m, relax_method method)
 {
-    return (relax_problem){m, m, method, 1e-6, 20000, 10, 0};
+    return (relax_problem){m, m, method, 1e-6, 20000, 10, 0, 0};
 }
 
 /* The code forms 1 - mu^2 with mu = cos(pi h) near 1, the closed forms use sin(pi h): the
@@ -59,13 +53,14 @@ static const double by_hand = 1e-12;
 static void parameters_by_hand(void)
 {
     const double h = 1.0 / 403.0;
+    const relax_grid G = relax_grid_make(402, 402);
     double red, black;
-    relax_local_parameters(relax_stencil_at(0.0, 0.0, h, h), h, h, RELAX_LMSOR, &red, &black);
+    relax_local_parameters(relax_stencil_at(0.0, 0.0, &G), h, h, RELAX_LMSOR, &red, &black);
     const double mu = cos(pi * h), mu_ = sin(pi * h / 2), root = sin(pi * h) * cos(pi * h / 2);
     EXPECT(fabs(red - 2.0 / (1.0 - mu * mu_ + root)) < by_hand &&
                fabs(black - 2.0 / (1.0 + mu * mu_ + root)) < by_hand,
            "Laplace LMSOR: omega = %.17g, omega' = %.17g", red, black);
-    relax_local_parameters(relax_stencil_at(0.0, 0.0, h, h), h, h, RELAX_LSOR, &red, &black);
+    relax_local_parameters(relax_stencil_at(0.0, 0.0, &G), h, h, RELAX_LSOR, &red, &black);
     EXPECT(fabs(red - 2.0 / (1.0 + sin(pi * h))) < by_hand && red == black,
            "Laplace LSOR: omega = omega' = %.17g (2 / (1 + sin pi h))", red);
     /* f = g = 1e5 at h = 1/403: a = h f / 2, l r = t b = (1 - a^2) / 16 */
@@ -73,20 +68,20 @@ static void parameters_by_hand(void)
     const double up = s * cos(pi * h), low = s * sin(pi * h / 2);
     const double iroot = sqrt((1 + up * up) * (1 + low * low));
     const relax_case c =
-        relax_local_parameters(relax_stencil_at(1e5, 1e5, h, h), h, h, RELAX_LMSOR, &red, &black);
+        relax_local_parameters(relax_stencil_at(1e5, 1e5, &G), h, h, RELAX_LMSOR, &red, &black);
     EXPECT(c == RELAX_IMAGINARY && fabs(red - 2.0 / (1.0 - up * low + iroot)) < by_hand &&
                fabs(black - 2.0 / (1.0 + up * low + iroot)) < by_hand,
            "imaginary LMSOR (a = %g): omega = %.17g, omega' = %.17g", a, red, black);
-    relax_local_parameters(relax_stencil_at(1e5, 1e5, h, h), h, h, RELAX_LSOR, &red, &black);
+    relax_local_parameters(relax_stencil_at(1e5, 1e5, &G), h, h, RELAX_LSOR, &red, &black);
     EXPECT(fabs(red - 2.0 / (1.0 + sqrt(1 + up * up))) < by_hand, "imaginary LSOR: %.17g", red);
     /* l r > 0, t b < 0: mixed, Gauss-Seidel */
     const relax_case mixed =
-        relax_local_parameters(relax_stencil_at(10.0, 1e5, h, h), h, h, RELAX_LMSOR, &red, &black);
+        relax_local_parameters(relax_stencil_at(10.0, 1e5, &G), h, h, RELAX_LMSOR, &red, &black);
     EXPECT(mixed == RELAX_MIXED && red == 1.0 && black == 1.0, "mixed: %d, %g, %g", (int)mixed, red,
            black);
 }
 
-static void paper_counts_and_cases(void)
+static void paper_counts_and_cases(const cohort_backend *be)
 {
     /* seed 004, Table 1 (Re = 10 there: Table 4 gives problem 2 at Re = 10 the same 554) */
     const int64_t m = 402, ring = (m + 2) * (m + 2);
@@ -95,12 +90,15 @@ static void paper_counts_and_cases(void)
     const int64_t cohort[3] = {414, 400, 1014};
     double *f = malloc((size_t)(m * m) * sizeof *f), *g = malloc((size_t)(m * m) * sizeof *g);
     double *u = malloc((size_t)ring * sizeof *u);
+    double *v = malloc((size_t)ring * sizeof *v);
+    const double re = 10.0;
     for (int problem = 1; problem <= 3; ++problem) {
-        paper_coefficients(problem, 10.0, m, f, g);
         paper_initial(m, u);
-        const relax_problem p = paper_problem(m, RELAX_LMSOR);
-        relax_member_result r;
-        EXPECT(relax_solve(&p, f, g, u, 1, &r, NULL) == COHORT_OK, "%s", cohort_error_detail());
+        relax_problem p = paper_problem(m, RELAX_LMSOR);
+        p.coefficients = problem; /* computed in the sweeps */
+        relax_member_result r, reference;
+        EXPECT(relax_solve(be, &p, NULL, NULL, &re, u, 1, &r, NULL) == COHORT_OK, "%s",
+               cohort_error_detail());
         const int real = problem == 2;
         EXPECT(r.real_points == (real ? m * m : 0) && r.imaginary_points == (real ? 0 : m * m),
                "problem %d: (R, I) = (%lld, %lld)", problem, (long long)r.real_points,
@@ -110,12 +108,24 @@ static void paper_counts_and_cases(void)
         EXPECT(r.converged && r.iterations == cohort[problem - 1],
                "problem %d: %lld iterations, pinned %lld", problem, (long long)r.iterations,
                (long long)cohort[problem - 1]);
+        /* the coefficients as arrays on the cpu: the same iterations and bits */
+        paper_coefficients(problem, re, m, f, g);
+        paper_initial(m, v);
+        p.coefficients = 0;
+        EXPECT(relax_solve(&cohort_backend_cpu, &p, f, g, NULL, v, 1, &reference, NULL) ==
+                   COHORT_OK,
+               "%s", cohort_error_detail());
+        EXPECT(reference.iterations == r.iterations && !memcmp(u, v, (size_t)ring * sizeof *u),
+               "problem %d: %s %lld iterations, cpu with f, g given %lld; fields %s", problem,
+               be->name, (long long)r.iterations, (long long)reference.iterations,
+               memcmp(u, v, (size_t)ring * sizeof *u) ? "differ" : "equal");
     }
+    free(v);
     free(f), free(g), free(u);
 }
 
 /* (c): f = 30 (x - 0.3), g = -20 y, u = exp(x) sin(2 y) + x on the boundary, 9 x 7 points */
-static void against_lu(void)
+static void against_lu(const cohort_backend *be)
 {
     const int64_t m1 = 9, m2 = 7, n = m1 * m2, row = m1 + 2;
     const double h = 1.0 / (m1 + 1), k = 1.0 / (m2 + 1);
@@ -155,9 +165,10 @@ static void against_lu(void)
     for (relax_method method = RELAX_LMSOR; method <= RELAX_SOR; ++method) {
         double w[11 * 9];
         memcpy(w, u, sizeof w);
-        const relax_problem p = {m1, m2, method, 1e-13, 20000, 1, 1};
+        const relax_problem p = {m1, m2, method, 1e-13, 20000, 1, 1, 0};
         relax_member_result r;
-        EXPECT(relax_solve(&p, f, g, w, 1, &r, NULL) == COHORT_OK, "%s", cohort_error_detail());
+        EXPECT(relax_solve(be, &p, f, g, NULL, w, 1, &r, NULL) == COHORT_OK, "%s",
+               cohort_error_detail());
         double worst = 0.0;
         for (int64_t j = 1; j <= m2; ++j)
             for (int64_t i = 1; i <= m1; ++i)
@@ -173,7 +184,7 @@ static void against_lu(void)
 /* (e) at sqrt(N) = 202, Re = 1e3, all imaginary: problems 1 and 3 are where the local parameters
  * pay (seed 004's point); on problem 2 LMSOR is not the best (reported and pinned). The counts
  * are pinned (cohort's, from this code; see issue 14's note). */
-static void lmsor_beats_the_baselines(void)
+static void lmsor_beats_the_baselines(const cohort_backend *be)
 {
     const int64_t m = 202, ring = (m + 2) * (m + 2);
     const int64_t pinned[3][3] = {{1165, 9712, 13611}, {288, 240, 269}, {1332, 20000, 20000}};
@@ -187,7 +198,8 @@ static void lmsor_beats_the_baselines(void)
             paper_initial(m, u);
             relax_problem p = paper_problem(m, method);
             relax_member_result r;
-            EXPECT(relax_solve(&p, f, g, u, 1, &r, NULL) == COHORT_OK, "%s", cohort_error_detail());
+            EXPECT(relax_solve(be, &p, f, g, NULL, u, 1, &r, NULL) == COHORT_OK, "%s",
+                   cohort_error_detail());
             its[method] = r.iterations, converged[method] = r.converged;
         }
         printf("problem %d, sqrt(N) = 202, Re = 1e3: LMSOR %lld, LSOR %lld%s, SOR %lld%s "
@@ -209,7 +221,7 @@ static void lmsor_beats_the_baselines(void)
 }
 
 /* (f) members at Re = 10, 1e3, 1e5 of problems 1 and 3, together and alone */
-static void batch_independence(void)
+static void batch_independence(const cohort_backend *be)
 {
     const int64_t m = 40, interior = m * m, ring = (m + 2) * (m + 2), count = 4;
     const relax_problem p = paper_problem(m, RELAX_LMSOR);
@@ -225,12 +237,13 @@ static void batch_independence(void)
         paper_initial(m, u + q * ring);
     }
     relax_member_result together[4], alone;
-    EXPECT(relax_solve(&p, f, g, u, count, together, history) == COHORT_OK, "%s",
+    EXPECT(relax_solve(be, &p, f, g, NULL, u, count, together, history) == COHORT_OK, "%s",
            cohort_error_detail());
     for (int64_t q = 0; q < count; ++q) {
         double *v = malloc((size_t)ring * sizeof *v), *hist = malloc((size_t)checks * sizeof *hist);
         paper_initial(m, v);
-        EXPECT(relax_solve(&p, f + q * interior, g + q * interior, v, 1, &alone, hist) == COHORT_OK,
+        EXPECT(relax_solve(be, &p, f + q * interior, g + q * interior, NULL, v, 1, &alone, hist) ==
+                   COHORT_OK,
                "%s", cohort_error_detail());
         EXPECT(alone.iterations == together[q].iterations &&
                    !memcmp(v, u + q * ring, (size_t)ring * sizeof *v) &&
@@ -243,12 +256,13 @@ static void batch_independence(void)
     free(f), free(g), free(u), free(history);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const cohort_backend *be = test_backend(argc, argv, "cpu");
     parameters_by_hand();
-    against_lu();
-    lmsor_beats_the_baselines();
-    batch_independence();
-    paper_counts_and_cases();
+    against_lu(be);
+    lmsor_beats_the_baselines(be);
+    batch_independence(be);
+    paper_counts_and_cases(be);
     return test_summary();
 }

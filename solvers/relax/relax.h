@@ -26,6 +26,10 @@ typedef struct relax_problem {
     /* the criterion: 0, ||u^(n)||_inf (seed 004: the exact solution is 0); 1, the largest change
      * ||u^(n) - u^(n-1)||_inf (for a non-zero solution) */
     int change_criterion;
+    /* the convection coefficients: 0, f and g given at every interior point of every member;
+     * 1, 2 or 3, seed 004's problem (relax_seed004_coefficients) at each member's Re, computed
+     * where needed (the GPU kernels then read no f, g) */
+    int coefficients;
 } relax_problem;
 
 typedef struct relax_member_result {
@@ -38,17 +42,25 @@ typedef struct relax_member_result {
 /* The checks a run of p records: floor(max_iterations / check_every). */
 int64_t relax_checks(const relax_problem *p);
 
-/* Solves members [0, count) on be's cpu memory (the cpu backend; host arrays): u in/out as
- * above (the initial iterate with its boundary), f and g per member, results per member, and
- * history[m * relax_checks(p) + c] = the criterion after iteration (c + 1) check_every (NaN once
- * the member has converged), or history = NULL. */
-int relax_solve(const relax_problem *p, const double *f, const double *g, double *u, int64_t count,
-                relax_member_result *results, double *history);
+/* Solves members [0, count) on be: u in/out (host, as above: the initial iterate with its
+ * boundary), f and g per member (coefficients = 0) or re per member (coefficients = 1, 2, 3),
+ * results per member, and history[m * relax_checks(p) + c] = the criterion after iteration
+ * (c + 1) check_every (NaN once the member has converged), or history = NULL. Every backend
+ * gives the same bits (the same point arithmetic, and a colour's points read only the other's). */
+int relax_solve(const cohort_backend *be, const relax_problem *p, const double *f, const double *g,
+                const double *re, double *u, int64_t count, relax_member_result *results,
+                double *history);
+
+/* A member's setup, on the host: its coefficients (into f, g where p->coefficients, else read
+ * from them), stencils and omega at each interior point ((j - 1) M1 + (i - 1): omega for its
+ * colour), and the result's case counts and SOR omega. */
+void relax_member_setup(const relax_problem *p, double *f, double *g, double re,
+                        relax_stencil *stencil, double *omega, relax_member_result *result);
 
 /* SOR's global omega for a member: the optimum for the largest local Jacobi radius (eq. 10) over
  * its points, 2 / (1 + sqrt(1 - mu^2)) where every point is real, 2 / (1 + sqrt(1 + mu^2)) where
- * every point is imaginary, 1 otherwise. */
-double relax_global_omega(const relax_problem *p, const double *f, const double *g);
+ * every point is imaginary, 1 otherwise (from the member's stencils). */
+double relax_global_omega(const relax_problem *p, const relax_stencil *stencil);
 
 #ifdef __cplusplus
 }

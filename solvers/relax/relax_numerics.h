@@ -5,6 +5,7 @@
 #define COHORT_RELAX_NUMERICS_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "backend/cohort_hd.h"
 
@@ -18,18 +19,43 @@ typedef struct relax_stencil {
     double l, r, t, b;
 } relax_stencil;
 
-/* Eq. 3 from the convection coefficients f, g at the point and the spacings h = 1 / (M1 + 1),
- * k = 1 / (M2 + 1): the centred discretisation of u_xx + u_yy - f u_x - g u_y = 0 divided by its
- * diagonal 2 (1/h^2 + 1/k^2). */
-COHORT_HD relax_stencil relax_stencil_at(double f, double g, double h, double k)
+/* A member's grid: h = 1 / (M1 + 1), k = 1 / (M2 + 1), and eq. 3's constant factors */
+typedef struct relax_grid {
+    double h, k;
+    double cx, cy;         /* k^2 / (2 (h^2 + k^2)), h^2 / (2 (h^2 + k^2)) */
+    double half_h, half_k; /* h / 2, k / 2 */
+} relax_grid;
+
+COHORT_HD relax_grid relax_grid_make(int64_t m1, int64_t m2)
 {
-    const double d = 2.0 * (k * k + h * h), cx = k * k / d, cy = h * h / d;
+    relax_grid g;
+    g.h = 1.0 / (double)(m1 + 1), g.k = 1.0 / (double)(m2 + 1);
+    const double d = 2.0 * (g.k * g.k + g.h * g.h);
+    g.cx = g.k * g.k / d, g.cy = g.h * g.h / d;
+    g.half_h = 0.5 * g.h, g.half_k = 0.5 * g.k;
+    return g;
+}
+
+/* Eq. 3 from the convection coefficients f, g at the point: the centred discretisation of u_xx +
+ * u_yy - f u_x - g u_y = 0 divided by its diagonal 2 (1/h^2 + 1/k^2). */
+COHORT_HD relax_stencil relax_stencil_at(double f, double g, const relax_grid *G)
+{
     relax_stencil s;
-    s.l = cx * (1.0 + 0.5 * h * f);
-    s.r = cx * (1.0 - 0.5 * h * f);
-    s.t = cy * (1.0 - 0.5 * k * g);
-    s.b = cy * (1.0 + 0.5 * k * g);
+    s.l = G->cx * (1.0 + G->half_h * f);
+    s.r = G->cx * (1.0 - G->half_h * f);
+    s.t = G->cy * (1.0 - G->half_k * g);
+    s.b = G->cy * (1.0 + G->half_k * g);
     return s;
+}
+
+/* Seed 004's test coefficients (section 4) at (x, y): problem 1, f = Re (2x - 10)^3, g = Re (2y -
+ * 10)^3; 2, f = Re (2x - 10), g = Re (2y - 10); 3, f = g = Re 10^4. */
+COHORT_HD void relax_seed004_coefficients(int problem, double re, double x, double y, double *f,
+                                          double *g)
+{
+    const double a = 2.0 * x - 10.0, b = 2.0 * y - 10.0;
+    *f = problem == 1 ? re * a * a * a : problem == 2 ? re * a : re * 1e4;
+    *g = problem == 1 ? re * b * b * b : problem == 2 ? re * b : re * 1e4;
 }
 
 /* Real where l r >= 0 and t b >= 0, imaginary where both are <= 0, else mixed. */

@@ -36,10 +36,10 @@ static const cohort_model_observable member_values[] = {
 };
 
 typedef struct convdiff_stepper {
-    relax_problem problem;
-    int kind; /* model.problem */
+    const cohort_backend *be;
+    relax_problem problem; /* coefficients = model.problem */
     double re;
-    double *f, *g, *u;           /* members' coefficients and iterates (with their boundary) */
+    double *re_members, *u;      /* members' Re and iterates (with their boundary) */
     relax_member_result *result; /* per member */
     int64_t capacity;            /* members the buffers hold */
 } convdiff_stepper;
@@ -66,7 +66,7 @@ static double no_dt(const cohort_model_values *v)
 static int convdiff_alloc(const cohort_model *m, const cohort_backend *be,
                           const cohort_model_values *v, void **stepper)
 {
-    (void)m, (void)be;
+    (void)m;
     convdiff_stepper *s = calloc(1, sizeof *s);
     if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "convdiff2d stepper");
     s->problem = (relax_problem){v->nx,
@@ -75,8 +75,9 @@ static int convdiff_alloc(const cohort_model *m, const cohort_backend *be,
                                  v->solver_tolerance,
                                  v->max_iterations,
                                  v->check_every,
-                                 0};
-    s->kind = (int)v->param[PARAM_PROBLEM];
+                                 0,
+                                 (int)v->param[PARAM_PROBLEM]};
+    s->be = be;
     s->re = v->param[PARAM_RE];
     *stepper = s;
     return COHORT_OK;
@@ -86,7 +87,7 @@ static void convdiff_free(void *stepper)
 {
     convdiff_stepper *s = stepper;
     if (!s) return;
-    free(s->f), free(s->g), free(s->u), free(s->result), free(s);
+    free(s->re_members), free(s->u), free(s->result), free(s);
 }
 
 static int no_step(void *stepper, cohort_model_state *st, int64_t step)
@@ -100,41 +101,19 @@ static int no_step(void *stepper, cohort_model_state *st, int64_t step)
 static int ensure_capacity(convdiff_stepper *s, int64_t count)
 {
     if (count <= s->capacity) return COHORT_OK;
-    const size_t interior = (size_t)(s->problem.m1 * s->problem.m2);
     const size_t ring = (size_t)((s->problem.m1 + 2) * (s->problem.m2 + 2));
-    free(s->f), free(s->g), free(s->u), free(s->result);
-    s->f = malloc((size_t)count * interior * sizeof *s->f);
-    s->g = malloc((size_t)count * interior * sizeof *s->g);
+    free(s->re_members), free(s->u), free(s->result);
+    s->re_members = malloc((size_t)count * sizeof *s->re_members);
     s->u = malloc((size_t)count * ring * sizeof *s->u);
     s->result = malloc((size_t)count * sizeof *s->result);
-    s->capacity = s->f && s->g && s->u && s->result ? count : 0;
+    s->capacity = s->re_members && s->u && s->result ? count : 0;
     return s->capacity ? COHORT_OK
                        : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members of %lld points",
-                                     (long long)count, (long long)interior);
+                                     (long long)count, (long long)ring);
 }
 
-/* seed 004, section 4: the coefficients of problem `kind` at Re, and u0 = x y (1 - x)(1 - y)
- * (zero on the boundary) */
-static void member_setup(const relax_problem *p, int kind, double re, double *f, double *g,
-                         double *u)
-{
-    const int64_t m1 = p->m1, m2 = p->m2;
-    const double h = 1.0 / (double)(m1 + 1), k = 1.0 / (double)(m2 + 1);
-    for (int64_t j = 1; j <= m2; ++j)
-        for (int64_t i = 1; i <= m1; ++i) {
-            const double x = (double)i * h, y = (double)j * k, a = 2 * x - 10, b = 2 * y - 10;
-            const int64_t v = (j - 1) * m1 + (i - 1);
-            f[v] = kind == 1 ? re * a * a * a : kind == 2 ? re * a : re * 1e4;
-            g[v] = kind == 1 ? re * b * b * b : kind == 2 ? re * b : re * 1e4;
-        }
-    for (int64_t j = 0; j <= m2 + 1; ++j)
-        for (int64_t i = 0; i <= m1 + 1; ++i) {
-            const double x = (double)i * h, y = (double)j * k;
-            u[j * (m1 + 2) + i] = x * y * (1 - x) * (1 - y);
-        }
-}
-
-/* The chunk's members in one relax_solve (threads over members, or over a lone member's rows) */
+/* The chunk's members in one relax_solve, each from seed 004's u0 = x y (1 - x)(1 - y) (zero on
+ * the boundary), the coefficients of model.problem at the member's Re */
 static int convdiff_solve(void *stepper, const double *member_param, int64_t count, double *fields,
                           double *values, double *history)
 {
@@ -142,10 +121,16 @@ static int convdiff_solve(void *stepper, const double *member_param, int64_t cou
     COHORT_CALL(ensure_capacity(s, count));
     const relax_problem *p = &s->problem;
     const int64_t m1 = p->m1, m2 = p->m2, interior = m1 * m2, ring = (m1 + 2) * (m2 + 2);
-    for (int64_t k = 0; k < count; ++k)
-        member_setup(p, s->kind, member_param ? member_param[k] : s->re, s->f + k * interior,
-                     s->g + k * interior, s->u + k * ring);
-    COHORT_CALL(relax_solve(p, s->f, s->g, s->u, count, s->result, history));
+    const relax_grid G = relax_grid_make(m1, m2);
+    for (int64_t k = 0; k < count; ++k) {
+        s->re_members[k] = member_param ? member_param[k] : s->re;
+        for (int64_t j = 0; j <= m2 + 1; ++j)
+            for (int64_t i = 0; i <= m1 + 1; ++i) {
+                const double x = (double)i * G.h, y = (double)j * G.k;
+                s->u[k * ring + j * (m1 + 2) + i] = x * y * (1 - x) * (1 - y);
+            }
+    }
+    COHORT_CALL(relax_solve(s->be, p, NULL, NULL, s->re_members, s->u, count, s->result, history));
     for (int64_t k = 0; k < count; ++k) {
         for (int64_t j = 1; j <= m2; ++j)
             memcpy(fields + k * interior + (j - 1) * m1, s->u + k * ring + j * (m1 + 2) + 1,

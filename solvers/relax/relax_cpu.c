@@ -1,0 +1,84 @@
+/* The relaxation on the cpu backend (relax_kernels.h): OpenMP over members where there are enough
+ * of them, else over a lone member's rows (a colour's points read only the other colour, so any
+ * order gives the same bits). */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "relax/relax_kernels.h"
+
+/* One member: its setup, then red and black sweeps until the criterion is met; the criterion's
+ * maximum is taken in the sweeps themselves (a red point's value after the red sweep is its value
+ * after the iteration). */
+static void solve_member(const relax_problem *p, double *f, double *g, double re, double *u,
+                         relax_stencil *stencil, double *omega, relax_member_result *result,
+                         double *history, int threads_inside)
+{
+    const int64_t m1 = p->m1, m2 = p->m2, row = m1 + 2, checks = relax_checks(p);
+    relax_member_setup(p, f, g, re, stencil, omega, result);
+    for (int64_t c = 0; history && c < checks; ++c) history[c] = NAN;
+    for (int64_t n = 1; n <= p->max_iterations; ++n) {
+        double criterion = 0.0;
+        for (int colour = 0; colour < 2; ++colour)
+#pragma omp parallel for schedule(static) reduction(max : criterion) if (threads_inside)
+            for (int64_t j = 1; j <= m2; ++j)
+                for (int64_t i = 1 + (j + 1 + colour) % 2; i <= m1; i += 2) {
+                    const int64_t v = (j - 1) * m1 + (i - 1), at = j * row + i;
+                    const double old = u[at];
+                    u[at] = relax_update(old, omega[v], stencil[v], u[at - 1], u[at + 1],
+                                         u[at + row], u[at - row]);
+                    criterion = fmax(criterion, fabs(p->change_criterion ? u[at] - old : u[at]));
+                }
+        if (history && n % p->check_every == 0) history[n / p->check_every - 1] = criterion;
+        if (criterion <= p->tolerance) {
+            result->iterations = n, result->converged = 1;
+            return;
+        }
+    }
+}
+
+/* Members [m0, m0 + count) in turn with one thread's scratch (threads_inside: each member's sweeps
+ * take the threads) */
+static int solve_members(const relax_problem *p, const double *f, const double *g, const double *re,
+                         double *u, int64_t m0, int64_t count, relax_member_result *results,
+                         double *history, int threads_inside)
+{
+    const int64_t interior = p->m1 * p->m2, ring = (p->m1 + 2) * (p->m2 + 2);
+    relax_stencil *stencil = malloc((size_t)interior * sizeof *stencil);
+    double *omega = malloc((size_t)interior * sizeof *omega);
+    double *fm = malloc((size_t)interior * sizeof *fm), *gm = malloc((size_t)interior * sizeof *gm);
+    int rc = COHORT_OK;
+    if (!stencil || !omega || !fm || !gm)
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "stencils of %lld points", (long long)interior);
+    for (int64_t m = m0; m < m0 + count && rc == COHORT_OK; ++m) {
+        for (int64_t v = 0; v < interior && !p->coefficients; ++v)
+            fm[v] = f[m * interior + v], gm[v] = g[m * interior + v];
+        solve_member(p, fm, gm, p->coefficients ? re[m] : 0.0, u + m * ring, stencil, omega,
+                     &results[m], history ? history + m * relax_checks(p) : NULL, threads_inside);
+    }
+    free(stencil), free(omega), free(fm), free(gm);
+    return rc;
+}
+
+static int relax_solve_cpu(const relax_problem *p, const double *f, const double *g,
+                           const double *re, double *u, int64_t count, relax_member_result *results,
+                           double *history)
+{
+    /* threads over members where there are enough of them, else over each member's rows (not
+     * nested: a parallel region inside another would make new threads every sweep) */
+    if (count < omp_get_max_threads())
+        return solve_members(p, f, g, re, u, 0, count, results, history, 1);
+    int rc = COHORT_OK;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t m = 0; m < count; ++m) {
+        const int member_rc = solve_members(p, f, g, re, u, m, 1, results, history, 0);
+        if (member_rc != COHORT_OK) {
+#pragma omp critical
+            rc = member_rc;
+        }
+    }
+    return rc;
+}
+
+const relax_kernels relax_kernels_cpu = {.solve = relax_solve_cpu};

@@ -1,0 +1,117 @@
+/* bench-lmsor: seed 004's Table 4 / Fig. 1 on this machine. Problem 2, Re = 10, sqrt(N) = 402 ..
+ * 4002, one member each, solved to ||u||_inf <= 1e-6 by LMSOR on the cpu backend (all cores) and,
+ * where a device is usable, the cuda backend: iterations, seconds and Mega-elements/s (iterations
+ * N / seconds), beside the paper's GTX 480 (kernel #2) and its single-thread cpu. The seconds are
+ * the whole relax_solve: the host setup of omega, the transfers and every iteration's check, so the
+ * rates are an execution time's, the paper's "execution time" column, not its bare kernel time.
+ * Then an ensemble of 4096 members of 64^2 (problem 1, Re spread over 10 .. 10^3).
+ *
+ * Usage: bench-lmsor [--sizes 402,1002,...] [--members M] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "bench_check.h"
+#include "relax/relax.h"
+
+static void paper_initial(int64_t m, double *u)
+{
+    const double h = 1.0 / (double)(m + 1);
+    for (int64_t j = 0; j <= m + 1; ++j)
+        for (int64_t i = 0; i <= m + 1; ++i) {
+            const double x = (double)i * h, y = (double)j * h;
+            u[j * (m + 2) + i] = x * y * (1 - x) * (1 - y);
+        }
+}
+
+/* seconds of one solve of `count` members of m^2 (problem, re[k]), iterations of member 0 */
+static double solve_seconds(const cohort_backend *be, int problem, int64_t m, int64_t count,
+                            const double *re, int64_t *iterations, int64_t *converged)
+{
+    const int64_t ring = (m + 2) * (m + 2);
+    double *u = malloc((size_t)(count * ring) * sizeof *u);
+    relax_member_result *r = malloc((size_t)count * sizeof *r);
+    if (!u || !r) {
+        fprintf(stderr, "bench-lmsor: out of memory\n");
+        exit(1);
+    }
+    for (int64_t k = 0; k < count; ++k) paper_initial(m, u + k * ring);
+    const relax_problem p = {m, m, RELAX_LMSOR, 1e-6, 20000, 1000, 0, problem};
+    const double start = cohort_seconds();
+    CHECK_COHORT(relax_solve(be, &p, NULL, NULL, re, u, count, r, NULL));
+    const double seconds = cohort_seconds() - start;
+    *iterations = 0, *converged = 0;
+    for (int64_t k = 0; k < count; ++k)
+        *iterations += r[k].iterations, *converged += r[k].converged;
+    free(u), free(r);
+    return seconds;
+}
+
+int main(int argc, char **argv)
+{
+    int64_t sizes[16] = {402, 1002, 2002, 3002, 4002}, n_sizes = 5, members = 4096;
+    for (int a = 1; a < argc; ++a) {
+        if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
+            n_sizes = 0;
+            for (char *t = strtok(argv[++a], ","); t && n_sizes < 16; t = strtok(NULL, ","))
+                sizes[n_sizes++] = atoll(t);
+        } else if (!strcmp(argv[a], "--members") && a + 1 < argc) {
+            members = atoll(argv[++a]);
+        } else {
+            fprintf(stderr, "usage: bench-lmsor [--sizes 402,1002,...] [--members M]\n");
+            return 2;
+        }
+    }
+    const cohort_backend *backends[2] = {&cohort_backend_cpu, NULL};
+    if (cohort_backend_get("cuda", &backends[1]) != COHORT_OK) backends[1] = NULL;
+    const double paper_gpu[5] = {1329.55, 2354.79, 2665.86, 2750.96, 2776.04};
+    const double paper_cpu[5] = {57.55, 49.10, 42.17, 26.03, 24.90};
+    const int64_t paper_sizes[5] = {402, 1002, 2002, 3002, 4002};
+    for (int b = 0; b < 2; ++b) {
+        if (!backends[b]) continue;
+        char device[256];
+        backends[b]->describe(device, sizeof device);
+        printf("%s: %s\n", backends[b]->name, device);
+    }
+    printf("%8s %10s | %-6s %10s %12s | %12s %12s\n", "sqrt(N)", "iterations", "backend", "seconds",
+           "Melem/s", "paper GPU", "paper CPU");
+    const double re = 10.0;
+    for (int64_t s = 0; s < n_sizes; ++s) {
+        const int64_t m = sizes[s];
+        double pg = NAN, pc = NAN;
+        for (int q = 0; q < 5; ++q)
+            if (paper_sizes[q] == m) pg = paper_gpu[q], pc = paper_cpu[q];
+        for (int b = 0; b < 2; ++b) {
+            if (!backends[b]) continue;
+            int64_t iterations, converged;
+            const double seconds =
+                solve_seconds(backends[b], 2, m, 1, &re, &iterations, &converged);
+            printf("%8lld %10lld | %-6s %10.3f %12.1f | %12.1f %12.1f\n", (long long)m,
+                   (long long)iterations, backends[b]->name, seconds,
+                   (double)iterations * (double)(m * m) / seconds / 1e6, pg, pc);
+            fflush(stdout);
+        }
+    }
+    /* an ensemble of small members */
+    const int64_t m = 64;
+    double *res = malloc((size_t)members * sizeof *res);
+    for (int64_t k = 0; k < members; ++k)
+        res[k] = pow(10.0, 1.0 + 2.0 * (double)k / (double)members);
+    printf("\nensemble: %lld members of %lld^2, problem 1, Re from 10 to 1e3\n", (long long)members,
+           (long long)m);
+    for (int b = 0; b < 2; ++b) {
+        if (!backends[b]) continue;
+        int64_t iterations, converged;
+        const double seconds =
+            solve_seconds(backends[b], 1, m, members, res, &iterations, &converged);
+        printf("  %-6s %8.3f s, %lld converged, mean %.1f iterations, %.1f Melem/s\n",
+               backends[b]->name, seconds, (long long)converged,
+               (double)iterations / (double)members,
+               (double)iterations * (double)(m * m) / seconds / 1e6);
+    }
+    free(res);
+    return 0;
+}
