@@ -36,6 +36,9 @@ void relax_member_setup(const relax_problem *p, double *f, double *g, double re,
     const int64_t m1 = p->m1, m2 = p->m2;
     const relax_grid G = relax_grid_make(m1, m2);
     *result = (relax_member_result){p->max_iterations, 0, 0, 0, 0, 0.0};
+    int64_t real = 0, imaginary = 0, mixed = 0;
+    /* threads over the rows unless the caller already runs members in parallel */
+#pragma omp parallel for schedule(static) reduction(+ : real, imaginary, mixed) if (!omp_in_parallel())
     for (int64_t j = 1; j <= m2; ++j)
         for (int64_t i = 1; i <= m1; ++i) {
             const int64_t v = (j - 1) * m1 + (i - 1);
@@ -47,10 +50,9 @@ void relax_member_setup(const relax_problem *p, double *f, double *g, double re,
             const relax_case c =
                 relax_local_parameters(stencil[v], G.h, G.k, p->method, &red, &black);
             omega[v] = (i + j) % 2 == 0 ? red : black;
-            result->real_points += c == RELAX_REAL;
-            result->imaginary_points += c == RELAX_IMAGINARY;
-            result->mixed_points += c == RELAX_MIXED;
+            real += c == RELAX_REAL, imaginary += c == RELAX_IMAGINARY, mixed += c == RELAX_MIXED;
         }
+    result->real_points = real, result->imaginary_points = imaginary, result->mixed_points = mixed;
     if (p->method == RELAX_SOR) {
         result->omega = relax_global_omega(p, stencil);
         for (int64_t v = 0; v < m1 * m2; ++v) omega[v] = result->omega;
