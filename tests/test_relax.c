@@ -9,7 +9,8 @@
  *   (e) on the strongly convective problems 1 and 3 (Re = 1e3) LMSOR needs at least 4x fewer
  *       iterations than LSOR and than global-omega SOR (which reach the cap on problem 3);
  *   (f) a batch mixing very different Re gives each member the iterations and bits it has alone;
- *   on cuda, (d) also against the cpu with the coefficients given: the same iterations and bits. */
+ *   on cuda, (d) also against the cpu with the coefficients given: the same iterations and bits;
+ *   (g) an ensemble large enough for cuda's member-per-block path, against the cpu bit for bit. */
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdint.h>
@@ -256,6 +257,48 @@ static void batch_independence(const cohort_backend *be)
     free(f), free(g), free(u), free(history);
 }
 
+/* (g) an ensemble large enough for cuda's one-block-per-member path (140 members of 24 x 20,
+ * problem 1 at Re from 10 to 1e4, some of which reach the cap) against the cpu: iterations, fields
+ * and histories, bit for bit */
+static void ensemble_against_cpu(const cohort_backend *be)
+{
+    const int64_t count = 140, m1 = 24, m2 = 20, ring = (m1 + 2) * (m2 + 2);
+    relax_problem p = {m1, m2, RELAX_LMSOR, 1e-6, 20000, 7, 0, 1};
+    const int64_t checks = relax_checks(&p);
+    double *re = malloc((size_t)count * sizeof *re), *u[2], *history[2];
+    relax_member_result *r[2];
+    for (int b = 0; b < 2; ++b) {
+        u[b] = malloc((size_t)(count * ring) * sizeof(double));
+        history[b] = malloc((size_t)(count * checks) * sizeof(double));
+        r[b] = malloc((size_t)count * sizeof(relax_member_result));
+        for (int64_t k = 0; k < count; ++k) {
+            const double h = 1.0 / (m1 + 1), kk = 1.0 / (m2 + 1);
+            for (int64_t j = 0; j <= m2 + 1; ++j)
+                for (int64_t i = 0; i <= m1 + 1; ++i)
+                    u[b][k * ring + j * (m1 + 2) + i] = i * h * j * kk * (1 - i * h) * (1 - j * kk);
+        }
+    }
+    for (int64_t k = 0; k < count; ++k) re[k] = pow(10.0, 1.0 + 3.0 * (double)k / (double)count);
+    EXPECT(relax_solve(&cohort_backend_cpu, &p, NULL, NULL, re, u[0], count, r[0], history[0]) ==
+               COHORT_OK,
+           "%s", cohort_error_detail());
+    EXPECT(relax_solve(be, &p, NULL, NULL, re, u[1], count, r[1], history[1]) == COHORT_OK, "%s",
+           cohort_error_detail());
+    int64_t differ = 0, converged = 0;
+    for (int64_t k = 0; k < count; ++k) {
+        converged += r[1][k].converged;
+        differ += r[0][k].iterations != r[1][k].iterations ||
+                  memcmp(u[0] + k * ring, u[1] + k * ring, (size_t)ring * sizeof(double)) ||
+                  memcmp(history[0] + k * checks, history[1] + k * checks,
+                         (size_t)checks * sizeof(double));
+    }
+    EXPECT(differ == 0 && converged > 0,
+           "%s: %lld of %lld members differ from the cpu's bits; %lld converged", be->name,
+           (long long)differ, (long long)count, (long long)converged);
+    for (int b = 0; b < 2; ++b) free(u[b]), free(history[b]), free(r[b]);
+    free(re);
+}
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -264,5 +307,6 @@ int main(int argc, char **argv)
     lmsor_beats_the_baselines(be);
     batch_independence(be);
     paper_counts_and_cases(be);
+    ensemble_against_cpu(be);
     return test_summary();
 }

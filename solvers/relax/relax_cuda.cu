@@ -9,7 +9,9 @@
  * iteration is a red sweep, a black sweep and a check of one thread per member that freezes a
  * member the iteration its criterion falls to the tolerance (the sweeps skip frozen members), so
  * the host reads the count of converged members only every 32 iterations and no iteration is
- * wasted on a converged member. This file is compiled without FMA contraction (CMakeLists.txt):
+ * wasted on a converged member. Small members of an ensemble that fills the device instead run
+ * whole in one block each (relax_member_kernel). This file is compiled without FMA contraction
+ * (CMakeLists.txt):
  * the point arithmetic then rounds as on the cpu, and the results are the cpu's bits. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -100,6 +102,83 @@ __global__ void relax_check_kernel(int64_t count, int64_t n, relax_problem p,
     if (value <= p.tolerance) {
         done[m] = n;
         atomicAdd(converged, 1ull);
+    }
+}
+
+/* A whole member per block in shared memory (small members of an ensemble): u and omega of the
+ * member in the natural layout, red and black sweeps with a barrier between, the criterion folded
+ * in the block every iteration, so the member runs from its first iteration to its convergence (or
+ * the cap) without global memory, with the same arithmetic and the same exact counts as the
+ * per-sweep kernels. */
+template <int ANALYTIC>
+__global__ void __launch_bounds__(512)
+    relax_member_kernel(const __grid_constant__ relax_layout L,
+                        const __grid_constant__ relax_grid G, relax_problem p,
+                        double *__restrict__ u, const double *__restrict__ omega,
+                        const double *__restrict__ f, const double *__restrict__ g,
+                        const double *__restrict__ re, int64_t *__restrict__ done,
+                        double *__restrict__ history, int64_t checks)
+{
+    extern __shared__ double member[];
+    const int m1 = (int)L.m1, m2 = (int)L.m2, row = m1 + 2, ring = (m1 + 2) * (m2 + 2);
+    double *us = member, *ws = member + ring;
+    __shared__ double warp_max[16];
+    __shared__ int finished;
+    const int64_t m = blockIdx.x;
+    const double *uc = u + m * L.member_values;
+    const double *oc = omega + m * L.member_values;
+    for (int at = threadIdx.x; at < ring; at += blockDim.x) {
+        const int i = at % row, j = at / row, c = (i + j) & 1;
+        us[at] = uc[c * L.colour_values + j * L.width + i / 2];
+        ws[at] = oc[c * L.colour_values + j * L.width + i / 2];
+    }
+    if (threadIdx.x == 0) finished = 0;
+    __syncthreads();
+    const double member_re = ANALYTIC ? re[m] : 0.0;
+    const int half = (m1 + 1) / 2; /* a colour's points per row, at most */
+    for (int64_t n = 1; n <= p.max_iterations; ++n) {
+        double value = 0.0;
+        for (int colour = 0; colour < 2; ++colour) {
+            for (int t = threadIdx.x; t < m2 * half; t += blockDim.x) {
+                const int j = t / half + 1, i = 2 * (t % half) + 1 + ((j + 1 + colour) & 1);
+                if (i > m1) continue;
+                const int at = j * row + i;
+                double fc, gc;
+                if (ANALYTIC) {
+                    relax_seed004_coefficients(p.coefficients, member_re, (double)i * G.h,
+                                               (double)j * G.k, &fc, &gc);
+                } else {
+                    fc = f[m * L.m1 * L.m2 + (j - 1) * m1 + (i - 1)];
+                    gc = g[m * L.m1 * L.m2 + (j - 1) * m1 + (i - 1)];
+                }
+                const relax_stencil s = relax_stencil_at(fc, gc, &G);
+                const double old = us[at];
+                const double updated = relax_update(old, ws[at], s, us[at - 1], us[at + 1],
+                                                    us[at + row], us[at - row]);
+                us[at] = updated;
+                value = fmax(value, fabs(p.change_criterion ? updated - old : updated));
+            }
+            __syncthreads();
+        }
+        for (int offset = 16; offset > 0; offset /= 2)
+            value = fmax(value, __shfl_xor_sync(0xffffffffu, value, offset));
+        if ((threadIdx.x & 31) == 0) warp_max[threadIdx.x / 32] = value;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            double criterion = 0.0;
+            for (int w = 0; w < (int)(blockDim.x + 31) / 32; ++w)
+                criterion = fmax(criterion, warp_max[w]);
+            if (history && n % p.check_every == 0)
+                history[m * checks + n / p.check_every - 1] = criterion;
+            if (criterion <= p.tolerance) finished = 1, done[m] = n;
+        }
+        __syncthreads();
+        if (finished) break;
+    }
+    double *uw = u + m * L.member_values;
+    for (int at = threadIdx.x; at < ring; at += blockDim.x) {
+        const int i = at % row, j = at / row, c = (i + j) & 1;
+        uw[c * L.colour_values + j * L.width + i / 2] = us[at];
     }
 }
 
@@ -205,7 +284,30 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
     const int64_t threads = count * p->m2 * L.width;
     const unsigned blocks = (unsigned)((threads + 255) / 256);
     const unsigned check_blocks = (unsigned)((count + 255) / 256);
-    for (int64_t n = 1; n <= p->max_iterations && rc == COHORT_OK; ++n) {
+    /* small members of an ensemble that fills the device: a member per block, on chip */
+    static int multiprocessors = 0;
+    if (!multiprocessors &&
+        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
+        multiprocessors = 1 << 30;
+    const size_t member_bytes = (size_t)(2 * ring) * sizeof(double);
+    const int on_chip = member_bytes <= 160 * 1024 && count >= multiprocessors;
+    if (on_chip && rc == COHORT_OK) {
+        if (p->coefficients) {
+            RELAX_CUDA(cudaFuncSetAttribute(relax_member_kernel<1>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)member_bytes));
+            relax_member_kernel<1><<<(unsigned)count, 512, member_bytes>>>(
+                L, G, *p, d_u, d_omega, d_f, d_g, d_re, d_done, d_history, checks);
+        } else {
+            RELAX_CUDA(cudaFuncSetAttribute(relax_member_kernel<0>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)member_bytes));
+            relax_member_kernel<0><<<(unsigned)count, 512, member_bytes>>>(
+                L, G, *p, d_u, d_omega, d_f, d_g, d_re, d_done, d_history, checks);
+        }
+        RELAX_CUDA(cudaGetLastError());
+    }
+    for (int64_t n = 1; n <= p->max_iterations && rc == COHORT_OK && !on_chip; ++n) {
         if (p->coefficients) {
             relax_sweep_kernel<0, 1><<<blocks, 256>>>(L, G, *p, count, d_u, d_omega, d_f, d_g, d_re,
                                                       d_done, d_criterion);
