@@ -6,6 +6,7 @@
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -699,6 +700,15 @@ const config_value *config_get(const cohort_config *c, const char *section, cons
     schema_init();
     const int k = find_key(section, name);
     return k >= 0 ? &c->values[k] : NULL;
+}
+
+const config_value *config_get_key(const cohort_config *c, const char *dotted)
+{
+    const char *dot = strchr(dotted, '.');
+    char section[CONFIG_TEXT];
+    if (!dot || dot - dotted >= (ptrdiff_t)sizeof section) return NULL;
+    snprintf(section, sizeof section, "%.*s", (int)(dot - dotted), dotted);
+    return config_get(c, section, dot + 1);
 }
 
 double config_real(const cohort_config *c, const char *section, const char *name)

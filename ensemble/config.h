@@ -75,6 +75,9 @@ void config_free(cohort_config *c);
 /* The value of section.name (the schema must have it). */
 const config_value *config_get(const cohort_config *c, const char *section, const char *name);
 
+/* The value of a dotted key "section.name" (NULL where the schema has none). */
+const config_value *config_get_key(const cohort_config *c, const char *dotted);
+
 /* The number section.name holds (CONFIG_REAL or CONFIG_INT). */
 double config_real(const cohort_config *c, const char *section, const char *name);
 

@@ -98,6 +98,13 @@ static void print_run_usage(FILE *out)
             "l2_error_*(t) and error_l1/l2/linf(member) against the exact solution. ks1d:\n"
             "periodic, energy_mean/var/sem(t) of 1/2 <u^2>.\n"
             "\n"
+            "Steady models (model.name = convdiff2d) read [solver] instead of [time] and\n"
+            "[initial]: each member iterates (solver.method = lmsor|lsor|sor) until ||u||_inf <=\n"
+            "solver.tolerance or solver.max_iterations, and the file holds iterations(member),\n"
+            "converged(member), real_points, imaginary_points, mixed_points(member),\n"
+            "residual_history(member, check) every solver.check_every iterations and, with\n"
+            "output.archive = final, u(member, y, x) on the grid.nx x grid.ny interior points.\n"
+            "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
             "replicates = R) sweep initial.mean, initial.amplitude and any of the model's\n"
             "parameters (cohort models lists them); members = points x replicates.\n");

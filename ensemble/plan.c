@@ -156,10 +156,7 @@ static int check_points(const cohort_config *c, const run_plan *p, char *err, si
         const char *key = NULL;
         char why[512];
         if (m->check(m, &v, &key, why, sizeof why)) {
-            const char *dot = strchr(key, '.');
-            char section[32];
-            snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
-            const config_value *bad = config_get(c, section, dot + 1);
+            const config_value *bad = config_get_key(c, key);
             snprintf(err, len, "%s: %s = %s: %s", bad->origin, key, bad->text, why);
             return EXIT_BAD_INPUT;
         }

@@ -121,6 +121,18 @@ static int fit_and_store(cohort_output *out, const char *base, const char *slope
     return output_put_double(out, name, *r);
 }
 
+int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
+{
+    const config_value *configured = config_get(c, "output", "path");
+    *path = opt->output_path ? opt->output_path : configured->text;
+    char option[CONFIG_ORIGIN + 32] = "-o", err[1024];
+    if (!opt->output_path) snprintf(option, sizeof option, "%s: output.path =", configured->origin);
+    if (!paths_check_output(*path, option, &opt->config_path, 1, opt->overwrite, err, sizeof err))
+        return 0;
+    fprintf(stderr, "cohort run: %s\n", err);
+    return EXIT_BAD_INPUT;
+}
+
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
@@ -157,18 +169,10 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     p.chunk = chunk_size(c, be, &p);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
-    const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
-    {
-        char option[CONFIG_ORIGIN + 32] = "-o";
-        if (!opt->output_path)
-            snprintf(option, sizeof option,
-                     "%s: output.path =", config_get(c, "output", "path")->origin);
-        if (paths_check_output(path, option, &opt->config_path, 1, opt->overwrite, err,
-                               sizeof err)) {
-            fprintf(stderr, "cohort run: %s\n", err);
-            run_plan_free(&p);
-            return EXIT_BAD_INPUT;
-        }
+    const char *path = NULL;
+    if (run_output_path(c, opt, &path)) {
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
     }
     run_provenance provenance;
     char *history = output_history(opt->command_line, NULL);

@@ -14,6 +14,10 @@ typedef struct run_options {
     const char *version;      /* "cohort 0.1.0 (git ...)" */
 } run_options;
 
+/* The run's output path (-o, else output.path) into *path, checked before any work
+ * (paths_check_output): 0, or 2 with the message on stderr. */
+int run_output_path(const cohort_config *c, const run_options *opt, const char **path);
+
 /* Returns 0 success, 2 bad usage or configuration (message on stderr, no file left), 1 failure
  * while running (message on stderr, no file left). */
 int run_ensemble(const cohort_config *c, const run_options *opt);

@@ -7,7 +7,6 @@
 
 #include "backend/cohort_error.h"
 #include "output.h"
-#include "paths.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
@@ -17,24 +16,36 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
     const cohort_model *model = p->model;
     const int64_t members = p->members, n = p->n,
                   checks = p->values.max_iterations / p->values.check_every;
+    /* what a steady run cannot do is refused, not ignored, before anything is done */
+    static const struct {
+        const char *section, *name, *refused_text, *why; /* refused_text NULL: any true value */
+    } cannot[] = {
+        {"output", "archive", "snapshots", "output.archive = final stores its converged field"},
+        {"output", "member_series", NULL, "its history is residual_history(member, check)"},
+        {"analysis", "structure_factor", NULL, "the structure factor is of periodic fields"},
+        {"analysis", "kmeans", NULL, "k-means is not offered for steady models"},
+    };
+    for (size_t q = 0; q < sizeof cannot / sizeof cannot[0]; ++q) {
+        const config_value *v = config_get(c, cannot[q].section, cannot[q].name);
+        if (cannot[q].refused_text ? strcmp(v->text, cannot[q].refused_text) : !v->integer)
+            continue;
+        fprintf(stderr, "cohort run: %s: %s.%s = %s: %s is steady: %s\n", v->origin,
+                cannot[q].section, cannot[q].name, v->text, model->name, cannot[q].why);
+        run_plan_free(p);
+        return EXIT_BAD_INPUT;
+    }
+    /* auto: as many members as fit a budget of 1 GiB of host arrays (the field, the iterate with
+     * its ring, omega, coefficients: about 6 n doubles each), so that an ensemble of small
+     * members fills a device in one chunk */
     const config_value *chunk_key = config_get(c, "ensemble", "chunk");
-    const int64_t chunk = chunk_key->is_auto             ? (members < 64 ? members : 64)
-                          : chunk_key->integer < members ? chunk_key->integer
-                                                         : members;
+    const int64_t fit = ((int64_t)1 << 30) / (int64_t)(6 * sizeof(double)) / n;
+    const int64_t wanted = chunk_key->is_auto ? (fit > 1 ? fit : 1) : chunk_key->integer;
+    const int64_t chunk = wanted < members ? wanted : members;
     p->chunk = chunk;
-    char err[1024];
-    const char *path = opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
-    {
-        char option[CONFIG_ORIGIN + 32] = "-o";
-        if (!opt->output_path)
-            snprintf(option, sizeof option,
-                     "%s: output.path =", config_get(c, "output", "path")->origin);
-        if (paths_check_output(path, option, &opt->config_path, 1, opt->overwrite, err,
-                               sizeof err)) {
-            fprintf(stderr, "cohort run: %s\n", err);
-            run_plan_free(p);
-            return EXIT_BAD_INPUT;
-        }
+    const char *path = NULL;
+    if (run_output_path(c, opt, &path)) {
+        run_plan_free(p);
+        return EXIT_BAD_INPUT;
     }
     run_provenance provenance;
     char *history = output_history(opt->command_line, NULL);
@@ -64,27 +75,6 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
         spec.member_value_name[q] = model->member_values[q].name;
         spec.member_value_meaning[q] = model->member_values[q].meaning;
         spec.member_value_int[q] = 1;
-    }
-    /* what a steady run cannot do is refused, not ignored */
-    const char *refused = NULL, *why = NULL;
-    if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
-        refused = "output.archive", why = "output.archive = final stores its converged field";
-    else if (config_get(c, "output", "member_series")->integer)
-        refused = "output.member_series", why = "its history is residual_history(member, check)";
-    else if (config_get(c, "analysis", "structure_factor")->integer)
-        refused = "analysis.structure_factor", why = "the structure factor is of periodic fields";
-    else if (config_get(c, "analysis", "kmeans")->integer)
-        refused = "analysis.kmeans", why = "k-means is not offered for steady models";
-    if (refused) {
-        const char *dot = strchr(refused, '.');
-        char section[16];
-        snprintf(section, sizeof section, "%.*s", (int)(dot - refused), refused);
-        const config_value *v = config_get(c, section, dot + 1);
-        fprintf(stderr, "cohort run: %s: %s = %s: %s is steady: %s\n", v->origin, refused, v->text,
-                model->name, why);
-        free(history), free(config_text), free(check_iterations);
-        run_plan_free(p);
-        return EXIT_BAD_INPUT;
     }
     cohort_output *out = NULL;
     int rc = history && config_text && check_iterations

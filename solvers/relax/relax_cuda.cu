@@ -40,6 +40,25 @@ __device__ __forceinline__ void relax_atomic_max(unsigned long long *slot, doubl
     atomicMax(slot, (unsigned long long)__double_as_longlong(value));
 }
 
+/* Point (i, j) of member m, both kernels: its stencil from seed 004's coefficients at the member's
+ * Re (ANALYTIC) or from the member's f, g arrays, then eq. 6-7 from its neighbours */
+template <int ANALYTIC>
+__device__ __forceinline__ double
+relax_point(const relax_layout &L, const relax_grid &G, const relax_problem &p, int64_t m,
+            int64_t i, int64_t j, const double *f, const double *g, const double *re, double old,
+            double omega, double west, double east, double north, double south)
+{
+    double fc, gc;
+    if (ANALYTIC) {
+        relax_seed004_coefficients(p.coefficients, re[m], (double)i * G.h, (double)j * G.k, &fc,
+                                   &gc);
+    } else {
+        fc = f[m * L.m1 * L.m2 + (j - 1) * L.m1 + (i - 1)];
+        gc = g[m * L.m1 * L.m2 + (j - 1) * L.m1 + (i - 1)];
+    }
+    return relax_update(old, omega, relax_stencil_at(fc, gc, &G), west, east, north, south);
+}
+
 template <int COLOUR, int ANALYTIC>
 __global__ void __launch_bounds__(256)
     relax_sweep_kernel(const __grid_constant__ relax_layout L, const __grid_constant__ relax_grid G,
@@ -59,19 +78,11 @@ __global__ void __launch_bounds__(256)
         double *own = u + m * L.member_values + COLOUR * L.colour_values;
         const double *other = u + m * L.member_values + (1 - COLOUR) * L.colour_values;
         const int64_t at = j * L.width + q;
-        double fc, gc;
-        if (ANALYTIC) {
-            relax_seed004_coefficients(p.coefficients, re[m], (double)i * G.h, (double)j * G.k, &fc,
-                                       &gc);
-        } else {
-            fc = f[m * L.m1 * L.m2 + (j - 1) * L.m1 + (i - 1)];
-            gc = g[m * L.m1 * L.m2 + (j - 1) * L.m1 + (i - 1)];
-        }
-        const relax_stencil s = relax_stencil_at(fc, gc, &G);
         const double old = own[at];
-        const double updated = relax_update(
-            old, omega[m * L.member_values + COLOUR * L.colour_values + at], s,
-            other[at - 1 + parity], other[at + parity], other[at + L.width], other[at - L.width]);
+        const double updated = relax_point<ANALYTIC>(
+            L, G, p, m, i, j, f, g, re, old,
+            omega[m * L.member_values + COLOUR * L.colour_values + at], other[at - 1 + parity],
+            other[at + parity], other[at + L.width], other[at - L.width]);
         own[at] = updated;
         value = fabs(p.change_criterion ? updated - old : updated);
     }
@@ -134,7 +145,6 @@ __global__ void __launch_bounds__(512)
     }
     if (threadIdx.x == 0) finished = 0;
     __syncthreads();
-    const double member_re = ANALYTIC ? re[m] : 0.0;
     const int half = (m1 + 1) / 2; /* a colour's points per row, at most */
     for (int64_t n = 1; n <= p.max_iterations; ++n) {
         double value = 0.0;
@@ -143,18 +153,10 @@ __global__ void __launch_bounds__(512)
                 const int j = t / half + 1, i = 2 * (t % half) + 1 + ((j + 1 + colour) & 1);
                 if (i > m1) continue;
                 const int at = j * row + i;
-                double fc, gc;
-                if (ANALYTIC) {
-                    relax_seed004_coefficients(p.coefficients, member_re, (double)i * G.h,
-                                               (double)j * G.k, &fc, &gc);
-                } else {
-                    fc = f[m * L.m1 * L.m2 + (j - 1) * m1 + (i - 1)];
-                    gc = g[m * L.m1 * L.m2 + (j - 1) * m1 + (i - 1)];
-                }
-                const relax_stencil s = relax_stencil_at(fc, gc, &G);
                 const double old = us[at];
-                const double updated = relax_update(old, ws[at], s, us[at - 1], us[at + 1],
-                                                    us[at + row], us[at - row]);
+                const double updated =
+                    relax_point<ANALYTIC>(L, G, p, m, i, j, f, g, re, old, ws[at], us[at - 1],
+                                          us[at + 1], us[at + row], us[at - row]);
                 us[at] = updated;
                 value = fmax(value, fabs(p.change_criterion ? updated - old : updated));
             }

@@ -14,7 +14,6 @@ typedef struct swept1d_stepper {
     int swept;     /* time.stepper = swept */
     int64_t width; /* time.block_width (0: auto) */
     int *reached;  /* the swept rule's tier per point and a counter (backend memory, n + 1) */
-    swept1d_counts counts;
     /* heat1d's exact solution: the initial kind, mode, alpha, the rod, and the members' amplitude
      * and mean as filled (host) */
     int ramp;
@@ -174,11 +173,9 @@ int swept1d_advance(void *stepper, cohort_model_state *st, int64_t step, int64_t
     const int64_t tiers = steps * s->scheme.tiers_per_step;
     const int64_t width =
         s->width ? s->width : swept1d_auto_width(s->be, s->scheme.ks, s->scheme.n, st->count);
-    s->counts = (swept1d_counts){0, 0, 0};
-    COHORT_CALL(
-        s->swept
-            ? s->k->swept(&s->scheme, rows, s->reached, tiers, width, st->ld, st->count, &s->counts)
-            : s->k->classic(&s->scheme, rows, tiers, width, st->ld, st->count, &s->counts));
+    COHORT_CALL(s->swept
+                    ? s->k->swept(&s->scheme, rows, s->reached, tiers, width, st->ld, st->count)
+                    : s->k->classic(&s->scheme, rows, tiers, width, st->ld, st->count));
     if (tiers & 1) { /* the last tier is in the second row */
         double *t = st->u;
         st->u = st->scratch, st->scratch = t;
@@ -189,11 +186,6 @@ int swept1d_advance(void *stepper, cohort_model_state *st, int64_t step, int64_t
 int swept1d_step(void *stepper, cohort_model_state *s, int64_t step)
 {
     return swept1d_advance(stepper, s, step, 1);
-}
-
-swept1d_counts swept1d_last_counts(const void *stepper)
-{
-    return ((const swept1d_stepper *)stepper)->counts;
 }
 
 /* The insulated rod's exact solution, as a multiple of the amplitude, at xi = x / L in [0, 1]:

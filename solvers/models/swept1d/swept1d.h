@@ -34,8 +34,6 @@ int swept1d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
 void swept1d_stepper_free(void *stepper);
 int swept1d_step(void *stepper, cohort_model_state *s, int64_t step);
 int swept1d_advance(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
-/* the launches of the last advance (bench-swept) */
-swept1d_counts swept1d_last_counts(const void *stepper);
 int swept1d_initial_fill(void *stepper, double *u, const double *amplitude, const double *mean,
                          int64_t ld, int64_t count);
 int swept1d_observe(void *stepper, const double *u, double t, double *values, int64_t ld,

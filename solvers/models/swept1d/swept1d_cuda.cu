@@ -76,7 +76,7 @@ __global__ void swept1d_classic_kernel(const __grid_constant__ swept1d_scheme s0
 }
 
 static int swept1d_classic_cuda(const swept1d_scheme *s, double *const rows[2], int64_t tiers,
-                                int64_t width, int64_t ld, int64_t count, swept1d_counts *counts)
+                                int64_t width, int64_t ld, int64_t count)
 {
     const int64_t threads = s->n * count;
     const unsigned block = threads_for(width);
@@ -89,7 +89,6 @@ static int swept1d_classic_cuda(const swept1d_scheme *s, double *const rows[2], 
                                                                     rows[t & 1], t, ld, count)));
         COHORT_CUDA_CHECK_LAUNCH("swept1d_classic_kernel");
     }
-    counts->launches += tiers;
     return COHORT_OK;
 }
 
@@ -281,14 +280,12 @@ __global__ void swept1d_done_kernel(const int *reached, int64_t n, int64_t last_
 }
 
 static int swept1d_swept_cuda(const swept1d_scheme *s, double *const rows[2], int *reached,
-                              int64_t tiers, int64_t width, int64_t ld, int64_t count,
-                              swept1d_counts *counts)
+                              int64_t tiers, int64_t width, int64_t ld, int64_t count)
 {
     if (tiers > INT_MAX - 1)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld tiers in one advance (at most %d)",
                            (long long)tiers, INT_MAX - 1);
     if (width >= s->n) { /* the member on chip from the first tier to the last */
-        counts->launches += 1, counts->member_blocks += count;
         const int points_per_lane = s->n % 32 ? 0 : (int)(s->n / 32);
 #define SWEPT1D_WARP_CASE(P)                                                                       \
     case P:                                                                                        \
@@ -358,7 +355,6 @@ static int swept1d_swept_cuda(const swept1d_scheme *s, double *const rows[2], in
             swept1d_phase_kernel<KS><<<(unsigned)(windows * count), block, bytes>>>(
                 *s, rows[0], rows[1], reached, (int)tiers, B, shifted, windows, max_width, ld));
         COHORT_CUDA_CHECK_LAUNCH("swept1d_phase_kernel");
-        counts->launches += 1, counts->phases += 1;
     }
 }
 

@@ -13,20 +13,15 @@
 extern "C" {
 #endif
 
-/* How a swept advance went: launches of each kind (bench-swept reports them). */
-typedef struct swept1d_counts {
-    int64_t launches, phases, member_blocks;
-} swept1d_counts;
-
 typedef struct swept1d_kernels {
     /* one pass over the members per tier (seed 001's GPUClassic: a launch per tier on cuda),
      * `width` threads per block */
     int (*classic)(const swept1d_scheme *s, double *const rows[2], int64_t tiers, int64_t width,
-                   int64_t ld, int64_t count, swept1d_counts *counts);
+                   int64_t ld, int64_t count);
     /* the swept rule (seed 001's GPUShared) with tiles of `width` points; `reached` holds n + 1
      * ints of the backend's memory. NULL where the backend has none (cpu). */
     int (*swept)(const swept1d_scheme *s, double *const rows[2], int *reached, int64_t tiers,
-                 int64_t width, int64_t ld, int64_t count, swept1d_counts *counts);
+                 int64_t width, int64_t ld, int64_t count);
 } swept1d_kernels;
 extern const swept1d_kernels swept1d_kernels_cpu, swept1d_kernels_cuda;
 
