@@ -1,11 +1,13 @@
-/* The check every benchmark shares, CUDA-free (bench_common.h adds the CUDA and cuRAND ones):
- * a failed cohort call ends the program with file:line and the error detail, exit 1. */
+/* What every benchmark shares, CUDA-free (bench_common.h adds the CUDA and cuRAND ones): a failed
+ * cohort call ends the program with file:line and the error detail, exit 1; medians; the
+ * backend's copy bandwidth, the floor the benchmarks compare against. */
 #ifndef COHORT_BENCH_CHECK_H
 #define COHORT_BENCH_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend/backend.h"
 #include "backend/cohort_error.h"
 
 #define CHECK_COHORT(expr)                                                                         \
@@ -16,5 +18,32 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+
+static inline int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* be's copy of 1 GiB within its memory (read + write counted), median of 5, GB/s */
+static inline double bench_copy_bandwidth(const cohort_backend *be)
+{
+    const size_t bytes = (size_t)1 << 30;
+    double *a = NULL, *b = NULL, times[5];
+    CHECK_COHORT(be->alloc((void **)&a, bytes));
+    CHECK_COHORT(be->alloc((void **)&b, bytes));
+    CHECK_COHORT(be->fill(a, 1.0, bytes / sizeof(double)));
+    CHECK_COHORT(be->copy_within(b, a, bytes));
+    for (int k = 0; k < 5; ++k) {
+        CHECK_COHORT(be->synchronize());
+        const double start = cohort_seconds();
+        CHECK_COHORT(be->copy_within(b, a, bytes));
+        CHECK_COHORT(be->synchronize());
+        times[k] = cohort_seconds() - start;
+    }
+    be->release(a), be->release(b);
+    qsort(times, 5, sizeof *times, compare_doubles);
+    return 2.0 * (double)bytes / times[2] * 1e-9;
+}
 
 #endif

@@ -37,12 +37,6 @@ typedef struct result {
     double error;  /* max |phi - zeta| at T over the members */
 } result;
 
-static int compare_doubles(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static result run_once(const cohort_backend *be, const cohort_model *m, int64_t N, int64_t members,
                        double t_end)
 {
@@ -122,27 +116,6 @@ static void bench(const cohort_backend *be, const char *name, int64_t N, int64_t
     fflush(stdout);
 }
 
-/* device-to-device copy of 1 GiB (read + write counted), median of 5, GB/s */
-static double copy_bandwidth(const cohort_backend *be)
-{
-    const size_t bytes = (size_t)1 << 30;
-    double *a = NULL, *b = NULL, times[5];
-    CHECK_COHORT(be->alloc((void **)&a, bytes));
-    CHECK_COHORT(be->alloc((void **)&b, bytes));
-    CHECK_COHORT(be->fill(a, 1.0, bytes / sizeof(double)));
-    CHECK_COHORT(be->copy_within(b, a, bytes));
-    for (int k = 0; k < 5; ++k) {
-        CHECK_COHORT(be->synchronize());
-        const double start = cohort_seconds();
-        CHECK_COHORT(be->copy_within(b, a, bytes));
-        CHECK_COHORT(be->synchronize());
-        times[k] = cohort_seconds() - start;
-    }
-    be->release(a), be->release(b);
-    qsort(times, 5, sizeof *times, compare_doubles);
-    return 2.0 * (double)bytes / times[2] * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
     const char *backend = "cuda";
@@ -170,7 +143,7 @@ int main(int argc, char **argv)
     CHECK_COHORT(cohort_backend_get(backend, &be));
     char device[256];
     be->describe(device, sizeof device);
-    const double copy_gbs = copy_bandwidth(be);
+    const double copy_gbs = bench_copy_bandwidth(be);
     printf("bench-curvature on %s (%s); device copy %.0f GB/s; T = %g\n", be->name, device,
            copy_gbs, t_end);
     printf("%-10s %17s %8s %11s %11s %9s %8s %6s %9s %8s  %s\n", "model", "grid x members", "steps",

@@ -51,17 +51,6 @@ int relax_solve(const cohort_backend *be, const relax_problem *p, const double *
                 const double *re, double *u, int64_t count, relax_member_result *results,
                 double *history);
 
-/* A member's setup, on the host: its coefficients (into f, g where p->coefficients, else read
- * from them), stencils and omega at each interior point ((j - 1) M1 + (i - 1): omega for its
- * colour), and the result's case counts and SOR omega. */
-void relax_member_setup(const relax_problem *p, double *f, double *g, double re,
-                        relax_stencil *stencil, double *omega, relax_member_result *result);
-
-/* SOR's global omega for a member: the optimum for the largest local Jacobi radius (eq. 10) over
- * its points, 2 / (1 + sqrt(1 - mu^2)) where every point is real, 2 / (1 + sqrt(1 + mu^2)) where
- * every point is imaginary, 1 otherwise (from the member's stencils). */
-double relax_global_omega(const relax_problem *p, const relax_stencil *stencil);
-
 #ifdef __cplusplus
 }
 #endif

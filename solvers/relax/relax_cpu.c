@@ -8,6 +8,43 @@
 #include "backend/cohort_error.h"
 #include "relax/relax_kernels.h"
 
+/* A member's setup: its coefficients (into f, g where p->coefficients, else read from them),
+ * stencils and omega at each interior point ((j - 1) M1 + (i - 1): omega for its colour), and
+ * the result's case counts and SOR omega */
+static void member_setup(const relax_problem *p, double *f, double *g, double re,
+                         relax_stencil *stencil, double *omega, relax_member_result *result)
+{
+    const int64_t m1 = p->m1, m2 = p->m2;
+    const relax_grid G = relax_grid_make(m1, m2);
+    *result = (relax_member_result){p->max_iterations, 0, 0, 0, 0, 0.0};
+    int64_t real = 0, imaginary = 0, mixed = 0;
+    double largest = 0.0;
+    /* threads over the rows unless the caller already runs members in parallel */
+#pragma omp parallel for schedule(static) reduction(+ : real, imaginary, mixed) \
+    reduction(max : largest) if (!omp_in_parallel())
+    for (int64_t j = 1; j <= m2; ++j)
+        for (int64_t i = 1; i <= m1; ++i) {
+            const int64_t v = (j - 1) * m1 + (i - 1);
+            if (p->coefficients)
+                relax_seed004_coefficients(p->coefficients, re, (double)i * G.h, (double)j * G.k,
+                                           &f[v], &g[v]);
+            stencil[v] = relax_stencil_at(f[v], g[v], &G);
+            double red, black, upper, lower;
+            const relax_case c = relax_local_parameters(stencil[v], &G, p->method, &red, &black);
+            omega[v] = (i + j) % 2 == 0 ? red : black;
+            real += c == RELAX_REAL, imaginary += c == RELAX_IMAGINARY, mixed += c == RELAX_MIXED;
+            if (p->method == RELAX_SOR) {
+                relax_mu(stencil[v], &G, &upper, &lower);
+                largest = fmax(largest, upper);
+            }
+        }
+    result->real_points = real, result->imaginary_points = imaginary, result->mixed_points = mixed;
+    if (p->method == RELAX_SOR) {
+        result->omega = relax_global_omega(m1 * m2, real, imaginary, largest);
+        for (int64_t v = 0; v < m1 * m2; ++v) omega[v] = result->omega;
+    }
+}
+
 /* One member: its setup, then red and black sweeps until the criterion is met; the criterion's
  * maximum is taken in the sweeps themselves (a red point's value after the red sweep is its value
  * after the iteration). */
@@ -16,7 +53,7 @@ static void solve_member(const relax_problem *p, double *f, double *g, double re
                          double *history, int threads_inside)
 {
     const int64_t m1 = p->m1, m2 = p->m2, row = m1 + 2, checks = relax_checks(p);
-    relax_member_setup(p, f, g, re, stencil, omega, result);
+    member_setup(p, f, g, re, stencil, omega, result);
     for (int64_t c = 0; history && c < checks; ++c) history[c] = NAN;
     for (int64_t n = 1; n <= p->max_iterations; ++n) {
         double criterion = 0.0;

@@ -19,20 +19,29 @@ typedef struct relax_stencil {
     double l, r, t, b;
 } relax_stencil;
 
-/* A member's grid: h = 1 / (M1 + 1), k = 1 / (M2 + 1), and eq. 3's constant factors */
+/* A member's grid: h = 1 / (M1 + 1), k = 1 / (M2 + 1), eq. 3's constant factors, and the
+ * cosines of eq. 10-11 */
 typedef struct relax_grid {
     double h, k;
     double cx, cy;         /* k^2 / (2 (h^2 + k^2)), h^2 / (2 (h^2 + k^2)) */
     double half_h, half_k; /* h / 2, k / 2 */
+    /* cos(pi h), cos(pi k), cos(pi (1 - h) / 2), cos(pi (1 - k) / 2) */
+    double cos_h, cos_k, cos_half_h, cos_half_k;
 } relax_grid;
 
-COHORT_HD relax_grid relax_grid_make(int64_t m1, int64_t m2)
+/* Host only: the cosines are taken once here, by the host's libm, so that a device that computes
+ * omega from this grid gets the host's bits (the rest of the setup is +, *, / and sqrt, which
+ * round the same on both when nothing is contracted). */
+static inline relax_grid relax_grid_make(int64_t m1, int64_t m2)
 {
+    const double pi = 3.14159265358979323846;
     relax_grid g;
     g.h = 1.0 / (double)(m1 + 1), g.k = 1.0 / (double)(m2 + 1);
     const double d = 2.0 * (g.k * g.k + g.h * g.h);
     g.cx = g.k * g.k / d, g.cy = g.h * g.h / d;
     g.half_h = 0.5 * g.h, g.half_k = 0.5 * g.k;
+    g.cos_h = cos(pi * g.h), g.cos_k = cos(pi * g.k);
+    g.cos_half_h = cos(0.5 * pi * (1.0 - g.h)), g.cos_half_k = cos(0.5 * pi * (1.0 - g.k));
     return g;
 }
 
@@ -70,12 +79,11 @@ COHORT_HD relax_case relax_classify(relax_stencil s)
 /* The magnitudes of the extreme local Jacobi eigenvalues, eq. 10 (upper) and eq. 11 (lower):
  * 2 (sqrt|l r| cos(pi h) + sqrt|t b| cos(pi k)) and the same with cos(pi (1 - h) / 2),
  * cos(pi (1 - k) / 2). In the imaginary case the eigenvalues are i times these. */
-COHORT_HD void relax_mu(relax_stencil s, double h, double k, double *upper, double *lower)
+COHORT_HD void relax_mu(relax_stencil s, const relax_grid *G, double *upper, double *lower)
 {
-    const double pi = 3.14159265358979323846;
     const double x = sqrt(fabs(s.l * s.r)), y = sqrt(fabs(s.t * s.b));
-    *upper = 2.0 * (x * cos(pi * h) + y * cos(pi * k));
-    *lower = 2.0 * (x * cos(0.5 * pi * (1.0 - h)) + y * cos(0.5 * pi * (1.0 - k)));
+    *upper = 2.0 * (x * G->cos_h + y * G->cos_k);
+    *lower = 2.0 * (x * G->cos_half_h + y * G->cos_half_k);
 }
 
 /* The local parameters of a point: omega for its red (i + j even) role, omega' for black.
@@ -85,13 +93,13 @@ COHORT_HD void relax_mu(relax_stencil s, double h, double k, double *upper, doub
  * Mixed points (l r and t b of opposite signs; none in seed 004's tests) take omega = omega' = 1,
  * Gauss-Seidel: eq. 9-13 do not cover them, and no relaxation is the choice that cannot make a
  * point's local iteration diverge. SOR's global omega is the member's (relax_global_omega). */
-COHORT_HD relax_case relax_local_parameters(relax_stencil s, double h, double k,
+COHORT_HD relax_case relax_local_parameters(relax_stencil s, const relax_grid *G,
                                             relax_method method, double *omega_red,
                                             double *omega_black)
 {
     const relax_case c = relax_classify(s);
     double upper, lower;
-    relax_mu(s, h, k, &upper, &lower);
+    relax_mu(s, G, &upper, &lower);
     const double sign = c == RELAX_REAL ? -1.0 : 1.0; /* 1 - mu^2 or 1 + mu^2 */
     if (c == RELAX_MIXED) {
         *omega_red = *omega_black = 1.0;
@@ -103,6 +111,16 @@ COHORT_HD relax_case relax_local_parameters(relax_stencil s, double h, double k,
         *omega_red = *omega_black = 2.0 / (1.0 + sqrt(1.0 + sign * upper * upper));
     }
     return c;
+}
+
+/* SOR's global omega for a member from its case counts over n points and its largest upper mu:
+ * the optimum for that radius, 2 / (1 + sqrt(1 - mu^2)) where every point is real,
+ * 2 / (1 + sqrt(1 + mu^2)) where every point is imaginary, 1 otherwise */
+COHORT_HD double relax_global_omega(int64_t n, int64_t real, int64_t imaginary, double largest)
+{
+    if (real == n) return 2.0 / (1.0 + sqrt(1.0 - largest * largest));
+    if (imaginary == n) return 2.0 / (1.0 + sqrt(1.0 + largest * largest));
+    return 1.0;
 }
 
 /* One point of a colour sweep, eq. 6-7: (1 - omega) u + omega J u with J of eq. 8 */
