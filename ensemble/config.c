@@ -22,6 +22,7 @@ static const char GRID_1D[] = "1D models", GRID_2D[] = "2D models";
 static const char BOUNDED[] = "bounded models", ADAPTIVE[] = "adaptive models";
 /* ... and for "the models that offer several steppers" (model->steppers), "the steady models" */
 static const char STEPPED[] = "models with steppers", STEADY[] = "steady models";
+static const char EVOLVING[] = "time-dependent models";
 static const config_key common[] = {
     {"model", "name", CONFIG_ENUM, NULL /* cohort_model_default() */, 0, 0, 0, 0, NULL, "", "",
      "the equation (cohort models lists them)"},
@@ -101,6 +102,10 @@ static const config_key common[] = {
      "interval between archived snapshots (archive = snapshots)"},
     {"output", "member_series", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",
      "also store ell(t, member) for every member"},
+    {"output", "checkpoint_every", CONFIG_REAL, "600", 0, INF, 0, 0, NULL, EVOLVING, "s",
+     "wall-clock seconds between checkpoints of a run in progress (OUT.checkpoint beside "
+     "OUT.partial; cohort run --resume continues from it); 0: at every record and the end of "
+     "every chunk. A run also checkpoints when SIGINT, SIGTERM or SIGUSR1 stops it"},
     {"analysis", "fit_from", CONFIG_REAL, "1", 0, INF, 0, 0, NULL, "", "1",
      "start time of the fit of ell_mean against ln t"},
     {"analysis", "structure_factor", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",

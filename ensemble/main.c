@@ -60,19 +60,26 @@ static void print_run_usage(FILE *out)
 {
     fprintf(out,
             "usage: cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc] [--overwrite]\n"
-            "                  [--backend auto|cpu|cuda] [--quiet]\n"
+            "                  [--backend auto|cpu|cuda] [--quiet] [--resume]\n"
             "\n"
             "Runs the ensemble CONFIG.ini describes (keys and defaults: cohort models) and writes\n"
             "OUT.nc (default: output.path): ell_mean/var/sem(t), mass_mean(t), n_active(t),\n"
             "diverged(member), the final states C(member, x) when output.archive = final, the\n"
             "fit of ell_mean against ln t, and the resolved configuration. The file appears only\n"
-            "when the run succeeds (OUT.nc.partial while it runs).\n"
+            "when the run succeeds; while it runs, OUT.nc.partial holds every record completed so\n"
+            "far and OUT.nc.checkpoint what the run needs to go on (every\n"
+            "output.checkpoint_every seconds [600]; 0: every record and chunk). SIGINT, SIGTERM\n"
+            "and SIGUSR1 finish the step, checkpoint and stop (exit 128 + the signal; a second\n"
+            "one stops at once); a kill or a failure leaves the last checkpoint.\n"
             "\n"
             "  --set s.k=v   override a key (repeatable); e.g. --set ensemble.members=4096\n"
             "  -o OUT.nc     output file (its directory must exist; never the configuration)\n"
             "  --overwrite   replace OUT.nc if it exists (otherwise refused, exit 2)\n"
             "  --backend B   auto (cuda when a device is present), cpu or cuda [auto]\n"
             "  --quiet       no progress or summary on stderr\n"
+            "  --resume      continue an interrupted run from OUT.nc.checkpoint and\n"
+            "                OUT.nc.partial: the same CONFIG.ini and --set options (a differing\n"
+            "                key is refused, exit 2); the file equals the uninterrupted run's\n"
             "\n"
             "output.archive = snapshots stores C(t_snap, member, x) every output.snapshot_every\n"
             "and at t_end; output.member_series = true adds ell(t, member).\n"
@@ -156,6 +163,8 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
             opt.quiet = 1;
         } else if (!strcmp(arg, "--overwrite")) {
             opt.overwrite = 1;
+        } else if (!strcmp(arg, "--resume")) {
+            opt.resume = 1;
         } else if ((!strcmp(arg, "--set") || !strcmp(arg, "-o") || !strcmp(arg, "--backend")) &&
                    !value) {
             fprintf(stderr, "cohort run: %s needs a value (see cohort run --help)\n", arg);

@@ -383,6 +383,69 @@ int output_create(const output_spec *s, cohort_output **out)
     return COHORT_OK;
 }
 
+/* The variable ids of `spec`'s file: define_file on a scratch file beside the partial one (the
+ * ids follow the definition order, which depends on the spec alone), checked name by name against
+ * the partial file, which is then opened for writing in the scratch file's place. */
+int output_reopen(const output_spec *s, cohort_output **out)
+{
+    if (!out || !s || !s->path) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "spec and out needed");
+    *out = NULL;
+    char *scratch = malloc(strlen(s->path) + sizeof ".ids");
+    char *partial = malloc(strlen(s->path) + sizeof ".partial");
+    if (!scratch || !partial) {
+        free(scratch), free(partial);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
+    }
+    sprintf(scratch, "%s.ids", s->path);
+    sprintf(partial, "%s.partial", s->path);
+    output_spec defined = *s;
+    defined.path = scratch; /* defines scratch.partial */
+    cohort_output *o = NULL;
+    int rc = output_create(&defined, &o), ncid = -1;
+    if (rc == COHORT_OK) {
+        const int status = nc_open(partial, NC_WRITE, &ncid);
+        if (status != NC_NOERR)
+            rc = COHORT_FAIL(COHORT_ERR_IO, "cannot open %s to resume: %s", partial,
+                             nc_strerror(status));
+    }
+    int n_defined = 0, n_found = -1;
+    if (rc == COHORT_OK && (nc_inq_nvars(o->ncid, &n_defined) != NC_NOERR ||
+                            nc_inq_nvars(ncid, &n_found) != NC_NOERR || n_defined != n_found))
+        rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                         "%s has %d variables where this configuration writes %d", partial, n_found,
+                         n_defined);
+    for (int v = 0; v < n_defined && rc == COHORT_OK; ++v) {
+        char a[NC_MAX_NAME + 1], b[NC_MAX_NAME + 1];
+        if (nc_inq_varname(o->ncid, v, a) != NC_NOERR || nc_inq_varname(ncid, v, b) != NC_NOERR ||
+            strcmp(a, b))
+            rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                             "%s: variable %d is not this configuration's (%s)", partial, v, a);
+    }
+    if (o) { /* the scratch file goes; the partial file takes its place */
+        nc_close(o->ncid);
+        o->ncid = -1;
+        remove(o->partial);
+        free(o->path), free(o->partial);
+        o->path = strdup(s->path), o->partial = partial, partial = NULL;
+        o->ncid = ncid, ncid = -1;
+        if (!o->path && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
+    }
+    if (ncid >= 0) nc_close(ncid);
+    free(scratch), free(partial);
+    if (rc != COHORT_OK) {
+        output_close(o, OUTPUT_KEEP);
+        return rc;
+    }
+    *out = o;
+    return COHORT_OK;
+}
+
+int output_sync(cohort_output *o)
+{
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
 int output_write_record(cohort_output *o, int64_t record, double t, double ell_mean, double ell_var,
                         double ell_sem, double mass_mean, int64_t n_active)
 {
@@ -552,7 +615,7 @@ int output_close(cohort_output *o, int success)
         if (status != NC_NOERR && success)
             rc = COHORT_FAIL(COHORT_ERR_IO, "%s: closing: %s", o->partial, nc_strerror(status));
     }
-    if (o->partial) {
+    if (o->partial && success != OUTPUT_KEEP) {
         if (success && rc == COHORT_OK) {
             if (rename(o->partial, o->path) != 0)
                 rc = COHORT_FAIL(COHORT_ERR_IO, "cannot rename %s to %s", o->partial, o->path);

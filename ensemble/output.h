@@ -126,8 +126,18 @@ int output_has_label_map(const cohort_output *o);
 /* A global attribute of type double (fit results, resolved dt, ...). */
 int output_put_double(cohort_output *o, const char *name, double value);
 
-/* success: close and rename PATH.partial to PATH; otherwise close and remove PATH.partial. Frees o
- * either way. */
+/* Reopens PATH.partial of an interrupted run of the same spec for writing (cohort run --resume):
+ * its variables must be the ones the spec defines. Errors: COHORT_ERR_IO (no such file, or it
+ * does not open), COHORT_ERR_INVALID_ARGUMENT (another configuration's file). */
+int output_reopen(const output_spec *spec, cohort_output **out);
+
+/* Flushes everything written so far to disk (a checkpoint then stands for it). */
+int output_sync(cohort_output *o);
+
+/* success = 1: close and rename PATH.partial to PATH; 0: close and remove PATH.partial;
+ * OUTPUT_KEEP: close and keep PATH.partial (an interrupted run that can resume). Frees o either
+ * way. */
+enum { OUTPUT_KEEP = 2 };
 int output_close(cohort_output *o, int success);
 
 #endif

@@ -4,9 +4,11 @@
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/moments.h"
@@ -14,6 +16,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "fields/fields.h"
+#include "checkpoint.h"
 #include "clustering.h"
 #include "initial.h"
 #include "output.h"
@@ -121,6 +124,234 @@ static int fit_and_store(cohort_output *out, const char *base, const char *slope
     return output_put_double(out, name, *r);
 }
 
+/* ---- interruption: SIGINT, SIGTERM and SIGUSR1 (Slurm's warning) finish the step, checkpoint
+ * and stop; the handler then restores the default, so a second signal ends the process at once */
+static volatile sig_atomic_t run_signal = 0;
+
+static void run_on_signal(int signo)
+{
+    run_signal = signo;
+    signal(signo, SIG_DFL);
+}
+
+static void run_signals_install(void)
+{
+    run_signal = 0;
+    signal(SIGINT, run_on_signal);
+    signal(SIGTERM, run_on_signal);
+    signal(SIGUSR1, run_on_signal);
+}
+
+static void run_signals_restore(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGUSR1, SIG_DFL);
+}
+
+/* ---- checkpoints (checkpoint.h): where the run stands and what it has accumulated ---- */
+typedef struct run_position {
+    int64_t m0;         /* the first member of the chunk in flight, or of the next chunk */
+    int64_t count;      /* the chunk in flight's members; 0 between chunks */
+    int64_t step, r, q; /* in flight: its next step, record and snapshot */
+    int64_t member_steps, n_chunks;
+} run_position;
+
+typedef struct run_accumulators {
+    int64_t members, n, n_records;
+    int n_obs;
+    moments_blocks *ell, *mass, *obs; /* obs[q * n_records + r] */
+    unsigned char *diverged;
+    structure_factor *sf;
+    double *features; /* members x n, valid below the position's m0 */
+} run_accumulators;
+
+/* the chunk in flight: its states (leading dimension chunk), per-member values, and what the
+ * stepper carries */
+typedef struct run_flight {
+    const cohort_backend *be;
+    const cohort_model *model;
+    void *stepper;
+    double *state, *prev; /* backend */
+    double *member_value; /* host, 5 x count */
+    int64_t n, chunk;
+} run_flight;
+
+static int run_checkpoint_write(const char *path, const char *config_text, const run_position *at,
+                                const run_accumulators *a, const run_flight *f)
+{
+    checkpoint_writer *w = NULL;
+    COHORT_CALL(checkpoint_begin(path, &w));
+    const int64_t position[7] = {at->m0, at->count,        at->step,    at->r,
+                                 at->q,  at->member_steps, at->n_chunks};
+    int rc = checkpoint_put(w, "config", config_text, strlen(config_text));
+    if (rc == COHORT_OK) rc = checkpoint_put(w, "position", position, sizeof position);
+    if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "chunk", f->chunk);
+    if (rc == COHORT_OK) rc = checkpoint_put(w, "diverged", a->diverged, (size_t)a->members);
+    char name[48];
+    for (int64_t r = 0; r < a->n_records && rc == COHORT_OK; ++r) {
+        snprintf(name, sizeof name, "ell.%lld", (long long)r);
+        rc = checkpoint_put_moments(w, name, &a->ell[r]);
+        snprintf(name, sizeof name, "mass.%lld", (long long)r);
+        if (rc == COHORT_OK) rc = checkpoint_put_moments(w, name, &a->mass[r]);
+        for (int q = 0; q < a->n_obs && rc == COHORT_OK; ++q) {
+            snprintf(name, sizeof name, "obs.%d.%lld", q, (long long)r);
+            rc = checkpoint_put_moments(w, name, &a->obs[q * a->n_records + r]);
+        }
+        snprintf(name, sizeof name, "sf.%lld", (long long)r);
+        if (rc == COHORT_OK && a->sf) rc = checkpoint_put_ordered_sum(w, name, &a->sf->sums[r]);
+    }
+    if (rc == COHORT_OK && a->features)
+        rc = checkpoint_put(w, "features", a->features, (size_t)(at->m0 * a->n) * sizeof(double));
+    if (rc == COHORT_OK && at->count > 0) { /* the chunk in flight */
+        const size_t bytes = (size_t)(f->n * f->chunk) * sizeof(double);
+        double *host = malloc(bytes);
+        if (!host) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a copy of the chunk's states");
+        if (rc == COHORT_OK) rc = f->be->synchronize();
+        if (rc == COHORT_OK) rc = f->be->copy_to_host(host, f->state, bytes);
+        if (rc == COHORT_OK) rc = checkpoint_put(w, "state", host, bytes);
+        if (rc == COHORT_OK && f->prev) rc = f->be->copy_to_host(host, f->prev, bytes);
+        if (rc == COHORT_OK && f->prev) rc = checkpoint_put(w, "prev", host, bytes);
+        free(host);
+        if (rc == COHORT_OK)
+            rc = checkpoint_put(w, "member_value", f->member_value,
+                                (size_t)(5 * at->count) * sizeof(double));
+        if (rc == COHORT_OK && f->model->carried_bytes) {
+            const size_t carried = f->model->carried_bytes(at->count);
+            void *buf = malloc(carried ? carried : 1);
+            if (!buf) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the stepper's carried state");
+            if (rc == COHORT_OK) rc = f->model->carried_get(f->stepper, at->count, buf);
+            if (rc == COHORT_OK) rc = checkpoint_put(w, "carried", buf, carried);
+            free(buf);
+        }
+    }
+    if (rc != COHORT_OK) {
+        checkpoint_abort(w);
+        return rc;
+    }
+    return checkpoint_commit(w);
+}
+
+/* A checkpoint, and unless quiet a line saying its size and how long it took. */
+static int run_checkpoint(const char *path, const char *config_text, const run_position *at,
+                          const run_accumulators *a, const run_flight *f, int quiet)
+{
+    const double start = cohort_seconds();
+    COHORT_CALL(run_checkpoint_write(path, config_text, at, a, f));
+    struct stat st;
+    if (!quiet && stat(path, &st) == 0)
+        fprintf(stderr, "%scohort run: checkpoint %s: %.3g MB in %.2f s (member %lld of %lld)\n",
+                isatty(2) ? "\n" : "", path, (double)st.st_size * 1e-6, cohort_seconds() - start,
+                (long long)at->m0, (long long)a->members);
+    return COHORT_OK;
+}
+
+/* The accumulators and position of a checkpoint (the chunk in flight is restored in the loop). */
+static int run_checkpoint_restore(const checkpoint *ck, run_position *at, run_accumulators *a,
+                                  const cohort_backend *be, int64_t chunk)
+{
+    int64_t position[7];
+    COHORT_CALL(checkpoint_get_exact(ck, "position", position, sizeof position));
+    *at = (run_position){position[0], position[1], position[2], position[3],
+                         position[4], position[5], position[6]};
+    COHORT_CALL(checkpoint_get_exact(ck, "diverged", a->diverged, (size_t)a->members));
+    char name[48];
+    for (int64_t r = 0; r < a->n_records; ++r) {
+        snprintf(name, sizeof name, "ell.%lld", (long long)r);
+        COHORT_CALL(checkpoint_get_moments(ck, name, &a->ell[r]));
+        snprintf(name, sizeof name, "mass.%lld", (long long)r);
+        COHORT_CALL(checkpoint_get_moments(ck, name, &a->mass[r]));
+        for (int q = 0; q < a->n_obs; ++q) {
+            snprintf(name, sizeof name, "obs.%d.%lld", q, (long long)r);
+            COHORT_CALL(checkpoint_get_moments(ck, name, &a->obs[q * a->n_records + r]));
+        }
+        snprintf(name, sizeof name, "sf.%lld", (long long)r);
+        if (a->sf)
+            COHORT_CALL(checkpoint_get_ordered_sum(ck, name, &a->sf->sums[r], be, a->members,
+                                                   a->sf->rows, chunk));
+    }
+    if (a->features)
+        COHORT_CALL(checkpoint_get_exact(ck, "features", a->features,
+                                         (size_t)(at->m0 * a->n) * sizeof(double)));
+    return COHORT_OK;
+}
+
+/* The chunk in flight of a checkpoint into the run's arrays and stepper. */
+static int run_checkpoint_restore_flight(const checkpoint *ck, const run_position *at,
+                                         run_flight *f)
+{
+    const size_t bytes = (size_t)(f->n * f->chunk) * sizeof(double);
+    size_t have = 0;
+    const void *state = checkpoint_get(ck, "state", &have);
+    if (!state || have != bytes)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "the checkpoint's states do not fit");
+    COHORT_CALL(f->be->copy_to_device(f->state, state, bytes));
+    if (f->prev) {
+        const void *prev = checkpoint_get(ck, "prev", &have);
+        if (!prev || have != bytes)
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "the checkpoint has no C^{n-1}");
+        COHORT_CALL(f->be->copy_to_device(f->prev, prev, bytes));
+    }
+    COHORT_CALL(checkpoint_get_exact(ck, "member_value", f->member_value,
+                                     (size_t)(5 * at->count) * sizeof(double)));
+    if (f->model->carried_bytes) {
+        const void *carried = checkpoint_get(ck, "carried", &have);
+        if (!carried || have != f->model->carried_bytes(at->count))
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                               "the checkpoint lacks the stepper's carried state");
+        COHORT_CALL(f->model->carried_set(f->stepper, f->chunk, at->count, carried));
+    }
+    return COHORT_OK;
+}
+
+/* Record r's statistics over all members, complete once the last chunk has reached it: t, the
+ * length and mass, the model's series and the structure factor. */
+static int run_write_record(cohort_output *out, const run_plan *p, const run_accumulators *a,
+                            double *spectrum, int64_t r)
+{
+    const moments e = moments_blocks_total(&a->ell[r]);
+    const moments m = moments_blocks_total(&a->mass[r]);
+    COHORT_CALL(output_write_record(out, r, p->record_step[r] * p->values.dt,
+                                    e.count ? e.mean : NAN, moments_variance(&e), moments_sem(&e),
+                                    m.count ? m.mean : NAN, (int64_t)e.count));
+    for (int q = 0; q < a->n_obs; ++q) {
+        const moments o = moments_blocks_total(&a->obs[q * a->n_records + r]);
+        COHORT_CALL(output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
+                                        moments_sem(&o)));
+    }
+    if (!a->sf) return COHORT_OK;
+    double k1 = NAN;
+    COHORT_CALL(structure_factor_result(a->sf, r, (int64_t)e.count, spectrum, &k1));
+    return output_write_spectrum(out, r, spectrum, k1);
+}
+
+/* The first line where two rendered configurations differ, as "section.key" (for --resume's
+ * refusal), into key. */
+static void first_differing_key(const char *a, const char *b, char *key, size_t len)
+{
+    char section[64] = "";
+    snprintf(key, len, "(the configuration)");
+    while (*a || *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+        const char *line = la ? a : b;
+        const size_t l = la ? la : lb;
+        if (line[0] == '[' && l < sizeof section) {
+            snprintf(section, sizeof section, "%.*s", (int)(l > 2 ? l - 2 : 0), line + 1);
+        }
+        const int cadence =
+            !strncmp(a, "checkpoint_every =", 18) && !strncmp(b, "checkpoint_every =", 18);
+        if (!cadence && (la != lb || memcmp(a, b, la))) {
+            const char *eq = memchr(line, '=', l);
+            size_t kl = eq ? (size_t)(eq - line) : l;
+            while (kl > 0 && line[kl - 1] == ' ') --kl;
+            snprintf(key, len, "%s.%.*s", section, (int)kl, line);
+            return;
+        }
+        a = ea ? ea + 1 : a + la, b = eb ? eb + 1 : b + lb;
+    }
+}
+
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
 {
     const config_value *configured = config_get(c, "output", "path");
@@ -150,6 +381,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         return EXIT_BAD_INPUT;
     }
     const cohort_model *model = p.model;
+    if (model->solver_methods && opt->resume) {
+        fprintf(stderr,
+                "cohort run: --resume: %s is a steady model, whose runs do not "
+                "checkpoint; run it again\n",
+                model->name);
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
+    }
     if (model->solver_methods) return run_steady(c, opt, &p, be);
     const int64_t n = p.n, members = p.members;
     double worst_limit, mean_lo, mean_hi;
@@ -174,9 +413,50 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
+    char *config_text = config_render(c);
+    /* --resume: the checkpoint of the same configuration, whose chunk the run keeps */
+    char *checkpoint_path = malloc(strlen(path) + sizeof ".checkpoint");
+    checkpoint *ck = NULL;
+    if (!config_text || !checkpoint_path) {
+        fprintf(stderr, "cohort run: out of memory\n");
+        free(config_text), free(checkpoint_path);
+        run_plan_free(&p);
+        return EXIT_FAILURE_RUNNING;
+    }
+    sprintf(checkpoint_path, "%s.checkpoint", path);
+    if (opt->resume) {
+        size_t config_bytes = 0;
+        const char *saved = NULL;
+        int64_t saved_chunk = 0;
+        int resumable = 0;
+        char key[128];
+        if (checkpoint_load(checkpoint_path, &ck) != COHORT_OK) {
+            fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_detail());
+        } else if (!(saved = checkpoint_get(ck, "config", &config_bytes)) ||
+                   checkpoint_get_i64(ck, "chunk", &saved_chunk) != COHORT_OK) {
+            fprintf(stderr, "cohort run: --resume: %s lacks the run's configuration\n",
+                    checkpoint_path);
+        } else {
+            char *saved_text = strndup(saved, config_bytes);
+            first_differing_key(saved_text ? saved_text : "", config_text, key, sizeof key);
+            const int same = saved_text && !strcmp(key, "(the configuration)");
+            if (!same)
+                fprintf(stderr,
+                        "cohort run: --resume: %s differs from the interrupted run's "
+                        "configuration (%s); resume with the same file and --set options\n",
+                        key, checkpoint_path);
+            free(saved_text);
+            if (same) p.chunk = saved_chunk, resumable = 1;
+        }
+        if (!resumable) {
+            checkpoint_free(ck);
+            free(config_text), free(checkpoint_path);
+            run_plan_free(&p);
+            return EXIT_BAD_INPUT;
+        }
+    }
     run_provenance provenance;
     char *history = output_history(opt->command_line, NULL);
-    char *config_text = config_render(c);
     const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
     output_spec spec = {
         .path = path,
@@ -228,14 +508,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         spec.member_value_int[q] = value_slot[q] <= VALUE_REJECTED;
     }
     cohort_output *out = NULL;
-    const int created = history && config_text
-                            ? output_create(&spec, &out)
-                            : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history and configuration text");
+    const int created = !history ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history")
+                        : ck     ? output_reopen(&spec, &out)
+                                 : output_create(&spec, &out);
     free(history);
     if (created != COHORT_OK) {
-        fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
+        fprintf(stderr, "cohort run: %s%s (from %s)\n", ck ? "--resume: " : "",
+                cohort_error_detail(),
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
-        free(config_text);
+        checkpoint_free(ck);
+        free(config_text), free(checkpoint_path);
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
@@ -302,13 +584,34 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members x %lld points",
                          (long long)members, (long long)n);
 
+    double *spectrum =
+        sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
+    if (sf && !spectrum && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");
     progress pr = {opt->quiet, isatty(2), cohort_seconds(), 0.0, members * p.steps};
     int64_t member_steps = 0;
     int64_t stepper_member = -1; /* a member whose swept stepper keys the stepper has */
     int64_t n_chunks = 0;
-    for (int64_t m0 = 0, count = 0; m0 < members && rc == COHORT_OK; m0 += count) {
+    /* checkpoints: what the run has accumulated, restored on --resume */
+    run_accumulators acc = {members,    n,         p.n_records, n_obs, ell_stats,
+                            mass_stats, obs_stats, diverged,    sf,    features};
+    run_position resume_at = {0, 0, 0, 0, 0, 0, 0};
+    if (rc == COHORT_OK && ck) {
+        rc = run_checkpoint_restore(ck, &resume_at, &acc, be, chunk);
+        member_steps = resume_at.member_steps, n_chunks = resume_at.n_chunks;
+        if (rc == COHORT_OK && !opt->quiet)
+            fprintf(stderr, "cohort run: resuming at member %lld of %lld%s\n",
+                    (long long)resume_at.m0, (long long)members,
+                    resume_at.count ? " (a chunk in flight)" : "");
+    }
+    const double checkpoint_every = config_real(c, "output", "checkpoint_every");
+    double last_checkpoint = cohort_seconds();
+    int checkpointed = ck != NULL; /* OUT.partial and OUT.checkpoint then stand for the run */
+    run_signals_install();
+    for (int64_t m0 = resume_at.m0, count = 0; m0 < members && rc == COHORT_OK && !run_signal;
+         m0 += count) {
         count = m0 + chunk <= members ? chunk : members - m0;
-        ++n_chunks;
+        const int in_flight = ck && resume_at.count > 0 && m0 == resume_at.m0;
+        if (!in_flight) ++n_chunks;
         if (p.n_stepper_sweeps > 0) { /* a chunk never spans two steppers */
             int64_t k = 1;
             while (k < count && run_plan_same_stepper(&p, m0, m0 + k)) ++k;
@@ -337,7 +640,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (rc == COHORT_OK && p.member_param_sweep >= 0)
             rc =
                 be->copy_to_device(member_param, host_member_param, (size_t)count * sizeof(double));
-        if (rc == COHORT_OK && model->initial_fill)
+        if (rc == COHORT_OK && in_flight && resume_at.count != count)
+            rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                             "the checkpoint's chunk in flight has %lld members, the run %lld",
+                             (long long)resume_at.count, (long long)count);
+        if (in_flight) {
+            /* the chunk continues where the checkpoint left it */
+        } else if (rc == COHORT_OK && model->initial_fill)
             rc = model->initial_fill(stepper, state, p.amplitude_sweep >= 0 ? amplitude : NULL,
                                      mean, chunk, count);
         else if (rc == COHORT_OK)
@@ -346,17 +655,23 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         /* a model that evolves the field itself starts from mean + the mean-free noise */
         const double *field_mean = model->evolves_deviation ? mean : NULL;
         for (int64_t k = 0; k < 5 * count; ++k) member_value[k] = 0.0;
-        if (rc == COHORT_OK && !model->evolves_deviation && !model->initial_fill) {
+        if (rc == COHORT_OK && !in_flight && !model->evolves_deviation && !model->initial_fill) {
             rc = fields_values(be, state, mean, n, chunk, 0, count, scratch);
             double *t = state;
             state = scratch, scratch = t;
         }
+        run_flight flight = {be, model, stepper, state, prev, member_value, n, chunk};
+        if (rc == COHORT_OK && in_flight)
+            rc = run_checkpoint_restore_flight(ck, &resume_at, &flight);
         /* step to each record and snapshot time in turn */
-        int64_t step = 0, r = 0, q = 0;
-        while (rc == COHORT_OK && (r < p.n_records || q < p.n_snapshots)) {
+        int64_t step = in_flight ? resume_at.step : 0, r = in_flight ? resume_at.r : 0,
+                q = in_flight ? resume_at.q : 0;
+        /* the last chunk completes each record as it reaches it: written at once */
+        const int last_chunk = m0 + count == members;
+        while (rc == COHORT_OK && !run_signal && (r < p.n_records || q < p.n_snapshots)) {
             int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
             if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
-            while (step < next && rc == COHORT_OK) {
+            while (step < next && rc == COHORT_OK && !run_signal) {
                 cohort_model_state ms = {
                     state, prev, scratch, mean, p.member_param_sweep >= 0 ? member_param : NULL,
                     chunk, 0,    count};
@@ -372,6 +687,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     progress_show(&pr, m0, members, (step + steps) * p.values.dt, member_steps, 0);
                 step += steps;
             }
+            if (step < next) break; /* interrupted */
             if (rc == COHORT_OK && r < p.n_records && p.record_step[r] == next) {
                 rc = fields_moments(be, state, field_mean, n, chunk, 0, count, moments_dev);
                 if (rc == COHORT_OK) rc = be->synchronize();
@@ -407,6 +723,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 if (rc == COHORT_OK && sf)
                     rc = structure_factor_add(sf, r, model->evolves_deviation ? scratch : state, 0,
                                               count, m0, finite);
+                if (rc == COHORT_OK && last_chunk)
+                    rc = run_write_record(out, &p, &acc, spectrum, r);
                 ++r;
             }
             if (rc == COHORT_OK && q < p.n_snapshots && p.snapshot_step[q] == next) {
@@ -416,6 +734,27 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     rc = output_write_snapshot(out, q, next * p.values.dt, m0, count, member_major);
                 ++q;
             }
+            /* a checkpoint when one is due, with the chunk in flight at this step */
+            if (rc == COHORT_OK && !run_signal &&
+                cohort_seconds() - last_checkpoint >= checkpoint_every &&
+                (r < p.n_records || q < p.n_snapshots)) {
+                const run_position at = {m0, count, step, r, q, member_steps, n_chunks};
+                flight.state = state, flight.prev = prev;
+                rc = output_sync(out);
+                if (rc == COHORT_OK)
+                    rc = run_checkpoint(checkpoint_path, config_text, &at, &acc, &flight,
+                                        opt->quiet);
+                last_checkpoint = cohort_seconds(), checkpointed |= rc == COHORT_OK;
+            }
+        }
+        if (run_signal && rc == COHORT_OK) { /* stopped within the chunk: checkpoint it */
+            const run_position at = {m0, count, step, r, q, member_steps, n_chunks};
+            flight.state = state, flight.prev = prev;
+            rc = output_sync(out);
+            if (rc == COHORT_OK)
+                rc = run_checkpoint(checkpoint_path, config_text, &at, &acc, &flight, opt->quiet);
+            checkpointed |= rc == COHORT_OK;
+            break;
         }
         if (rc == COHORT_OK && model->counters && model->adaptive) {
             rc = model->counters(stepper, count, counter, counter + count);
@@ -437,34 +776,54 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 features[m0 * n + v] =
                     spec.archive_float ? (double)(float)member_major[v] : member_major[v];
         progress_show(&pr, m0 + count, members, p.t_end, member_steps, m0 + count == members);
+        /* between chunks: a checkpoint when one is due, or when a signal came */
+        if (rc == COHORT_OK && m0 + count < members &&
+            (run_signal || cohort_seconds() - last_checkpoint >= checkpoint_every)) {
+            const run_position at = {m0 + count, 0, 0, 0, 0, member_steps, n_chunks};
+            rc = output_sync(out);
+            if (rc == COHORT_OK)
+                rc = run_checkpoint(checkpoint_path, config_text, &at, &acc, &flight, opt->quiet);
+            last_checkpoint = cohort_seconds(), checkpointed |= rc == COHORT_OK;
+        }
     }
+    run_signals_restore();
+    checkpoint_free(ck);
+    ck = NULL;
 
-    /* statistics, fit, flags */
-    double *spectrum =
-        sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
-    if (sf && !spectrum && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");
     double *fit_x = malloc((size_t)p.n_records * sizeof(double));
     double *fit_y = malloc((size_t)p.n_records * sizeof(double));
     double *k1_x = malloc((size_t)p.n_records * sizeof(double));
     double *k1_y = malloc((size_t)p.n_records * sizeof(double));
     size_t n_fit = 0, n_k1 = 0;
     int64_t n_diverged = 0;
+    int closed = COHORT_OK, ok = 0;
+    /* an interrupted run: the checkpoint is written, the partial file stays */
+    const int signo = (int)run_signal;
+    if (signo) {
+        const int kept = rc == COHORT_OK && checkpointed;
+        output_close(out, kept ? OUTPUT_KEEP : 0);
+        out = NULL;
+        if (!kept) remove(checkpoint_path);
+        if (kept)
+            fprintf(stderr,
+                    "\ncohort run: stopped by signal %d; %s.partial holds the records so far and "
+                    "%s the rest of the run.\nResume with: %s%s\n",
+                    signo, path, checkpoint_path, opt->command_line,
+                    opt->resume ? "" : " --resume");
+        else
+            fprintf(stderr, "\ncohort run: stopped by signal %d before a checkpoint: %s\n", signo,
+                    cohort_error_detail());
+        goto release;
+    }
+    /* statistics, fit, flags */
     const double fit_from = config_real(c, "analysis", "fit_from");
-    for (int64_t r = 0; r < p.n_records && rc == COHORT_OK; ++r) {
+    /* the records are written (as the last chunk completed each); the fits */
+    for (int64_t r = 0; r < p.n_records && rc == COHORT_OK && !signo; ++r) {
         const moments e = moments_blocks_total(&ell_stats[r]);
-        const moments m = moments_blocks_total(&mass_stats[r]);
         const double t = p.record_step[r] * p.values.dt;
-        rc = output_write_record(out, r, t, e.count ? e.mean : NAN, moments_variance(&e),
-                                 moments_sem(&e), m.count ? m.mean : NAN, (int64_t)e.count);
-        for (int q = 0; q < n_obs && rc == COHORT_OK; ++q) {
-            const moments o = moments_blocks_total(&obs_stats[q * p.n_records + r]);
-            rc = output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
-                                     moments_sem(&o));
-        }
-        if (rc == COHORT_OK && sf && spectrum) {
+        if (sf && spectrum) {
             double k1 = NAN;
             rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
-            if (rc == COHORT_OK) rc = output_write_spectrum(out, r, spectrum, k1);
             /* 1/k1 ~ t^p (cuSten Fig. 1), over the times of the s fit */
             if (t > 0.0 && t >= fit_from && isfinite(log(k1)) && k1_x && k1_y)
                 k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
@@ -514,10 +873,15 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
                     fit_from);
     }
-    const int ok = rc == COHORT_OK;
+    ok = rc == COHORT_OK;
     if (!ok) fprintf(stderr, "cohort run: %s\n%s\n", cohort_strerror(rc), cohort_error_detail());
-    const int closed = output_close(out, ok);
+    /* a failed run keeps what a checkpoint stands for (a full disk: free space and --resume) */
+    closed = output_close(out, ok ? 1 : checkpointed ? OUTPUT_KEEP : 0);
     if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
+    if (ok && closed == COHORT_OK) remove(checkpoint_path);
+    if (!ok && checkpointed)
+        fprintf(stderr, "cohort run: %s.partial and %s are kept: resume with %s%s\n", path,
+                checkpoint_path, opt->command_line, opt->resume ? "" : " --resume");
     if (ok && closed == COHORT_OK && !opt->quiet)
         fprintf(stderr,
                 "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld %s "
@@ -526,6 +890,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 (long long)p.steps, model->adaptive ? "adaptive intervals" : "steps of dt",
                 p.values.dt, p.t_end, (long long)p.n_records, (long long)n_diverged, be->name,
                 provenance.device, cohort_seconds() - pr.start);
+release:
     for (int64_t r = 0; r < p.n_records; ++r) {
         if (ell_stats) moments_blocks_free(&ell_stats[r]);
         if (mass_stats) moments_blocks_free(&mass_stats[r]);
@@ -547,7 +912,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude),
         free(host_member_param), free(finite), free(diverged);
-    free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(config_text);
+    free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(config_text), free(checkpoint_path);
     run_plan_free(&p);
+    if (signo) return 128 + signo;
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }

@@ -12,6 +12,7 @@ typedef struct run_options {
     int quiet;
     const char *command_line; /* for the history attribute */
     const char *version;      /* "cohort 0.1.0 (git ...)" */
+    int resume;               /* --resume: continue from OUT.checkpoint and OUT.partial */
 } run_options;
 
 /* The run's output path (-o, else output.path) into *path, checked before any work
@@ -19,7 +20,9 @@ typedef struct run_options {
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path);
 
 /* Returns 0 success, 2 bad usage or configuration (message on stderr, no file left), 1 failure
- * while running (message on stderr, no file left). */
+ * while running (message on stderr; OUT.partial and OUT.checkpoint are kept where a checkpoint
+ * was written, so that --resume can continue, else removed), 128 + the signal's number when
+ * SIGINT, SIGTERM or SIGUSR1 stopped the run (after a checkpoint; OUT.partial kept). */
 int run_ensemble(const cohort_config *c, const run_options *opt);
 
 #endif

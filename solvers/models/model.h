@@ -148,6 +148,14 @@ struct cohort_model {
                    int64_t count);
     /* adaptive: each member's accepted and rejected steps so far in this chunk (host) */
     int (*counters)(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
+    /* what a stepper carries from one step() to the next besides the states (an adaptive
+     * integrator's per-member times, steps and counters), for checkpoints: its size for count
+     * members (NULL: nothing, the states and the step index say all), a host copy of it, and
+     * its restoration into a stepper about to continue members [0, count) at leading dimension
+     * ld */
+    size_t (*carried_bytes)(int64_t count);
+    int (*carried_get)(void *stepper, int64_t count, void *bytes);
+    int (*carried_set)(void *stepper, int64_t ld, int64_t count, const void *bytes);
     /* "swept|classic": the values of time.stepper the model offers, the first the default (NULL:
      * the key does not apply); they take the same steps with the same arithmetic */
     const char *steppers;

@@ -1,6 +1,7 @@
 #include "ode/rkm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/cohort_error.h"
 #include "ode/rkm_kernels.h"
@@ -120,4 +121,23 @@ int rkm_members(const rkm_integrator *r, int64_t count, int64_t *accepted, int64
     }
     free(host);
     return rc;
+}
+
+_Static_assert(sizeof(rkm_member) == rkm_state_bytes, "rkm_state_bytes is rkm_member's size");
+
+int rkm_state_get(const rkm_integrator *r, int64_t count, void *bytes)
+{
+    if (count < 1 || count > r->ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "%lld members of %lld", (long long)count,
+                           (long long)r->ld);
+    COHORT_CALL(r->be->synchronize());
+    return r->be->copy_to_host(bytes, r->members, (size_t)count * sizeof(rkm_member));
+}
+
+int rkm_state_set(rkm_integrator *r, int64_t count, const void *bytes)
+{
+    if (count < 1 || count > r->ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "%lld members of %lld", (long long)count,
+                           (long long)r->ld);
+    return r->be->copy_to_device(r->members, bytes, (size_t)count * sizeof(rkm_member));
 }

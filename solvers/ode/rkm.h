@@ -62,6 +62,12 @@ int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, dou
 int rkm_members(const rkm_integrator *r, int64_t count, int64_t *accepted, int64_t *rejected,
                 double *t, double *tau);
 
+/* The whole per-member state of members [0, count) (times, steps, errors, counters) as opaque
+ * bytes, count * rkm_state_bytes, and its restoration: a checkpoint of an advance in progress. */
+enum { rkm_state_bytes = 56 };
+int rkm_state_get(const rkm_integrator *r, int64_t count, void *bytes);
+int rkm_state_set(rkm_integrator *r, int64_t count, const void *bytes);
+
 #ifdef __cplusplus
 }
 #endif

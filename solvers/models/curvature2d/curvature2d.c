@@ -246,3 +246,23 @@ int curvature2d_counters(void *stepper, int64_t count, int64_t *accepted, int64_
     if (!s->rkm) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no chunk stepped yet");
     return rkm_members(s->rkm, count, accepted, rejected, NULL, NULL);
 }
+
+/* the integrator's members: their times, steps and counters */
+size_t curvature2d_carried_bytes(int64_t count)
+{
+    return (size_t)count * rkm_state_bytes;
+}
+
+int curvature2d_carried_get(void *stepper, int64_t count, void *bytes)
+{
+    curvature_stepper *s = stepper;
+    if (!s->rkm) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no chunk stepped yet");
+    return rkm_state_get(s->rkm, count, bytes);
+}
+
+int curvature2d_carried_set(void *stepper, int64_t ld, int64_t count, const void *bytes)
+{
+    curvature_stepper *s = stepper;
+    COHORT_CALL(ensure_buffers(s, ld));
+    return rkm_state_set(s->rkm, count, bytes);
+}

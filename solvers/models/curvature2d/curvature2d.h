@@ -34,6 +34,9 @@ int curvature2d_initial_fill(void *stepper, double *u, const double *amplitude, 
 int curvature2d_observe(void *stepper, const double *u, double t, double *values, int64_t ld,
                         int64_t count);
 int curvature2d_counters(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
+size_t curvature2d_carried_bytes(int64_t count);
+int curvature2d_carried_get(void *stepper, int64_t count, void *bytes);
+int curvature2d_carried_set(void *stepper, int64_t ld, int64_t count, const void *bytes);
 int curvature2d_check(const cohort_model *m, const cohort_model_values *v, const char **key,
                       char *why, size_t len);
 double curvature2d_tau0_mcf(const cohort_model_values *v);
@@ -51,7 +54,9 @@ double curvature2d_tau0_willmore(const cohort_model_values *v);
     .boundaries = "dirichlet|neumann", .adaptive = 1, .working_states = 6,                         \
     .initial_fill = curvature2d_initial_fill, .exact_kind = "manufactured",                        \
     .observables = curvature2d_observables, .observe = curvature2d_observe,                        \
-    .counters = curvature2d_counters, .check = curvature2d_check
+    .counters = curvature2d_counters, .carried_bytes = curvature2d_carried_bytes,                  \
+    .carried_get = curvature2d_carried_get, .carried_set = curvature2d_carried_set,                \
+    .check = curvature2d_check
 
 #ifdef __cplusplus
 }
