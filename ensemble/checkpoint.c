@@ -143,6 +143,37 @@ static int sync_directory(const char *path)
     return rc;
 }
 
+int checkpoint_copy_file(const char *from, const char *to)
+{
+    char *tmp = malloc(strlen(to) + sizeof ".tmp");
+    enum { BUFFER = 1 << 22 };
+    char *buffer = malloc(BUFFER);
+    if (!tmp || !buffer) {
+        free(tmp), free(buffer);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "copy buffer");
+    }
+    sprintf(tmp, "%s.tmp", to);
+    int rc = COHORT_OK;
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
+    if (!in || !out) rc = COHORT_FAIL(COHORT_ERR_IO, "%s: %s", in ? tmp : from, strerror(errno));
+    for (size_t got; rc == COHORT_OK && (got = fread(buffer, 1, BUFFER, in)) > 0;)
+        if (fwrite(buffer, 1, got, out) != got)
+            rc = COHORT_FAIL(COHORT_ERR_IO, "%s: writing: %s", tmp, strerror(errno));
+    if (rc == COHORT_OK && ferror(in))
+        rc = COHORT_FAIL(COHORT_ERR_IO, "%s: reading: %s", from, strerror(errno));
+    if (rc == COHORT_OK && (fflush(out) != 0 || fsync(fileno(out)) != 0))
+        rc = COHORT_FAIL(COHORT_ERR_IO, "%s: flushing: %s", tmp, strerror(errno));
+    if (in) fclose(in);
+    if (out && fclose(out) != 0 && rc == COHORT_OK)
+        rc = COHORT_FAIL(COHORT_ERR_IO, "%s: closing: %s", tmp, strerror(errno));
+    if (rc == COHORT_OK && rename(tmp, to) != 0)
+        rc = COHORT_FAIL(COHORT_ERR_IO, "cannot rename %s to %s: %s", tmp, to, strerror(errno));
+    if (rc == COHORT_OK) rc = sync_directory(to);
+    if (rc != COHORT_OK) remove(tmp);
+    free(tmp), free(buffer);
+    return rc;
+}
+
 int checkpoint_commit(checkpoint_writer *w)
 {
     const char end[8] = {'#', 'e', 'n', 'd', 0, 0, 0, 0};

@@ -31,6 +31,11 @@ int checkpoint_commit(checkpoint_writer *w);
 /* Removes the unfinished file; frees w. */
 void checkpoint_abort(checkpoint_writer *w);
 
+/* Copies the file `from` to `to` durably (to `to`.tmp, fsync'd, renamed, the directory synced):
+ * the checkpoint's own copy of the partial NetCDF file, which a failed or killed write may leave
+ * unreadable. Errors: COHORT_ERR_IO naming the file and the errno. */
+int checkpoint_copy_file(const char *from, const char *to);
+
 /* Reads and verifies `path` (COHORT_ERR_IO: unreadable; COHORT_ERR_INVALID_ARGUMENT: not a
  * checkpoint, another version, or damaged). */
 int checkpoint_load(const char *path, checkpoint **c);

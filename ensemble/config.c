@@ -145,15 +145,16 @@ static void schema_init(void)
         schema[N_KEYS] = common[c];
         const char *group = common[c].models;
         if (group == GRID_1D || group == GRID_2D || group == BOUNDED || group == ADAPTIVE ||
-            group == STEPPED || group == STEADY) {
+            group == STEPPED || group == STEADY || group == EVOLVING) {
             for (size_t m = 0; m < n_models; ++m) {
                 const cohort_model *d = models[m];
-                const int reads = group == GRID_1D   ? d->dimension == 1
-                                  : group == GRID_2D ? d->dimension == 2
-                                  : group == BOUNDED ? d->boundaries != NULL
-                                  : group == STEPPED ? d->steppers != NULL
-                                  : group == STEADY  ? d->solver_methods != NULL
-                                                     : d->adaptive;
+                const int reads = group == GRID_1D    ? d->dimension == 1
+                                  : group == GRID_2D  ? d->dimension == 2
+                                  : group == BOUNDED  ? d->boundaries != NULL
+                                  : group == STEPPED  ? d->steppers != NULL
+                                  : group == STEADY   ? d->solver_methods != NULL
+                                  : group == EVOLVING ? d->solver_methods == NULL
+                                                      : d->adaptive;
                 if (reads) append_word(key_models[N_KEYS], MODEL_LIST, d->name, " ");
             }
             schema[N_KEYS].models = key_models[N_KEYS];
@@ -669,6 +670,19 @@ static int load(cohort_config *c, const char *name, const char *text, const char
         snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
         rc = apply(c, section, key, eq + 1, origin, err, err_len);
     }
+    /* a key overridden on the command line for a model that does not read it would change
+     * nothing, silently: refused instead (a file's keys may serve several models, as when
+     * --set model.name switches between them, so they are not) */
+    const int name_key = find_key("model", "name");
+    const char *model = rc == COHORT_OK ? c->values[name_key].text : "";
+    for (size_t k = 0; k < N_KEYS && rc == COHORT_OK; ++k)
+        if (!strncmp(c->values[k].origin, "--set ", 6) && schema[k].models[0] &&
+            !config_list_has(schema[k].models, ' ', model))
+            rc = fail(err, err_len,
+                      "%s: %s.%s does not apply to model.name = %s (it is read by: %s; cohort "
+                      "models lists each model's keys)",
+                      c->values[k].origin, schema[k].section, schema[k].name, model,
+                      schema[k].models);
     if (rc != COHORT_OK) config_free(c);
     return rc;
 }

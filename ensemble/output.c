@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
 
+#include <errno.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -27,13 +28,21 @@ struct cohort_output {
     char *path, *partial;
 };
 
-/* Every NetCDF call: the library's message, the file, and where. */
+/* Every NetCDF call: the library's message, the file, and where; HDF5 reports a full disk or a
+ * file-size limit only as "HDF error", so the errno it left says which. */
+static const char *nc_cause(int status)
+{
+    const int e = errno;
+    return status == NC_EHDFERR && (e == ENOSPC || e == EFBIG || e == EDQUOT) ? strerror(e) : "";
+}
 #define NC_CALL(o, expr)                                                                           \
     do {                                                                                           \
+        errno = 0;                                                                                 \
         int nc_status_ = (expr);                                                                   \
         if (nc_status_ != NC_NOERR)                                                                \
-            return cohort_error_raise(COHORT_ERR_IO, __FILE__, __LINE__, "%s: %s: %s",             \
-                                      (o)->partial, #expr, nc_strerror(nc_status_));               \
+            return cohort_error_raise(COHORT_ERR_IO, __FILE__, __LINE__, "%s: %s: %s%s%s",         \
+                                      (o)->partial, #expr, nc_strerror(nc_status_),                \
+                                      *nc_cause(nc_status_) ? ": " : "", nc_cause(nc_status_));    \
     } while (0)
 
 static int put_text(cohort_output *o, int var, const char *name, const char *text)

@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -137,6 +138,9 @@ static void run_on_signal(int signo)
 static void run_signals_install(void)
 {
     run_signal = 0;
+    /* a file-size limit (ulimit -f) then fails the write with EFBIG, reported like a full disk,
+     * instead of killing the process */
+    signal(SIGXFSZ, SIG_IGN);
     signal(SIGINT, run_on_signal);
     signal(SIGTERM, run_on_signal);
     signal(SIGUSR1, run_on_signal);
@@ -178,7 +182,7 @@ typedef struct run_flight {
 } run_flight;
 
 static int run_checkpoint_write(const char *path, const char *config_text, const run_position *at,
-                                const run_accumulators *a, const run_flight *f)
+                                const run_accumulators *a, const run_flight *f, int64_t generation)
 {
     checkpoint_writer *w = NULL;
     COHORT_CALL(checkpoint_begin(path, &w));
@@ -187,6 +191,7 @@ static int run_checkpoint_write(const char *path, const char *config_text, const
     int rc = checkpoint_put(w, "config", config_text, strlen(config_text));
     if (rc == COHORT_OK) rc = checkpoint_put(w, "position", position, sizeof position);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "chunk", f->chunk);
+    if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "generation", generation);
     if (rc == COHORT_OK) rc = checkpoint_put(w, "diverged", a->diverged, (size_t)a->members);
     char name[48];
     for (int64_t r = 0; r < a->n_records && rc == COHORT_OK; ++r) {
@@ -232,17 +237,38 @@ static int run_checkpoint_write(const char *path, const char *config_text, const
     return checkpoint_commit(w);
 }
 
-/* A checkpoint, and unless quiet a line saying its size and how long it took. */
-static int run_checkpoint(const char *path, const char *config_text, const run_position *at,
-                          const run_accumulators *a, const run_flight *f, int quiet)
+/* Where a run's checkpoints go: OUT.checkpoint, and beside it OUT.checkpoint.<generation>.nc, the
+ * checkpoint's own copy of OUT.partial as it stood (a write that fails or is killed can leave the
+ * live partial file unreadable to HDF5; --resume starts again from the copy). */
+typedef struct run_durable {
+    const char *partial, *checkpoint;
+    int64_t generation; /* of the newest checkpoint (0: none yet) */
+    int quiet;
+} run_durable;
+
+static void run_copy_name(const run_durable *d, int64_t generation, char *name, size_t len)
+{
+    snprintf(name, len, "%s.%lld.nc", d->checkpoint, (long long)generation);
+}
+
+/* A checkpoint: OUT.partial synced and copied, then the checkpoint naming that copy, then the
+ * previous generation's copy removed; unless quiet, a line saying its size and time. */
+static int run_checkpoint(run_durable *d, cohort_output *out, const char *config_text,
+                          const run_position *at, const run_accumulators *a, const run_flight *f)
 {
     const double start = cohort_seconds();
-    COHORT_CALL(run_checkpoint_write(path, config_text, at, a, f));
+    char copy[PATH_MAX + 64];
+    COHORT_CALL(output_sync(out));
+    run_copy_name(d, d->generation + 1, copy, sizeof copy);
+    COHORT_CALL(checkpoint_copy_file(d->partial, copy));
+    COHORT_CALL(run_checkpoint_write(d->checkpoint, config_text, at, a, f, d->generation + 1));
+    run_copy_name(d, d->generation++, copy, sizeof copy);
+    remove(copy);
     struct stat st;
-    if (!quiet && stat(path, &st) == 0)
+    if (!d->quiet && stat(d->checkpoint, &st) == 0)
         fprintf(stderr, "%scohort run: checkpoint %s: %.3g MB in %.2f s (member %lld of %lld)\n",
-                isatty(2) ? "\n" : "", path, (double)st.st_size * 1e-6, cohort_seconds() - start,
-                (long long)at->m0, (long long)a->members);
+                isatty(2) ? "\n" : "", d->checkpoint, (double)st.st_size * 1e-6,
+                cohort_seconds() - start, (long long)at->m0, (long long)a->members);
     return COHORT_OK;
 }
 
@@ -508,9 +534,18 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         spec.member_value_int[q] = value_slot[q] <= VALUE_REJECTED;
     }
     cohort_output *out = NULL;
-    const int created = !history ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history")
-                        : ck     ? output_reopen(&spec, &out)
-                                 : output_create(&spec, &out);
+    char partial_path[PATH_MAX + 16], copy[PATH_MAX + 64];
+    snprintf(partial_path, sizeof partial_path, "%s.partial", path);
+    run_durable durable = {partial_path, checkpoint_path, 0, opt->quiet};
+    int created = !history ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history") : COHORT_OK;
+    /* --resume: the partial file as the checkpoint saw it, from the checkpoint's copy */
+    if (created == COHORT_OK && ck) {
+        created = checkpoint_get_i64(ck, "generation", &durable.generation);
+        run_copy_name(&durable, durable.generation, copy, sizeof copy);
+        if (created == COHORT_OK) created = checkpoint_copy_file(copy, partial_path);
+    }
+    if (created == COHORT_OK)
+        created = ck ? output_reopen(&spec, &out) : output_create(&spec, &out);
     free(history);
     if (created != COHORT_OK) {
         fprintf(stderr, "cohort run: %s%s (from %s)\n", ck ? "--resume: " : "",
@@ -740,19 +775,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 (r < p.n_records || q < p.n_snapshots)) {
                 const run_position at = {m0, count, step, r, q, member_steps, n_chunks};
                 flight.state = state, flight.prev = prev;
-                rc = output_sync(out);
-                if (rc == COHORT_OK)
-                    rc = run_checkpoint(checkpoint_path, config_text, &at, &acc, &flight,
-                                        opt->quiet);
+                rc = run_checkpoint(&durable, out, config_text, &at, &acc, &flight);
                 last_checkpoint = cohort_seconds(), checkpointed |= rc == COHORT_OK;
             }
         }
         if (run_signal && rc == COHORT_OK) { /* stopped within the chunk: checkpoint it */
             const run_position at = {m0, count, step, r, q, member_steps, n_chunks};
             flight.state = state, flight.prev = prev;
-            rc = output_sync(out);
-            if (rc == COHORT_OK)
-                rc = run_checkpoint(checkpoint_path, config_text, &at, &acc, &flight, opt->quiet);
+            rc = run_checkpoint(&durable, out, config_text, &at, &acc, &flight);
             checkpointed |= rc == COHORT_OK;
             break;
         }
@@ -780,9 +810,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (rc == COHORT_OK && m0 + count < members &&
             (run_signal || cohort_seconds() - last_checkpoint >= checkpoint_every)) {
             const run_position at = {m0 + count, 0, 0, 0, 0, member_steps, n_chunks};
-            rc = output_sync(out);
-            if (rc == COHORT_OK)
-                rc = run_checkpoint(checkpoint_path, config_text, &at, &acc, &flight, opt->quiet);
+            rc = run_checkpoint(&durable, out, config_text, &at, &acc, &flight);
             last_checkpoint = cohort_seconds(), checkpointed |= rc == COHORT_OK;
         }
     }
@@ -800,10 +828,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* an interrupted run: the checkpoint is written, the partial file stays */
     const int signo = (int)run_signal;
     if (signo) {
-        const int kept = rc == COHORT_OK && checkpointed;
+        const int kept = checkpointed; /* a failed last write leaves the one before */
         output_close(out, kept ? OUTPUT_KEEP : 0);
         out = NULL;
-        if (!kept) remove(checkpoint_path);
+        run_copy_name(&durable, durable.generation, copy, sizeof copy);
+        if (!kept) remove(checkpoint_path), remove(copy);
+        if (rc != COHORT_OK) fprintf(stderr, "\ncohort run: %s\n", cohort_error_detail());
         if (kept)
             fprintf(stderr,
                     "\ncohort run: stopped by signal %d; %s.partial holds the records so far and "
@@ -878,7 +908,10 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* a failed run keeps what a checkpoint stands for (a full disk: free space and --resume) */
     closed = output_close(out, ok ? 1 : checkpointed ? OUTPUT_KEEP : 0);
     if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
-    if (ok && closed == COHORT_OK) remove(checkpoint_path);
+    if (ok && closed == COHORT_OK && durable.generation > 0) {
+        run_copy_name(&durable, durable.generation, copy, sizeof copy);
+        remove(checkpoint_path), remove(copy);
+    }
     if (!ok && checkpointed)
         fprintf(stderr, "cohort run: %s.partial and %s are kept: resume with %s%s\n", path,
                 checkpoint_path, opt->command_line, opt->resume ? "" : " --resume");

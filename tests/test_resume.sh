@@ -4,7 +4,9 @@
 # every record and chunk) and resumed with --resume until it finishes gives the uninterrupted
 # run's file bit for bit in every variable (compare_nc); SIGTERM and SIGINT stop a run cleanly
 # (exit 143 and 130, "Resume with:" on stderr, OUT.partial and OUT.checkpoint kept); a one-chunk
-# run's partial file holds the records completed before a kill; a changed key is refused.
+# run's partial file holds the records completed before a kill; a changed key or a damaged
+# checkpoint is refused; a write that fails for want of space stops with exit 1, naming the file,
+# and resumes once there is space.
 # Cases: ch1d over several chunks with snapshots, the structure factor and k-means; ch2d (two
 # time levels) in one chunk; mcf2d (adaptive: the integrator's per-member state) with its exact
 # errors; ks1d (the swept stepper).
@@ -108,7 +110,16 @@ run_case() {
         "$cohort" run "$name.ini" --backend "$backend" --quiet -o "$name.nc" $extra $resume \
             2> "$name.err" &
         pid=$!
-        if [ $attempt -le 6 ]; then
+        # the first kill comes soon after the first checkpoint (so that at least one run
+        # resumes, however fast the machine), the others at instants spread over the run
+        if [ $attempt -eq 1 ]; then
+            i=0
+            while [ ! -e "$name.nc.checkpoint" ] && [ $i -lt 3000 ] && kill -0 $pid 2> /dev/null; do
+                sleep 0.01; i=$((i + 1))
+            done
+            sleep "$(delay "$attempt$name" 0 "$(awk -v s="$seconds" 'BEGIN { print 0.2 * s }')")"
+            kill -9 $pid 2> /dev/null
+        elif [ $attempt -le 6 ]; then
             sleep "$(delay "$attempt$name" "$(awk -v s="$seconds" 'BEGIN { print 0.05 * s }')" \
                 "$(awk -v s="$seconds" 'BEGIN { print 0.7 * s }')")"
             kill -9 $pid 2> /dev/null
@@ -186,6 +197,24 @@ kill -9 $pid
 wait $pid
 records=$("$cohort" info rec.nc.partial 2> /dev/null | sed -n 's/.* \([0-9][0-9]*\) records in t.*/\1/p')
 if [ "${records:-0}" -ge 1 ]; then ok; else bad "the killed run's partial file: '${records}' records"; fi
+
+# a full disk (here a file-size limit, which the test can set without privileges): exit 1 with
+# the file named, the last checkpoint intact, and --resume completing once space is back
+rm -f full.nc full.nc.partial full.nc.checkpoint*
+(ulimit -f 400; "$cohort" run ch1d.ini --backend "$backend" --quiet -o full.nc 2> full.err)
+status=$?
+if [ $status -eq 1 ] && grep -q "full.nc.partial.*File too large" full.err &&
+    [ -e full.nc.checkpoint ] && [ ! -e full.nc ]; then
+    ok
+else
+    bad "file-size limit: exit $status, $(cat full.err)"
+fi
+if "$cohort" run ch1d.ini --backend "$backend" --quiet -o full.nc --resume &&
+    "$compare" ch1d-full.nc full.nc > /dev/null && [ ! -e full.nc.checkpoint ]; then
+    ok
+else
+    bad "file-size limit: --resume did not complete to the uninterrupted run's bits"
+fi
 
 # no checkpoint to resume from
 expect_refusal never.nc "never\.nc\.checkpoint" "$cohort" run ch2d.ini --backend "$backend" --quiet \
