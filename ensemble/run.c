@@ -154,6 +154,7 @@ static void run_signals_restore(void)
 }
 
 /* ---- checkpoints (checkpoint.h): where the run stands and what it has accumulated ---- */
+/* stored as it is in a checkpoint: int64_t fields only, no padding */
 typedef struct run_position {
     int64_t m0;         /* the first member of the chunk in flight, or of the next chunk */
     int64_t count;      /* the chunk in flight's members; 0 between chunks */
@@ -186,10 +187,8 @@ static int run_checkpoint_write(const char *path, const char *config_text, const
 {
     checkpoint_writer *w = NULL;
     COHORT_CALL(checkpoint_begin(path, &w));
-    const int64_t position[7] = {at->m0, at->count,        at->step,    at->r,
-                                 at->q,  at->member_steps, at->n_chunks};
     int rc = checkpoint_put(w, "config", config_text, strlen(config_text));
-    if (rc == COHORT_OK) rc = checkpoint_put(w, "position", position, sizeof position);
+    if (rc == COHORT_OK) rc = checkpoint_put(w, "position", at, sizeof *at);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "chunk", f->chunk);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "generation", generation);
     if (rc == COHORT_OK) rc = checkpoint_put(w, "diverged", a->diverged, (size_t)a->members);
@@ -276,10 +275,7 @@ static int run_checkpoint(run_durable *d, cohort_output *out, const char *config
 static int run_checkpoint_restore(const checkpoint *ck, run_position *at, run_accumulators *a,
                                   const cohort_backend *be, int64_t chunk)
 {
-    int64_t position[7];
-    COHORT_CALL(checkpoint_get_exact(ck, "position", position, sizeof position));
-    *at = (run_position){position[0], position[1], position[2], position[3],
-                         position[4], position[5], position[6]};
+    COHORT_CALL(checkpoint_get_exact(ck, "position", at, sizeof *at));
     COHORT_CALL(checkpoint_get_exact(ck, "diverged", a->diverged, (size_t)a->members));
     char name[48];
     for (int64_t r = 0; r < a->n_records; ++r) {
@@ -351,12 +347,11 @@ static int run_write_record(cohort_output *out, const run_plan *p, const run_acc
     return output_write_spectrum(out, r, spectrum, k1);
 }
 
-/* The first line where two rendered configurations differ, as "section.key" (for --resume's
- * refusal), into key. */
-static void first_differing_key(const char *a, const char *b, char *key, size_t len)
+/* Whether two rendered configurations differ (the checkpoint cadence aside), and the first key
+ * that does as "section.key" (for --resume's refusal). */
+static int first_differing_key(const char *a, const char *b, char *key, size_t len)
 {
     char section[64] = "";
-    snprintf(key, len, "(the configuration)");
     while (*a || *b) {
         const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
         const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
@@ -372,10 +367,11 @@ static void first_differing_key(const char *a, const char *b, char *key, size_t 
             size_t kl = eq ? (size_t)(eq - line) : l;
             while (kl > 0 && line[kl - 1] == ' ') --kl;
             snprintf(key, len, "%s.%.*s", section, (int)kl, line);
-            return;
+            return 1;
         }
         a = ea ? ea + 1 : a + la, b = eb ? eb + 1 : b + lb;
     }
+    return 0;
 }
 
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
@@ -455,7 +451,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         const char *saved = NULL;
         int64_t saved_chunk = 0;
         int resumable = 0;
-        char key[128];
+        char key[128] = "(the configuration)";
         if (checkpoint_load(checkpoint_path, &ck) != COHORT_OK) {
             fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_detail());
         } else if (!(saved = checkpoint_get(ck, "config", &config_bytes)) ||
@@ -464,8 +460,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     checkpoint_path);
         } else {
             char *saved_text = strndup(saved, config_bytes);
-            first_differing_key(saved_text ? saved_text : "", config_text, key, sizeof key);
-            const int same = saved_text && !strcmp(key, "(the configuration)");
+            const int same =
+                saved_text && !first_differing_key(saved_text, config_text, key, sizeof key);
             if (!same)
                 fprintf(stderr,
                         "cohort run: --resume: %s differs from the interrupted run's "

@@ -25,16 +25,7 @@
 #include "backend/backend.h"
 #include "bench_check.h"
 #include "relax/relax.h"
-
-static void paper_initial(int64_t m, double *u)
-{
-    const double h = 1.0 / (double)(m + 1);
-    for (int64_t j = 0; j <= m + 1; ++j)
-        for (int64_t i = 0; i <= m + 1; ++i) {
-            const double x = (double)i * h, y = (double)j * h;
-            u[j * (m + 2) + i] = x * y * (1 - x) * (1 - y);
-        }
-}
+#include "relax_paper.h"
 
 /* seconds of a solve of `count` members of m^2 (problem, re[k]; the median of `repeats`), the
  * members' total iterations and converged count */
@@ -51,7 +42,7 @@ static double solve_seconds(const cohort_backend *be, int problem, int64_t m, in
     const relax_problem p = {m, m, RELAX_LMSOR, 1e-6, 20000, 1000, 0, problem};
     double times[9];
     for (int k = 0; k < repeats; ++k) {
-        for (int64_t q = 0; q < count; ++q) paper_initial(m, u + q * ring);
+        for (int64_t q = 0; q < count; ++q) relax_paper_initial(m, m, u + q * ring);
         const double start = cohort_seconds();
         CHECK_COHORT(relax_solve(be, &p, NULL, NULL, re, u, count, r, NULL));
         times[k] = cohort_seconds() - start;

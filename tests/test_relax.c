@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "relax/relax.h"
+#include "relax_paper.h"
 #include "test_common.h"
 
 static const double pi = 3.14159265358979323846;
@@ -28,17 +29,6 @@ static void paper_coefficients(int problem, double re, int64_t m, double *f, dou
         for (int64_t i = 1; i <= m; ++i)
             relax_seed004_coefficients(problem, re, (double)i * h, (double)j * h,
                                        &f[(j - 1) * m + (i - 1)], &g[(j - 1) * m + (i - 1)]);
-}
-
-/* u0 = x y (1 - x)(1 - y), zero on the boundary */
-static void paper_initial(int64_t m, double *u)
-{
-    const double h = 1.0 / (double)(m + 1);
-    for (int64_t j = 0; j <= m + 1; ++j)
-        for (int64_t i = 0; i <= m + 1; ++i) {
-            const double x = (double)i * h, y = (double)j * h;
-            u[j * (m + 2) + i] = x * y * (1 - x) * (1 - y);
-        }
 }
 
 static relax_problem paper_problem(int64_t m, relax_method method)
@@ -94,7 +84,7 @@ static void paper_counts_and_cases(const cohort_backend *be)
     double *v = malloc((size_t)ring * sizeof *v);
     const double re = 10.0;
     for (int problem = 1; problem <= 3; ++problem) {
-        paper_initial(m, u);
+        relax_paper_initial(m, m, u);
         relax_problem p = paper_problem(m, RELAX_LMSOR);
         p.coefficients = problem; /* computed in the sweeps */
         relax_member_result r, reference;
@@ -111,7 +101,7 @@ static void paper_counts_and_cases(const cohort_backend *be)
                (long long)cohort[problem - 1]);
         /* the coefficients as arrays on the cpu: the same iterations and bits */
         paper_coefficients(problem, re, m, f, g);
-        paper_initial(m, v);
+        relax_paper_initial(m, m, v);
         p.coefficients = 0;
         EXPECT(relax_solve(&cohort_backend_cpu, &p, f, g, NULL, v, 1, &reference, NULL) ==
                    COHORT_OK,
@@ -196,7 +186,7 @@ static void lmsor_beats_the_baselines(const cohort_backend *be)
         int converged[3];
         paper_coefficients(problem, 1e3, m, f, g);
         for (relax_method method = RELAX_LMSOR; method <= RELAX_SOR; ++method) {
-            paper_initial(m, u);
+            relax_paper_initial(m, m, u);
             relax_problem p = paper_problem(m, method);
             relax_member_result r;
             EXPECT(relax_solve(be, &p, f, g, NULL, u, 1, &r, NULL) == COHORT_OK, "%s",
@@ -235,14 +225,14 @@ static void batch_independence(const cohort_backend *be)
     const double re[4] = {10.0, 1e3, 1e5, 1e3};
     for (int64_t q = 0; q < count; ++q) {
         paper_coefficients(problem[q], re[q], m, f + q * interior, g + q * interior);
-        paper_initial(m, u + q * ring);
+        relax_paper_initial(m, m, u + q * ring);
     }
     relax_member_result together[4], alone;
     EXPECT(relax_solve(be, &p, f, g, NULL, u, count, together, history) == COHORT_OK, "%s",
            cohort_error_detail());
     for (int64_t q = 0; q < count; ++q) {
         double *v = malloc((size_t)ring * sizeof *v), *hist = malloc((size_t)checks * sizeof *hist);
-        paper_initial(m, v);
+        relax_paper_initial(m, m, v);
         EXPECT(relax_solve(be, &p, f + q * interior, g + q * interior, NULL, v, 1, &alone, hist) ==
                    COHORT_OK,
                "%s", cohort_error_detail());
@@ -272,12 +262,7 @@ static void ensemble_against_cpu(const cohort_backend *be, relax_method method)
         u[b] = malloc((size_t)(count * ring) * sizeof(double));
         history[b] = malloc((size_t)(count * checks) * sizeof(double));
         r[b] = malloc((size_t)count * sizeof(relax_member_result));
-        for (int64_t k = 0; k < count; ++k) {
-            const double h = 1.0 / (m1 + 1), kk = 1.0 / (m2 + 1);
-            for (int64_t j = 0; j <= m2 + 1; ++j)
-                for (int64_t i = 0; i <= m1 + 1; ++i)
-                    u[b][k * ring + j * (m1 + 2) + i] = i * h * j * kk * (1 - i * h) * (1 - j * kk);
-        }
+        for (int64_t k = 0; k < count; ++k) relax_paper_initial(m1, m2, u[b] + k * ring);
     }
     for (int64_t k = 0; k < count; ++k) re[k] = pow(10.0, 1.0 + 3.0 * (double)k / (double)count);
     EXPECT(relax_solve(&cohort_backend_cpu, &p, NULL, NULL, re, u[0], count, r[0], history[0]) ==

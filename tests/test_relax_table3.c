@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "relax/relax.h"
+#include "relax_paper.h"
 #include "test_common.h"
 
 int main(int argc, char **argv)
@@ -17,14 +18,8 @@ int main(int argc, char **argv)
     const int64_t paper[3][3] = {{2620, 5394, 6243}, {1003, 1112, 3170}, {5514, 6271, 7034}};
     const int64_t cohort[3][3] = {{2617, 5403, 6254}, {1005, 1114, 3169}, {5523, 6282, 7047}};
     double *u = malloc((size_t)(count * ring) * sizeof *u);
-    const double h = 1.0 / (double)(m + 1);
     for (int problem = 1; problem <= 3; ++problem) {
-        for (int64_t q = 0; q < count; ++q)
-            for (int64_t j = 0; j <= m + 1; ++j)
-                for (int64_t i = 0; i <= m + 1; ++i) {
-                    const double x = (double)i * h, y = (double)j * h;
-                    u[q * ring + j * (m + 2) + i] = x * y * (1 - x) * (1 - y);
-                }
+        for (int64_t q = 0; q < count; ++q) relax_paper_initial(m, m, u + q * ring);
         const relax_problem p = {m, m, RELAX_LMSOR, 1e-6, 20000, 100, 0, problem};
         relax_member_result r[3];
         EXPECT(relax_solve(be, &p, NULL, NULL, re, u, count, r, NULL) == COHORT_OK, "%s",

@@ -113,22 +113,8 @@ done
 case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch2d run" ;; esac
 # the statistics are those of the archived fields, also away from a zero mean (mass_mean of ch2d
 # was the deviation's mean, about 1e-17, where the fields averaged -0.3)
-# (ch1d from a file of its own: it would refuse ch2d.ini's 2D grid keys as unread)
-cat > ch1d-moments.ini <<'INI'
-[model]
-name = ch1d
-[grid]
-n = 32
-[time]
-t_end = 1
-output_every = 0.25
-[ensemble]
-members = 7
-seed = 5
-[output]
-archive = snapshots
-snapshot_every = 0.5
-INI
+# (ch1d from ch2d.ini without the 2D grid, which ch1d would refuse as unread keys)
+sed -e 's/^name = ch2d$/name = ch1d/' -e 's/^nx = 24$/n = 32/' -e '/^ny = /d' ch2d.ini > ch1d-moments.ini
 for model in ch2d ch1d; do
     config=$([ $model = ch2d ] && echo ch2d.ini || echo ch1d-moments.ini)
     "$cohort" run $config --quiet --backend cpu --set initial.mean=-0.3 -o "moments-$model.nc" ||

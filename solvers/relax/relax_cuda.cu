@@ -51,6 +51,24 @@ static dim3 relax_row_blocks(const relax_layout &L, int64_t count, int rows)
                 (unsigned)((L.width + RELAX_THREADS - 1) / RELAX_THREADS));
 }
 
+/* What a block of the per-row kernels covers (relax_row_blocks): member m, the rows [first, last)
+ * of the `rows` that start at row `first_row`, and its thread's q */
+typedef struct relax_rows {
+    int64_t m;
+    int q, first, last;
+} relax_rows;
+
+__device__ __forceinline__ relax_rows relax_block_rows(int rows, int first_row)
+{
+    const int groups = (rows + RELAX_ROWS - 1) / RELAX_ROWS, group = blockIdx.x % groups;
+    relax_rows b;
+    b.m = blockIdx.x / groups;
+    b.q = blockIdx.y * RELAX_THREADS + threadIdx.x;
+    b.first = first_row + group * RELAX_ROWS;
+    b.last = first_row + min((group + 1) * RELAX_ROWS, rows);
+    return b;
+}
+
 /* the criterion's maximum as the bits of a non-negative double (ordered like the values) */
 __device__ __forceinline__ void relax_atomic_max(unsigned long long *slot, double value)
 {
@@ -97,12 +115,10 @@ __global__ void __launch_bounds__(RELAX_THREADS)
     relax_reorder_kernel(const __grid_constant__ relax_layout L, int64_t count,
                          const double *__restrict__ from, double *__restrict__ to)
 {
-    const int groups = (L.m2 + 2 + RELAX_ROWS - 1) / RELAX_ROWS;
-    const int64_t m = blockIdx.x / groups;
-    const int q = blockIdx.y * RELAX_THREADS + threadIdx.x, row = L.m1 + 2;
-    if (q >= L.width) return;
-    for (int j = (blockIdx.x % groups) * RELAX_ROWS;
-         j < min((int)(blockIdx.x % groups + 1) * RELAX_ROWS, L.m2 + 2); ++j)
+    const relax_rows b = relax_block_rows(L.m2 + 2, 0);
+    const int64_t m = b.m;
+    const int q = b.q, row = L.m1 + 2;
+    for (int j = b.first; q < L.width && j < b.last; ++j)
         for (int c = 0; c < 2; ++c) {
             const int i = 2 * q + ((c + j) & 1);
             if (i > L.m1 + 1) continue;
@@ -129,12 +145,11 @@ __global__ void __launch_bounds__(RELAX_THREADS)
     __shared__ unsigned block_cases[3];
     if (threadIdx.x < 3) block_cases[threadIdx.x] = 0;
     __syncthreads();
-    const int groups = (L.m2 + RELAX_ROWS - 1) / RELAX_ROWS;
-    const int64_t m = blockIdx.x / groups;
-    const int q = blockIdx.y * RELAX_THREADS + threadIdx.x;
+    const relax_rows b = relax_block_rows(L.m2, 1);
+    const int64_t m = b.m;
+    const int q = b.q;
     double upper_max = 0.0;
-    for (int j = (blockIdx.x % groups) * RELAX_ROWS + 1;
-         q < L.width && j <= min((int)(blockIdx.x % groups + 1) * RELAX_ROWS, L.m2); ++j)
+    for (int j = b.first; q < L.width && j < b.last; ++j)
         for (int c = 0; c < 2; ++c) {
             const int i = 2 * q + ((c + j) & 1);
             if (i < 1 || i > L.m1) continue;
@@ -160,11 +175,10 @@ __global__ void __launch_bounds__(RELAX_THREADS)
     relax_fill_omega_kernel(const __grid_constant__ relax_layout L,
                             const double *__restrict__ member_omega, double *__restrict__ omega)
 {
-    const int groups = (L.m2 + RELAX_ROWS - 1) / RELAX_ROWS;
-    const int64_t m = blockIdx.x / groups;
-    const int q = blockIdx.y * RELAX_THREADS + threadIdx.x;
-    for (int j = (blockIdx.x % groups) * RELAX_ROWS + 1;
-         q < L.width && j <= min((int)(blockIdx.x % groups + 1) * RELAX_ROWS, L.m2); ++j)
+    const relax_rows b = relax_block_rows(L.m2, 1);
+    const int64_t m = b.m;
+    const int q = b.q;
+    for (int j = b.first; q < L.width && j < b.last; ++j)
         for (int c = 0; c < 2; ++c) {
             const int i = 2 * q + ((c + j) & 1);
             if (i >= 1 && i <= L.m1)
@@ -182,16 +196,15 @@ __global__ void __launch_bounds__(RELAX_THREADS)
                        const double *__restrict__ re, const int64_t *__restrict__ done,
                        unsigned long long *__restrict__ criterion)
 {
-    const int groups = (L.m2 + RELAX_ROWS - 1) / RELAX_ROWS;
-    const int64_t m = blockIdx.x / groups;
+    const relax_rows b = relax_block_rows(L.m2, 1);
+    const int64_t m = b.m;
     if (done[m]) return; /* the whole block: one member */
-    const int q = blockIdx.y * RELAX_THREADS + threadIdx.x;
+    const int q = b.q;
     double *own = u + m * L.member_values + COLOUR * L.colour_values;
     const double *other = u + m * L.member_values + (1 - COLOUR) * L.colour_values;
     const double *w = omega + m * L.member_values + COLOUR * L.colour_values;
     double value = 0.0;
-    for (int j = (blockIdx.x % groups) * RELAX_ROWS + 1;
-         q < L.width && j <= min((int)(blockIdx.x % groups + 1) * RELAX_ROWS, L.m2); ++j) {
+    for (int j = b.first; q < L.width && j < b.last; ++j) {
         const int parity = (COLOUR + j) & 1, i = 2 * q + parity;
         if (i < 1 || i > L.m1) continue;
         const int64_t at = (int64_t)j * L.width + q;
