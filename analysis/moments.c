@@ -59,9 +59,10 @@ void moments_blocks_free(moments_blocks *b)
 int moments_blocks_add(moments_blocks *b, int64_t first, int64_t count, const double *values,
                        const unsigned char *include)
 {
-    if (first != b->next || count < 0 || first + count > b->members)
+    if (first < b->next || count < 0 || first + count > b->members)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "members [%lld, +%lld) out of order: member %lld of %lld comes next",
+                           "members [%lld, +%lld) out of order: member %lld of %lld or a later "
+                           "one comes next",
                            (long long)first, (long long)count, (long long)b->next,
                            (long long)b->members);
     for (int64_t k = 0; k < count; ++k)

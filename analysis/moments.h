@@ -38,8 +38,9 @@ typedef struct moments_blocks {
 int moments_blocks_alloc(moments_blocks *b, int64_t members);
 void moments_blocks_free(moments_blocks *b);
 /* Adds the values of members [first, first + count) in order; values whose include flag is 0
- * (diverged members; include = NULL: all) are skipped. Members must arrive in order, each once:
- * COHORT_ERR_INVALID_ARGUMENT otherwise. */
+ * (diverged members; include = NULL: all) are skipped. Members must arrive in increasing order,
+ * each at most once (COHORT_ERR_INVALID_ARGUMENT otherwise); members passed over (those of other
+ * parts of a run split by `--members`, which start at block boundaries) are simply absent. */
 int moments_blocks_add(moments_blocks *b, int64_t first, int64_t count, const double *values,
                        const unsigned char *include);
 /* The merged moments over all blocks (fixed pairwise tree). */

@@ -46,9 +46,10 @@ void ordered_sum_reset(ordered_sum *s)
 int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int64_t count,
                     int64_t first, const unsigned char *cls)
 {
-    if (first != s->next || count < 1 || first + count > s->members)
+    if (first < s->next || count < 1 || first + count > s->members)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "members [%lld, +%lld) out of order: member %lld of %lld comes next",
+                           "members [%lld, +%lld) out of order: member %lld of %lld or a later "
+                           "one comes next",
                            (long long)first, (long long)count, (long long)s->next,
                            (long long)s->members);
     const int64_t b0 = first / ORDERED_SUM_BLOCK, b1 = (first + count - 1) / ORDERED_SUM_BLOCK;

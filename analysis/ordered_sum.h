@@ -30,7 +30,8 @@ void ordered_sum_free(ordered_sum *s);
 void ordered_sum_reset(ordered_sum *s);
 /* Adds global members [first, first + count): row r of member first + j at x[r * ld + m0 + j],
  * class cls[j] (backend memory; NULL: class 0; REDUCTION_SKIP: left out). Members must come in
- * order, each once: COHORT_ERR_INVALID_ARGUMENT otherwise. */
+ * increasing order, each at most once (COHORT_ERR_INVALID_ARGUMENT otherwise); members passed
+ * over are absent (another part's, in a run split by `--members`). */
 int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int64_t count,
                     int64_t first, const unsigned char *cls);
 /* total[c * rows + r]: the sum over all blocks (a fixed pairwise tree). COHORT_ERR_NO_MEMORY. */

@@ -19,7 +19,8 @@ int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, dou
                            (long long)members, (long long)n_times);
     structure_factor *sf = calloc(1, sizeof *sf);
     if (!sf) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "structure factor");
-    sf->be = be, sf->nx = nx, sf->ny = ny, sf->rows = ny * (nx / 2 + 1), sf->length = length;
+    sf->be = be, sf->nx = nx, sf->ny = ny, sf->rows = structure_factor_sum_rows(nx, ny);
+    sf->length = length;
     sf->members = members, sf->max_count = max_count, sf->n_times = n_times;
     int rc = COHORT_OK;
     sf->sums = calloc((size_t)n_times, sizeof *sf->sums);
@@ -51,6 +52,11 @@ void structure_factor_free(structure_factor *sf)
     sf->be->release(sf->cls);
     free(sf->host_cls), free(sf->mean_power);
     free(sf);
+}
+
+int64_t structure_factor_sum_rows(int64_t nx, int64_t ny)
+{
+    return ny * (nx / 2 + 1);
 }
 
 double structure_factor_bytes_per_member(int64_t nx, int64_t ny)

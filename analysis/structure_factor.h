@@ -36,6 +36,9 @@ int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, dou
                            int64_t ld, int64_t max_count, int64_t members, int64_t n_times,
                            structure_factor **out);
 void structure_factor_free(structure_factor *sf);
+/* The values summed per member (the half spectrum's ny (nx/2 + 1) powers): an ordered sum's
+ * rows. */
+int64_t structure_factor_sum_rows(int64_t nx, int64_t ny);
 /* Backend memory a structure factor needs per member of a call (for chunk sizing). */
 double structure_factor_bytes_per_member(int64_t nx, int64_t ny);
 /* How many wavenumbers S has (nx/2 + 1 in 1D, the shells in 2D), and their values. */

@@ -331,7 +331,7 @@ int analyze_archive(const analyze_options *opt)
     }
 
     const int64_t chunk = analyze_chunk(be, &a, sf_on);
-    int rc = run_plan_write_parameters(&p, out);
+    int rc = run_plan_write_parameters(&p, out, 0, p.members);
     if (rc == COHORT_OK && sf_on)
         rc = analyze_structure_factor(be, &a, &p, chunk, opt->from, out, opt->quiet);
     if (rc == COHORT_OK && k > 0) {

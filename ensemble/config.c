@@ -838,3 +838,41 @@ void config_print_model_table(FILE *out)
                     d->initial_kinds, d->boundaries != NULL, d->solver_methods != NULL);
         }
 }
+
+/* Whether two rendered configurations differ (the checkpoint cadence aside), and the first key
+ * that does as "section.key" (for --resume's refusal). */
+/* "section.key" of a rendered line (the whole line where it has no '='). */
+static void rendered_key(const char *section, const char *line, size_t l, char *key, size_t len)
+{
+    const char *eq = memchr(line, '=', l);
+    size_t kl = eq ? (size_t)(eq - line) : l;
+    while (kl > 0 && line[kl - 1] == ' ') --kl;
+    snprintf(key, len, "%s.%.*s", section, (int)kl, line);
+}
+
+int config_rendered_difference(const char *a, const char *b, char *key, size_t len)
+{
+    /* keys that do not change what a run computes: its checkpoint cadence and its chunking */
+    static const char *const neutral[] = {"output.checkpoint_every", "ensemble.chunk"};
+    char section[64] = "";
+    while (*a || *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+        const char *line = la ? a : b;
+        const size_t l = la ? la : lb;
+        if (line[0] == '[' && l < sizeof section) {
+            snprintf(section, sizeof section, "%.*s", (int)(l > 2 ? l - 2 : 0), line + 1);
+        }
+        if (la != lb || memcmp(a, b, la)) {
+            char key_b[160];
+            rendered_key(section, line, l, key, len);
+            rendered_key(section, b, lb, key_b, sizeof key_b);
+            int same_neutral_key = 0;
+            for (size_t k = 0; k < sizeof neutral / sizeof *neutral; ++k)
+                same_neutral_key |= !strcmp(key, neutral[k]) && !strcmp(key_b, neutral[k]);
+            if (!same_neutral_key) return 1;
+        }
+        a = ea ? ea + 1 : a + la, b = eb ? eb + 1 : b + lb;
+    }
+    return 0;
+}

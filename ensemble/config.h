@@ -91,4 +91,10 @@ void config_print_models(FILE *out);
  * initial kinds, bounded), for scripts and the generic model tests. */
 void config_print_model_table(FILE *out);
 
+/* Whether two configurations rendered by config_render differ in what the run computes
+ * (output.checkpoint_every and ensemble.chunk aside, which may change between an interrupted run
+ * and its resumption, or between the parts of one run), and the first key that does, as
+ * "section.key", into key. */
+int config_rendered_difference(const char *a, const char *b, char *key, size_t len);
+
 #endif

@@ -15,6 +15,7 @@
 #include "backend/cohort_error.h"
 #include "config.h"
 #include "info.h"
+#include "merge.h"
 #include "paths.h"
 #include "run.h"
 #include "selfcheck.h"
@@ -33,6 +34,9 @@ static void print_usage(FILE *out)
             "  cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc]\n"
             "             [--backend auto|cpu|cuda] [--quiet]\n"
             "      run an ensemble and write its statistics and states as NetCDF-4\n"
+            "  cohort merge PART.nc... -o OUT.nc\n"
+            "      join the parts of a run split by cohort run --members A:B into the whole run's "
+            "file\n"
             "  cohort analyze IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor] [--from T0]\n"
             "      the structure factor and k-means again on the archive of a finished run\n"
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
@@ -61,7 +65,7 @@ static void print_run_usage(FILE *out)
 {
     fprintf(out,
             "usage: cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc] [--overwrite]\n"
-            "                  [--backend auto|cpu|cuda] [--quiet] [--resume]\n"
+            "                  [--backend auto|cpu|cuda] [--quiet] [--resume] [--members A:B]\n"
             "\n"
             "Runs the ensemble CONFIG.ini describes (keys and defaults: cohort models) and writes\n"
             "OUT.nc (default: output.path): ell_mean/var/sem(t), mass_mean(t), n_active(t),\n"
@@ -81,6 +85,10 @@ static void print_run_usage(FILE *out)
             "  --resume      continue an interrupted run from OUT.nc.checkpoint and\n"
             "                OUT.nc.partial: the same CONFIG.ini and --set options (a differing\n"
             "                key is refused, exit 2); the file equals the uninterrupted run's\n"
+            "  --members A:B only the global members [A, B) (noise, parameters and results as in\n"
+            "                the whole run), as a part for cohort merge; A and B are multiples of\n"
+            "                1024 (the statistics' block), or B is the last member. A part's\n"
+            "                statistics are over its own members\n"
             "\n"
             "output.archive = snapshots stores C(t_snap, member, x) every output.snapshot_every\n"
             "and at t_end; output.member_series = true adds ell(t, member).\n"
@@ -166,7 +174,8 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
             opt.overwrite = 1;
         } else if (!strcmp(arg, "--resume")) {
             opt.resume = 1;
-        } else if ((!strcmp(arg, "--set") || !strcmp(arg, "-o") || !strcmp(arg, "--backend")) &&
+        } else if ((!strcmp(arg, "--set") || !strcmp(arg, "-o") || !strcmp(arg, "--backend") ||
+                    !strcmp(arg, "--members")) &&
                    !value) {
             fprintf(stderr, "cohort run: %s needs a value (see cohort run --help)\n", arg);
             free(sets);
@@ -177,6 +186,21 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
             opt.output_path = argv[++i];
         } else if (!strcmp(arg, "--backend")) {
             opt.backend = argv[++i];
+        } else if (!strcmp(arg, "--members")) {
+            char *colon = NULL, *end = NULL;
+            errno = 0;
+            const long long a = strtoll(value, &colon, 10);
+            const long long b = colon != value && *colon == ':' ? strtoll(colon + 1, &end, 10) : 0;
+            if (!end || end == colon + 1 || *end || errno || a < 0 || b <= a) {
+                fprintf(stderr,
+                        "cohort run: --members '%s': expected A:B, global members [A, B) with "
+                        "0 <= A < B\n",
+                        value);
+                free(sets);
+                return EXIT_USAGE;
+            }
+            opt.members_first = a, opt.members_end = b;
+            ++i;
         } else if (arg[0] == '-') {
             fprintf(stderr, "cohort run: unknown option '%s' (see cohort run --help)\n", arg);
             free(sets);
@@ -330,6 +354,76 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
     return analyze_archive(&opt);
 }
 
+static void print_merge_usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: cohort merge PART.nc... -o OUT.nc [--overwrite] [--backend auto|cpu|cuda]\n"
+        "                    [--quiet]\n"
+        "\n"
+        "Joins the parts of one run, each written by cohort run CONFIG --members A:B, into\n"
+        "OUT.nc: the file the whole run would have written, every data variable bit for bit\n"
+        "(the statistics are folded again from the parts' blocks in the run's fixed order;\n"
+        "k-means runs over the parts' final fields). The parts come in any order and must\n"
+        "cover every member exactly once, from the same configuration. They are only read;\n"
+        "OUT.nc appears only on success.\n"
+        "\n"
+        "  -o OUT.nc     output file (required)\n"
+        "  --overwrite   replace OUT.nc if it exists (otherwise refused, exit 2)\n"
+        "  --backend B   for k-means: auto (cuda when a device is present), cpu or cuda [auto]\n"
+        "  --quiet       no progress or summary on stderr\n");
+}
+
+static int command_merge(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    merge_options opt = {.backend = "auto"};
+    int n = 0, status = EXIT_USAGE;
+    for (int i = 1; inputs && i < argc; ++i) {
+        const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_merge_usage(stdout);
+            free(inputs);
+            return 0;
+        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            opt.quiet = 1;
+        } else if (!strcmp(arg, "--overwrite")) {
+            opt.overwrite = 1;
+        } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--backend")) && !value) {
+            fprintf(stderr, "cohort merge: %s needs a value (see cohort merge --help)\n", arg);
+            goto done;
+        } else if (!strcmp(arg, "-o")) {
+            opt.output_path = argv[++i];
+        } else if (!strcmp(arg, "--backend")) {
+            opt.backend = argv[++i];
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "cohort merge: unknown option '%s' (see cohort merge --help)\n", arg);
+            goto done;
+        } else {
+            inputs[n++] = arg;
+        }
+    }
+    if (!inputs) {
+        fprintf(stderr, "cohort merge: out of memory\n");
+        return 1;
+    }
+    if (n == 0 || !opt.output_path) {
+        fprintf(stderr, "cohort merge: %s\n\n", n == 0 ? "no parts" : "no -o OUT.nc");
+        print_merge_usage(stderr);
+        goto done;
+    }
+    if (!known_backend("merge", opt.backend)) goto done;
+    char command_line[4096], version[256];
+    provenance_text(full_argc, full_argv, command_line, sizeof command_line, version,
+                    sizeof version);
+    opt.inputs = inputs, opt.n_inputs = n;
+    opt.command_line = command_line, opt.version = version;
+    status = merge_parts(&opt);
+done:
+    free(inputs);
+    return status;
+}
+
 static void print_selfcheck_usage(FILE *out)
 {
     fprintf(out,
@@ -428,6 +522,7 @@ int main(int argc, char **argv)
     if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 1, argv + 1);
     if (strcmp(command, "run") == 0) return command_run(argc - 1, argv + 1, argc, argv);
     if (strcmp(command, "analyze") == 0) return command_analyze(argc - 1, argv + 1, argc, argv);
+    if (strcmp(command, "merge") == 0) return command_merge(argc - 1, argv + 1, argc, argv);
     if (strcmp(command, "info") == 0) {
         if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: cohort info FILE.nc\n\nPrints what a cohort file holds (sizes, "
@@ -467,7 +562,8 @@ int main(int argc, char **argv)
     }
     fprintf(
         stderr,
-        "cohort: unknown command '%s' (commands: run, analyze, info, models, selfcheck; see cohort "
+        "cohort: unknown command '%s' (commands: run, merge, analyze, info, models, selfcheck; see "
+        "cohort "
         "--help)\n",
         command);
     return EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/moments.h"
 #include "analysis/structure_factor.h"
 #include "backend/cohort_error.h"
 
@@ -25,8 +26,17 @@ struct cohort_output {
     int kmeans_k, var_k, var_cluster;
     int64_t nx, ny; /* 2D: C(member, y, x) */
     int64_t n_k;
+    int64_t member_first; /* the global index of the file's first member */
+    int64_t merge_blocks; /* a part's statistics blocks (0: not a part) */
+    int var_merge_moments, var_merge_sums, var_merge_features;
     char *path, *partial;
 };
+
+/* The group of a part's merge data, in the file now open. */
+static int merge_group(const cohort_output *o, int *grp)
+{
+    return nc_inq_ncid(o->ncid, "merge", grp);
+}
 
 /* Every NetCDF call: the library's message, the file, and where; HDF5 reports a full disk or a
  * file-size limit only as "HDF error", so the errno it left says which. */
@@ -236,6 +246,57 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     return COHORT_OK;
 }
 
+/* A part's subset as global attributes, and the group "merge" (output.h). */
+static int define_merge_group(cohort_output *o, const output_spec *s, int dim_member, int dim_t)
+{
+    const long long first = s->member_first, total = s->part_of;
+    NC_CALL(o, nc_put_att_longlong(o->ncid, NC_GLOBAL, "members_first", NC_INT64, 1, &first));
+    NC_CALL(o, nc_put_att_longlong(o->ncid, NC_GLOBAL, "members_total", NC_INT64, 1, &total));
+    char text[256];
+    snprintf(text, sizeof text,
+             "members [%lld, %lld) of %lld (cohort run --members); the statistics are over these "
+             "members alone: join the parts with cohort merge",
+             first, first + (long long)s->members, total);
+    COHORT_CALL(put_text(o, NC_GLOBAL, "member_subset", text));
+    int grp, dim_statistic, dim_block, dim_moment, dim_row, dim_point;
+    const int64_t b0 = s->member_first / MOMENTS_BLOCK;
+    o->merge_blocks = (s->member_first + s->members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
+    NC_CALL(o, nc_def_grp(o->ncid, "merge", &grp));
+    const long long first_block = b0, block = MOMENTS_BLOCK;
+    NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "first_block", NC_INT64, 1, &first_block));
+    NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "block_members", NC_INT64, 1, &block));
+    NC_CALL(o, nc_def_dim(grp, "block", (size_t)o->merge_blocks, &dim_block));
+    o->var_merge_moments = o->var_merge_sums = o->var_merge_features = -1;
+    if (s->merge_statistics > 0) {
+        NC_CALL(o, nc_def_dim(grp, "statistic", (size_t)s->merge_statistics, &dim_statistic));
+        NC_CALL(o, nc_def_dim(grp, "moment", 3, &dim_moment));
+        const int dims[4] = {dim_t, dim_statistic, dim_block, dim_moment};
+        NC_CALL(o, nc_def_var(grp, "moments", NC_DOUBLE, 4, dims, &o->var_merge_moments));
+        COHORT_CALL(put_text(o, o->var_merge_moments, "long_name",
+                             "count, mean and m2 of each block of members (Welford, in member "
+                             "order) of ell, mass and the series, in that order"));
+    }
+    if (s->merge_sum_rows > 0) {
+        NC_CALL(o, nc_def_dim(grp, "sum_row", (size_t)s->merge_sum_rows, &dim_row));
+        const int dims[3] = {dim_t, dim_block, dim_row};
+        NC_CALL(o, nc_def_var(grp, "spectrum_sums", NC_DOUBLE, 3, dims, &o->var_merge_sums));
+        COHORT_CALL(put_text(o, o->var_merge_sums, "long_name",
+                             "sum over each block of members of |C^_k|^2 (in member order)"));
+    }
+    if (s->merge_features) {
+        const size_t chunk[2] = {
+            (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members), (size_t)s->n};
+        NC_CALL(o, nc_def_dim(grp, "point", (size_t)s->n, &dim_point));
+        const int dims[2] = {dim_member, dim_point};
+        NC_CALL(o, nc_def_var(grp, "features", NC_DOUBLE, 2, dims, &o->var_merge_features));
+        NC_CALL(o, nc_def_var_chunking(grp, o->var_merge_features, NC_CHUNKED, chunk));
+        NC_CALL(o, nc_def_var_deflate(grp, o->var_merge_features, 1, 1, 1));
+        COHORT_CALL(put_text(o, o->var_merge_features, "long_name",
+                             "k-means features: the member's final field as archived"));
+    }
+    return COHORT_OK;
+}
+
 static int define_file(cohort_output *o, const output_spec *s)
 {
     int dim_member, dim_x, dim_y = -1, dim_t, var_member, var_x, var_y = -1;
@@ -305,6 +366,7 @@ static int define_file(cohort_output *o, const output_spec *s)
                          "member x N"));
     const unsigned long long seed = s->seed;
     NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
+    if (s->part_of > 0) COHORT_CALL(define_merge_group(o, s, dim_member, dim_t));
     NC_CALL(o, nc_enddef(o->ncid));
     /* coordinates */
     long long *index = malloc((size_t)s->members * sizeof *index);
@@ -314,7 +376,7 @@ static int define_file(cohort_output *o, const output_spec *s)
         free(x);
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "coordinates");
     }
-    for (int64_t m = 0; m < s->members; ++m) index[m] = m;
+    for (int64_t m = 0; m < s->members; ++m) index[m] = s->member_first + m;
     /* periodic: x_i = i L / nx; closed: nodes x_i = origin + i L / (nx - 1) */
     for (int64_t i = 0; i < nx; ++i)
         x[i] = s->origin + (double)i * s->length / (double)(nx - s->closed);
@@ -363,6 +425,7 @@ int output_create(const output_spec *s, cohort_output **out)
     cohort_output *o = calloc(1, sizeof *o);
     if (!o) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output");
     o->members = s->members;
+    o->member_first = s->member_first;
     o->n = s->n;
     o->ny = s->ny;
     o->nx = s->ny > 0 ? s->nx : s->n;
@@ -487,7 +550,8 @@ int output_write_series(cohort_output *o, int64_t record, int q, double mean, do
 int output_write_member_history(cohort_output *o, int64_t m0, int64_t count, const double *values)
 {
     if (o->var_history < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no history defined");
-    const size_t at[2] = {(size_t)m0, 0}, size[2] = {(size_t)count, (size_t)o->n_checks};
+    const size_t at[2] = {(size_t)(m0 - o->member_first), 0},
+                 size[2] = {(size_t)count, (size_t)o->n_checks};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_history, at, size, values));
     return COHORT_OK;
 }
@@ -495,7 +559,7 @@ int output_write_member_history(cohort_output *o, int64_t m0, int64_t count, con
 int output_write_member_value(cohort_output *o, int q, int64_t m0, int64_t count,
                               const double *values)
 {
-    const size_t at[1] = {(size_t)m0}, size[1] = {(size_t)count};
+    const size_t at[1] = {(size_t)(m0 - o->member_first)}, size[1] = {(size_t)count};
     if (!o->member_value_int[q]) {
         NC_CALL(o, nc_put_vara_double(o->ncid, o->var_member_value[q], at, size, values));
         return COHORT_OK;
@@ -520,7 +584,7 @@ int output_write_state(cohort_output *o, int64_t m0, int64_t count, const double
 {
     if (o->var_c < 0 || o->var_t_snap >= 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no final-state archive defined");
-    const size_t at[3] = {(size_t)m0, 0, 0};
+    const size_t at[3] = {(size_t)(m0 - o->member_first), 0, 0};
     const size_t size[3] = {(size_t)count, (size_t)(o->ny > 0 ? o->ny : o->n), (size_t)o->nx};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_c, at, size, state));
     return COHORT_OK;
@@ -530,7 +594,7 @@ int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t 
                           const double *state)
 {
     if (o->var_t_snap < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no snapshots defined");
-    const size_t at[4] = {(size_t)snapshot, (size_t)m0, 0, 0};
+    const size_t at[4] = {(size_t)snapshot, (size_t)(m0 - o->member_first), 0, 0};
     const size_t size[4] = {1, (size_t)count, (size_t)(o->ny > 0 ? o->ny : o->n), (size_t)o->nx},
                  one = 1;
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_t_snap, at, &one, &t));
@@ -543,7 +607,8 @@ int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_
 {
     if (o->var_ell_member < 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no member series defined");
-    const size_t at[2] = {(size_t)record, (size_t)m0}, size[2] = {1, (size_t)count};
+    const size_t at[2] = {(size_t)record, (size_t)(m0 - o->member_first)},
+                 size[2] = {1, (size_t)count};
     NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_member, at, size, ell));
     return COHORT_OK;
 }
@@ -557,7 +622,7 @@ int output_write_parameter(cohort_output *o, int j, const double *values)
 int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
                           const unsigned char *diverged)
 {
-    const size_t at[1] = {(size_t)m0}, size[1] = {(size_t)count};
+    const size_t at[1] = {(size_t)(m0 - o->member_first)}, size[1] = {(size_t)count};
     NC_CALL(o, nc_put_vara_uchar(o->ncid, o->var_diverged, at, size, diverged));
     return COHORT_OK;
 }
@@ -603,6 +668,109 @@ int output_write_kmeans(cohort_output *o, const unsigned char *labels, const dou
     NC_CALL(o, nc_put_var_int(o->ncid, o->var_iterations, &iterations));
     if (o->var_label_map >= 0 && label_map)
         NC_CALL(o, nc_put_var_uchar(o->ncid, o->var_label_map, label_map));
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
+int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *blocks)
+{
+    int grp;
+    NC_CALL(o, merge_group(o, &grp));
+    const size_t at[4] = {(size_t)record, (size_t)statistic, 0, 0};
+    const size_t size[4] = {1, 1, (size_t)o->merge_blocks, 3};
+    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_moments, at, size, blocks));
+    return COHORT_OK;
+}
+
+int output_write_merge_sums(cohort_output *o, int64_t record, const double *sums)
+{
+    int grp, dim[3];
+    size_t rows = 0;
+    NC_CALL(o, merge_group(o, &grp));
+    NC_CALL(o, nc_inq_vardimid(grp, o->var_merge_sums, dim));
+    NC_CALL(o, nc_inq_dimlen(grp, dim[2], &rows));
+    const size_t at[3] = {(size_t)record, 0, 0}, size[3] = {1, (size_t)o->merge_blocks, rows};
+    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_sums, at, size, sums));
+    return COHORT_OK;
+}
+
+int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count, const double *features)
+{
+    int grp;
+    NC_CALL(o, merge_group(o, &grp));
+    const size_t at[2] = {(size_t)(m0 - o->member_first), 0},
+                 size[2] = {(size_t)count, (size_t)o->n};
+    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_features, at, size, features));
+    return COHORT_OK;
+}
+
+/* One variable of a part, at member offset `first` where it runs along member (dimension
+ * member_dim; -1: none), in pieces of at most 64 MB. */
+static int copy_variable(cohort_output *o, int src_nc, const char *src_path, int src_var,
+                         int dst_var, int member_dim, int64_t first)
+{
+    int ndims = 0, dims[NC_MAX_VAR_DIMS], dst_ndims = 0;
+    nc_type type, dst_type;
+    size_t type_size = 0, len[NC_MAX_VAR_DIMS], per_member = 1;
+    char name[NC_MAX_NAME + 1];
+    if (nc_inq_var(src_nc, src_var, name, &type, &ndims, dims, NULL) != NC_NOERR ||
+        nc_inq_type(src_nc, type, NULL, &type_size) != NC_NOERR)
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: variable %d unreadable", src_path, src_var);
+    NC_CALL(o, nc_inq_var(o->ncid, dst_var, NULL, &dst_type, &dst_ndims, NULL, NULL));
+    if (dst_type != type || dst_ndims != ndims)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "%s: %s has another type or rank than this run's file", src_path, name);
+    for (int d = 0; d < ndims; ++d) {
+        if (nc_inq_dimlen(src_nc, dims[d], &len[d]) != NC_NOERR)
+            return COHORT_FAIL(COHORT_ERR_IO, "%s: %s's dimensions unreadable", src_path, name);
+        if (d != member_dim) per_member *= len[d];
+    }
+    const size_t members = member_dim >= 0 ? len[member_dim] : 1;
+    const size_t row_bytes = per_member * type_size;
+    size_t piece = row_bytes ? ((size_t)64 << 20) / row_bytes : members;
+    piece = piece < 1 ? 1 : piece > members ? members : piece;
+    void *buffer = malloc(piece * row_bytes > 0 ? piece * row_bytes : 1);
+    if (!buffer) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "copying %s", name);
+    size_t start[NC_MAX_VAR_DIMS] = {0}, at[NC_MAX_VAR_DIMS] = {0}, count[NC_MAX_VAR_DIMS];
+    memcpy(count, len, (size_t)ndims * sizeof *len);
+    int rc = COHORT_OK;
+    for (size_t k = 0; k < members && rc == COHORT_OK; k += piece) {
+        if (member_dim >= 0) {
+            start[member_dim] = k, at[member_dim] = (size_t)first + k;
+            count[member_dim] = k + piece <= members ? piece : members - k;
+        }
+        int status = nc_get_vara(src_nc, src_var, start, count, buffer);
+        if (status != NC_NOERR)
+            rc = COHORT_FAIL(COHORT_ERR_IO, "%s: reading %s: %s", src_path, name,
+                             nc_strerror(status));
+        else if ((status = nc_put_vara(o->ncid, dst_var, at, count, buffer)) != NC_NOERR)
+            rc = COHORT_FAIL(COHORT_ERR_IO, "%s: writing %s: %s", o->partial, name,
+                             nc_strerror(status));
+    }
+    free(buffer);
+    return rc;
+}
+
+int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t first, int shared)
+{
+    int n_vars = 0, unlimited = -1;
+    if (nc_inq_nvars(src_nc, &n_vars) != NC_NOERR || nc_inq_unlimdim(src_nc, &unlimited))
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: unreadable", src_path);
+    for (int v = 0; v < n_vars; ++v) {
+        char name[NC_MAX_NAME + 1], dim_name[NC_MAX_NAME + 1];
+        int ndims = 0, dims[NC_MAX_VAR_DIMS], dst = -1, member_dim = -1, along_t = 0;
+        if (nc_inq_var(src_nc, v, name, NULL, &ndims, dims, NULL) != NC_NOERR)
+            return COHORT_FAIL(COHORT_ERR_IO, "%s: variable %d unreadable", src_path, v);
+        if (nc_inq_varid(o->ncid, name, &dst) != NC_NOERR) continue; /* not this file's */
+        for (int d = 0; d < ndims; ++d) {
+            if (nc_inq_dimname(src_nc, dims[d], dim_name) != NC_NOERR)
+                return COHORT_FAIL(COHORT_ERR_IO, "%s: %s's dimensions unreadable", src_path, name);
+            if (!strcmp(dim_name, "member")) member_dim = d;
+            along_t |= dims[d] == unlimited;
+        }
+        if (member_dim < 0 && (!shared || along_t)) continue;
+        COHORT_CALL(copy_variable(o, src_nc, src_path, v, dst, member_dim, first));
+    }
     NC_CALL(o, nc_sync(o->ncid));
     return COHORT_OK;
 }

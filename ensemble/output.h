@@ -59,6 +59,19 @@ typedef struct output_spec {
      * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */
     int analysis_only;
     const char *analysed_file;
+    /* a part of a run split by `cohort run --members A:B`: the file's `members` are the global
+     * members [member_first, member_first + members) of part_of in all (part_of = 0: the whole
+     * run; member_first 0). member holds the global indices and every per-member write takes
+     * global indices. A part also holds the group "merge", what `cohort merge` needs to join the
+     * parts bit for bit: the statistics' blocks (MOMENTS_BLOCK members each, from block
+     * member_first / MOMENTS_BLOCK), merge_statistics accumulators of moments per record (ell,
+     * mass, then the series), the structure factor's block sums (merge_sum_rows values per block
+     * and record; 0: none) and, with merge_features, each member's k-means features (its final
+     * field as archived, n values) */
+    int64_t member_first, part_of;
+    int merge_statistics;
+    int64_t merge_sum_rows;
+    int merge_features;
     /* global attributes */
     const char *title, *history, *source, *config, *backend, *device, *libraries, *model;
     uint64_t seed;
@@ -122,6 +135,21 @@ int output_write_kmeans(cohort_output *o, const unsigned char *labels, const dou
 
 /* 1 when the file has label_map (a grid design of two swept keys). */
 int output_has_label_map(const cohort_output *o);
+
+/* A part's merge data (output_spec.part_of > 0): accumulator `statistic` at record `record`,
+ * its blocks from the part's first; the structure factor's block sums of a record (blocks x
+ * merge_sum_rows values); features of global members [m0, m0 + count), n values each. */
+int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *blocks);
+int output_write_merge_sums(cohort_output *o, int64_t record, const double *sums);
+int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count,
+                                const double *features);
+
+/* Copies what a part of this file's run (src_nc, open for reading, at src_path; global members
+ * [first, first + its members)) holds of the variables this file defines: those along member
+ * into those members' slots, and, with shared, those along neither member nor t (coordinates,
+ * snapshot times) whole. The statistics over t are the caller's to write. Errors: COHORT_ERR_IO
+ * (naming the file), COHORT_ERR_INVALID_ARGUMENT (a variable of another type or shape). */
+int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t first, int shared);
 
 /* A global attribute of type double (fit results, resolved dt, ...). */
 int output_put_double(cohort_output *o, const char *name, double value);

@@ -398,14 +398,14 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
     }
 }
 
-int run_plan_write_parameters(const run_plan *p, cohort_output *out)
+int run_plan_write_parameters(const run_plan *p, cohort_output *out, int64_t first, int64_t count)
 {
     if (p->n_sweeps == 0) return COHORT_OK;
-    double *values = malloc((size_t)p->members * sizeof *values);
+    double *values = malloc((size_t)count * sizeof *values);
     if (!values) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
     int rc = COHORT_OK;
     for (int j = 0; j < p->n_sweeps && rc == COHORT_OK; ++j) {
-        for (int64_t g = 0; g < p->members; ++g) values[g] = run_plan_swept_value(p, j, g);
+        for (int64_t g = 0; g < count; ++g) values[g] = run_plan_swept_value(p, j, first + g);
         rc = output_write_parameter(out, j, values);
     }
     free(values);

@@ -72,7 +72,8 @@ typedef struct run_provenance {
 void run_plan_output_spec(const run_plan *p, const char *model, const cohort_backend *be,
                           run_provenance *pv, output_spec *spec);
 
-/* Every member's value of each swept parameter, into out. */
-int run_plan_write_parameters(const run_plan *p, cohort_output *out);
+/* The value of each swept parameter of global members [first, first + count), the file's
+ * members, into out. */
+int run_plan_write_parameters(const run_plan *p, cohort_output *out, int64_t first, int64_t count);
 
 #endif

@@ -1,8 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_statistics_double.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -18,7 +16,7 @@
 #include "backend/cohort_error.h"
 #include "fields/fields.h"
 #include "checkpoint.h"
-#include "clustering.h"
+#include "finish.h"
 #include "initial.h"
 #include "output.h"
 #include "paths.h"
@@ -27,11 +25,13 @@
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
-/* Members per chunk: ensemble.chunk, or as many as fit in half the free memory. */
-static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const run_plan *p)
+/* Members per chunk of a run of `members`: ensemble.chunk, or as many as fit in half the free
+ * memory. */
+static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const run_plan *p,
+                          int64_t members)
 {
     const config_value *chunk = config_get(c, "ensemble", "chunk");
-    if (!chunk->is_auto) return chunk->integer < p->members ? chunk->integer : p->members;
+    if (!chunk->is_auto) return chunk->integer < members ? chunk->integer : members;
     size_t free_bytes = 0;
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     /* the time levels, scratch and noise, moments and mean per member, and the structure factor's
@@ -43,7 +43,7 @@ static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, cons
         per_member += structure_factor_bytes_per_member(p->values.nx, p->values.ny);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     if (fit < 1) fit = 1;
-    return fit < p->members ? fit : p->members;
+    return fit < members ? fit : members;
 }
 
 typedef struct progress {
@@ -94,37 +94,6 @@ static void member_values(const double *moments2, int64_t count, double *ell, do
     }
 }
 
-/* The run's k-means features: every member's final field, member-major, in host memory. */
-typedef struct run_features {
-    const double *values;
-    int64_t n;
-} run_features;
-
-static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
-{
-    const run_features *f = ctx;
-    memcpy(dst, f->values + g0 * f->n, (size_t)(count * f->n) * sizeof(double));
-    return COHORT_OK;
-}
-
-/* A least-squares line y = c0 + c1 x (GSL) and its correlation r, stored as the global attributes
- * <base><slope_suffix>, <base>_intercept and <base>_r. */
-static int fit_and_store(cohort_output *out, const char *base, const char *slope_suffix,
-                         const double *x, const double *y, size_t n, double *c0, double *c1,
-                         double *r)
-{
-    double cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
-    *r = gsl_stats_correlation(x, 1, y, 1, n);
-    char name[64];
-    snprintf(name, sizeof name, "%s%s", base, slope_suffix);
-    COHORT_CALL(output_put_double(out, name, *c1));
-    snprintf(name, sizeof name, "%s_intercept", base);
-    COHORT_CALL(output_put_double(out, name, *c0));
-    snprintf(name, sizeof name, "%s_r", base);
-    return output_put_double(out, name, *r);
-}
-
 /* ---- interruption: SIGINT, SIGTERM and SIGUSR1 (Slurm's warning) finish the step, checkpoint
  * and stop; the handler then restores the default, so a second signal ends the process at once */
 static volatile sig_atomic_t run_signal = 0;
@@ -156,20 +125,12 @@ static void run_signals_restore(void)
 /* ---- checkpoints (checkpoint.h): where the run stands and what it has accumulated ---- */
 /* stored as it is in a checkpoint: int64_t fields only, no padding */
 typedef struct run_position {
+    int64_t first, end; /* the members the run covers (all, or --members A:B) */
     int64_t m0;         /* the first member of the chunk in flight, or of the next chunk */
     int64_t count;      /* the chunk in flight's members; 0 between chunks */
     int64_t step, r, q; /* in flight: its next step, record and snapshot */
     int64_t member_steps, n_chunks;
 } run_position;
-
-typedef struct run_accumulators {
-    int64_t members, n, n_records;
-    int n_obs;
-    moments_blocks *ell, *mass, *obs; /* obs[q * n_records + r] */
-    unsigned char *diverged;
-    structure_factor *sf;
-    double *features; /* members x n, valid below the position's m0 */
-} run_accumulators;
 
 /* the chunk in flight: its states (leading dimension chunk), per-member values, and what the
  * stepper carries */
@@ -206,7 +167,8 @@ static int run_checkpoint_write(const char *path, const char *config_text, const
         if (rc == COHORT_OK && a->sf) rc = checkpoint_put_ordered_sum(w, name, &a->sf->sums[r]);
     }
     if (rc == COHORT_OK && a->features)
-        rc = checkpoint_put(w, "features", a->features, (size_t)(at->m0 * a->n) * sizeof(double));
+        rc = checkpoint_put(w, "features", a->features,
+                            (size_t)((at->m0 - a->first) * a->n) * sizeof(double));
     if (rc == COHORT_OK && at->count > 0) { /* the chunk in flight */
         const size_t bytes = (size_t)(f->n * f->chunk) * sizeof(double);
         double *host = malloc(bytes);
@@ -294,7 +256,7 @@ static int run_checkpoint_restore(const checkpoint *ck, run_position *at, run_ac
     }
     if (a->features)
         COHORT_CALL(checkpoint_get_exact(ck, "features", a->features,
-                                         (size_t)(at->m0 * a->n) * sizeof(double)));
+                                         (size_t)((at->m0 - a->first) * a->n) * sizeof(double)));
     return COHORT_OK;
 }
 
@@ -324,54 +286,6 @@ static int run_checkpoint_restore_flight(const checkpoint *ck, const run_positio
         COHORT_CALL(f->model->carried_set(f->stepper, f->chunk, at->count, carried));
     }
     return COHORT_OK;
-}
-
-/* Record r's statistics over all members, complete once the last chunk has reached it: t, the
- * length and mass, the model's series and the structure factor. */
-static int run_write_record(cohort_output *out, const run_plan *p, const run_accumulators *a,
-                            double *spectrum, int64_t r)
-{
-    const moments e = moments_blocks_total(&a->ell[r]);
-    const moments m = moments_blocks_total(&a->mass[r]);
-    COHORT_CALL(output_write_record(out, r, p->record_step[r] * p->values.dt,
-                                    e.count ? e.mean : NAN, moments_variance(&e), moments_sem(&e),
-                                    m.count ? m.mean : NAN, (int64_t)e.count));
-    for (int q = 0; q < a->n_obs; ++q) {
-        const moments o = moments_blocks_total(&a->obs[q * a->n_records + r]);
-        COHORT_CALL(output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
-                                        moments_sem(&o)));
-    }
-    if (!a->sf) return COHORT_OK;
-    double k1 = NAN;
-    COHORT_CALL(structure_factor_result(a->sf, r, (int64_t)e.count, spectrum, &k1));
-    return output_write_spectrum(out, r, spectrum, k1);
-}
-
-/* Whether two rendered configurations differ (the checkpoint cadence aside), and the first key
- * that does as "section.key" (for --resume's refusal). */
-static int first_differing_key(const char *a, const char *b, char *key, size_t len)
-{
-    char section[64] = "";
-    while (*a || *b) {
-        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
-        const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
-        const char *line = la ? a : b;
-        const size_t l = la ? la : lb;
-        if (line[0] == '[' && l < sizeof section) {
-            snprintf(section, sizeof section, "%.*s", (int)(l > 2 ? l - 2 : 0), line + 1);
-        }
-        const int cadence =
-            !strncmp(a, "checkpoint_every =", 18) && !strncmp(b, "checkpoint_every =", 18);
-        if (!cadence && (la != lb || memcmp(a, b, la))) {
-            const char *eq = memchr(line, '=', l);
-            size_t kl = eq ? (size_t)(eq - line) : l;
-            while (kl > 0 && line[kl - 1] == ' ') --kl;
-            snprintf(key, len, "%s.%.*s", section, (int)kl, line);
-            return 1;
-        }
-        a = ea ? ea + 1 : a + la, b = eb ? eb + 1 : b + lb;
-    }
-    return 0;
 }
 
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
@@ -411,8 +325,30 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
-    if (model->solver_methods) return run_steady(c, opt, &p, be);
     const int64_t n = p.n, members = p.members;
+    /* --members A:B: a part of the run, cut at the statistics' blocks so that `cohort merge` joins
+     * the parts' accumulators exactly */
+    const int subset = opt->members_end > 0;
+    const int64_t first = subset ? opt->members_first : 0,
+                  end = subset ? opt->members_end : members;
+    const int part = first > 0 || end < members; /* --members 0:M is the whole run */
+    const char *why = !subset                 ? NULL
+                      : model->solver_methods ? "a steady model's run is not split"
+                      : end > members         ? "B is past the ensemble's last member"
+                      : first % MOMENTS_BLOCK ? "A is not a multiple of the statistics' block"
+                      : end % MOMENTS_BLOCK && end != members
+                          ? "B is neither a multiple of the statistics' block nor the last member"
+                          : NULL;
+    if (why) {
+        fprintf(stderr,
+                "cohort run: --members %lld:%lld: %s (the run has %lld members; a part starts "
+                "at a multiple of %d and ends at one or at %lld)\n",
+                (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
+                MOMENTS_BLOCK, (long long)members);
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
+    }
+    if (model->solver_methods) return run_steady(c, opt, &p, be);
     double worst_limit, mean_lo, mean_hi;
     const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);
     if (unstable > 0 && !opt->quiet)
@@ -427,7 +363,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         fprintf(stderr, "cohort run: time.dt = auto: %s %.6g (%s)\n",
                 model->adaptive ? "first trial step" : "dt =",
                 model->adaptive ? p.values.tau0 : p.values.dt, model->name);
-    p.chunk = chunk_size(c, be, &p);
+    p.chunk = chunk_size(c, be, &p, end - first);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
     const char *path = NULL;
@@ -461,14 +397,25 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         } else {
             char *saved_text = strndup(saved, config_bytes);
             const int same =
-                saved_text && !first_differing_key(saved_text, config_text, key, sizeof key);
+                saved_text && !config_rendered_difference(saved_text, config_text, key, sizeof key);
             if (!same)
                 fprintf(stderr,
                         "cohort run: --resume: %s differs from the interrupted run's "
                         "configuration (%s); resume with the same file and --set options\n",
                         key, checkpoint_path);
             free(saved_text);
-            if (same) p.chunk = saved_chunk, resumable = 1;
+            run_position saved_at;
+            if (same &&
+                checkpoint_get_exact(ck, "position", &saved_at, sizeof saved_at) != COHORT_OK)
+                fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_detail());
+            else if (same && (saved_at.first != first || saved_at.end != end))
+                fprintf(stderr,
+                        "cohort run: --resume: the interrupted run covered members [%lld, %lld), "
+                        "this one [%lld, %lld) (%s); resume with the same --members\n",
+                        (long long)saved_at.first, (long long)saved_at.end, (long long)first,
+                        (long long)end, checkpoint_path);
+            else if (same)
+                p.chunk = saved_chunk, resumable = 1;
         }
         if (!resumable) {
             checkpoint_free(ck);
@@ -480,55 +427,15 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     run_provenance provenance;
     char *history = output_history(opt->command_line, NULL);
     const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
-    output_spec spec = {
-        .path = path,
-        .archive_final = archive,
-        .n_snapshots = p.n_snapshots,
-        .member_series = (int)config_get(c, "output", "member_series")->integer,
-        .archive_float = !strcmp(config_get(c, "output", "precision")->text, "float"),
-        .chunk_members = p.chunk,
-        .structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer,
-        .kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer,
-        .title = "cohort ensemble",
-        .history = history,
-        .source = opt->version,
-        .config = config_text};
-    run_plan_output_spec(&p, model->name, be, &provenance, &spec);
-    /* the model's observables over t; per member its steps and, from the exact solution, the
-     * errors of seed 000 eq. 31-33 */
+    const int kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
     const int n_obs = model->n_observables;
     const int exact =
         model->exact_kind && config_list_has(model->exact_kind, '|', p.values.initial_kind);
-    spec.n_series = n_obs;
-    for (int q = 0; q < n_obs; ++q) {
-        spec.series_name[q] = model->observables[q].name;
-        spec.series_meaning[q] = model->observables[q].meaning;
-        spec.series_units[q] = model->observables[q].units;
-    }
-    enum { VALUE_ACCEPTED, VALUE_REJECTED, VALUE_L1, VALUE_L2, VALUE_LINF };
-    static const char *const value_name[] = {"steps_accepted", "steps_rejected", "error_l1",
-                                             "error_l2", "error_linf"};
-    static const char *const value_meaning[] = {
-        "accepted Runge-Kutta-Merson steps of the member",
-        "rejected Runge-Kutta-Merson steps of the member (error estimate above time.tolerance)",
-        "error in L1(omega_h x [0, T]): sum over the records t_k of theta sum_ij |phi - zeta| h1 "
-        "h2 (seed 000, eq. 31)",
-        "error in L2(omega_h x [0, T]): sqrt of the sum over the records of theta sum_ij (phi - "
-        "zeta)^2 h1 h2 (seed 000, eq. 32)",
-        "error in Linf(omega_h x [0, T]): max over the records and nodes of |phi - zeta| (seed "
-        "000, eq. 33)"};
-    /* the per-member values stored: an adaptive model's step counts, the errors where the
-     * exact solution is known */
-    int value_slot[5], n_values = 0;
-    for (int q = model->adaptive ? VALUE_ACCEPTED : VALUE_L1;
-         q <= (exact ? VALUE_LINF : VALUE_REJECTED); ++q)
-        value_slot[n_values++] = q;
-    spec.n_member_values = n_values;
-    for (int q = 0; q < n_values; ++q) {
-        spec.member_value_name[q] = value_name[value_slot[q]];
-        spec.member_value_meaning[q] = value_meaning[value_slot[q]];
-        spec.member_value_int[q] = value_slot[q] <= VALUE_REJECTED;
-    }
+    output_spec spec;
+    int value_slot[RUN_VALUES];
+    run_output_spec(c, &p, be, first, end, path, &provenance, &spec, value_slot);
+    spec.history = history, spec.source = opt->version, spec.config = config_text;
+    const int n_values = spec.n_member_values;
     cohort_output *out = NULL;
     char partial_path[PATH_MAX + 16], copy[PATH_MAX + 64];
     snprintf(partial_path, sizeof partial_path, "%s.partial", path);
@@ -561,7 +468,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
     double *ell = malloc((size_t)chunk * sizeof(double)),
            *mass = malloc((size_t)chunk * sizeof(double));
-    const int states = archive || p.n_snapshots > 0 || spec.kmeans_k > 0;
+    const int states = archive || p.n_snapshots > 0 || kmeans_k > 0;
     double *host_state = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
@@ -610,37 +517,37 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* k-means features: every member's final field as archived (rounded to float with
      * output.precision = float, so that `cohort analyze` of the archive finds the same labels) */
     double *features = NULL;
-    if (rc == COHORT_OK && spec.kmeans_k > 0 &&
-        !(features = malloc((size_t)members * (size_t)n * sizeof(double))))
+    if (rc == COHORT_OK && kmeans_k > 0 &&
+        !(features = malloc((size_t)(end - first) * (size_t)n * sizeof(double))))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members x %lld points",
-                         (long long)members, (long long)n);
+                         (long long)(end - first), (long long)n);
 
     double *spectrum =
         sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
     if (sf && !spectrum && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");
-    progress pr = {opt->quiet, isatty(2), cohort_seconds(), 0.0, members * p.steps};
+    progress pr = {opt->quiet, isatty(2), cohort_seconds(), 0.0, (end - first) * p.steps};
     int64_t member_steps = 0;
     int64_t stepper_member = -1; /* a member whose swept stepper keys the stepper has */
     int64_t n_chunks = 0;
     /* checkpoints: what the run has accumulated, restored on --resume */
-    run_accumulators acc = {members,    n,         p.n_records, n_obs, ell_stats,
-                            mass_stats, obs_stats, diverged,    sf,    features};
-    run_position resume_at = {0, 0, 0, 0, 0, 0, 0};
+    run_accumulators acc = {members,   n,        p.n_records, n_obs, ell_stats, mass_stats,
+                            obs_stats, diverged, sf,          first, features};
+    run_position resume_at = {first, end, first, 0, 0, 0, 0, 0, 0};
     if (rc == COHORT_OK && ck) {
         rc = run_checkpoint_restore(ck, &resume_at, &acc, be, chunk);
         member_steps = resume_at.member_steps, n_chunks = resume_at.n_chunks;
         if (rc == COHORT_OK && !opt->quiet)
-            fprintf(stderr, "cohort run: resuming at member %lld of %lld%s\n",
-                    (long long)resume_at.m0, (long long)members,
+            fprintf(stderr, "cohort run: resuming at member %lld of [%lld, %lld)%s\n",
+                    (long long)resume_at.m0, (long long)first, (long long)end,
                     resume_at.count ? " (a chunk in flight)" : "");
     }
     const double checkpoint_every = config_real(c, "output", "checkpoint_every");
     double last_checkpoint = cohort_seconds();
     int checkpointed = ck != NULL; /* OUT.partial and OUT.checkpoint then stand for the run */
     run_signals_install();
-    for (int64_t m0 = resume_at.m0, count = 0; m0 < members && rc == COHORT_OK && !run_signal;
+    for (int64_t m0 = resume_at.m0, count = 0; m0 < end && rc == COHORT_OK && !run_signal;
          m0 += count) {
-        count = m0 + chunk <= members ? chunk : members - m0;
+        count = m0 + chunk <= end ? chunk : end - m0;
         const int in_flight = ck && resume_at.count > 0 && m0 == resume_at.m0;
         if (!in_flight) ++n_chunks;
         if (p.n_stepper_sweeps > 0) { /* a chunk never spans two steppers */
@@ -698,7 +605,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         int64_t step = in_flight ? resume_at.step : 0, r = in_flight ? resume_at.r : 0,
                 q = in_flight ? resume_at.q : 0;
         /* the last chunk completes each record as it reaches it: written at once */
-        const int last_chunk = m0 + count == members;
+        const int last_chunk = m0 + count == end;
         while (rc == COHORT_OK && !run_signal && (r < p.n_records || q < p.n_snapshots)) {
             int64_t next = r < p.n_records ? p.record_step[r] : p.steps;
             if (q < p.n_snapshots && p.snapshot_step[q] < next) next = p.snapshot_step[q];
@@ -715,7 +622,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 state = ms.u, prev = ms.prev, scratch = ms.scratch;
                 member_steps += steps * count;
                 if (model->advance || (step & 63) == 0)
-                    progress_show(&pr, m0, members, (step + steps) * p.values.dt, member_steps, 0);
+                    progress_show(&pr, m0 - first, end - first, (step + steps) * p.values.dt,
+                                  member_steps, 0);
                 step += steps;
             }
             if (step < next) break; /* interrupted */
@@ -743,10 +651,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                  * adaptive model are its steps, theta = T / M apart) */
                 for (int64_t k = 0; exact && rc == COHORT_OK && k < count; ++k) {
                     const double *e = observed + n_obs * count;
-                    member_value[VALUE_L1 * count + k] += p.values.dt * e[k];
-                    member_value[VALUE_L2 * count + k] += p.values.dt * e[count + k];
-                    const double linf = member_value[VALUE_LINF * count + k], ek = e[2 * count + k];
-                    member_value[VALUE_LINF * count + k] = ek > linf || ek != ek ? ek : linf;
+                    member_value[RUN_VALUE_L1 * count + k] += p.values.dt * e[k];
+                    member_value[RUN_VALUE_L2 * count + k] += p.values.dt * e[count + k];
+                    const double linf = member_value[RUN_VALUE_LINF * count + k],
+                                 ek = e[2 * count + k];
+                    member_value[RUN_VALUE_LINF * count + k] = ek > linf || ek != ek ? ek : linf;
                 }
                 /* the field as archived: a deviation's in the scratch array, or the state */
                 if (rc == COHORT_OK && sf && model->evolves_deviation)
@@ -769,14 +678,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             if (rc == COHORT_OK && !run_signal &&
                 cohort_seconds() - last_checkpoint >= checkpoint_every &&
                 (r < p.n_records || q < p.n_snapshots)) {
-                const run_position at = {m0, count, step, r, q, member_steps, n_chunks};
+                const run_position at = {first, end, m0, count, step, r, q, member_steps, n_chunks};
                 flight.state = state, flight.prev = prev;
                 rc = run_checkpoint(&durable, out, config_text, &at, &acc, &flight);
                 last_checkpoint = cohort_seconds(), checkpointed |= rc == COHORT_OK;
             }
         }
         if (run_signal && rc == COHORT_OK) { /* stopped within the chunk: checkpoint it */
-            const run_position at = {m0, count, step, r, q, member_steps, n_chunks};
+            const run_position at = {first, end, m0, count, step, r, q, member_steps, n_chunks};
             flight.state = state, flight.prev = prev;
             rc = run_checkpoint(&durable, out, config_text, &at, &acc, &flight);
             checkpointed |= rc == COHORT_OK;
@@ -785,12 +694,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (rc == COHORT_OK && model->counters && model->adaptive) {
             rc = model->counters(stepper, count, counter, counter + count);
             for (int64_t k = 0; k < count; ++k) {
-                member_value[VALUE_ACCEPTED * count + k] = (double)counter[k];
-                member_value[VALUE_REJECTED * count + k] = (double)counter[count + k];
+                member_value[RUN_VALUE_ACCEPTED * count + k] = (double)counter[k];
+                member_value[RUN_VALUE_REJECTED * count + k] = (double)counter[count + k];
             }
         }
         for (int64_t k = 0; exact && k < count; ++k)
-            member_value[VALUE_L2 * count + k] = sqrt(member_value[VALUE_L2 * count + k]);
+            member_value[RUN_VALUE_L2 * count + k] = sqrt(member_value[RUN_VALUE_L2 * count + k]);
         for (int v = 0; v < n_values && rc == COHORT_OK; ++v)
             rc = output_write_member_value(out, v, m0, count, member_value + value_slot[v] * count);
         if (rc == COHORT_OK && (archive || features))
@@ -799,13 +708,14 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         if (rc == COHORT_OK && archive) rc = output_write_state(out, m0, count, member_major);
         if (rc == COHORT_OK && features)
             for (int64_t v = 0; v < count * n; ++v)
-                features[m0 * n + v] =
+                features[(m0 - first) * n + v] =
                     spec.archive_float ? (double)(float)member_major[v] : member_major[v];
-        progress_show(&pr, m0 + count, members, p.t_end, member_steps, m0 + count == members);
+        progress_show(&pr, m0 + count - first, end - first, p.t_end, member_steps,
+                      m0 + count == end);
         /* between chunks: a checkpoint when one is due, or when a signal came */
-        if (rc == COHORT_OK && m0 + count < members &&
+        if (rc == COHORT_OK && m0 + count < end &&
             (run_signal || cohort_seconds() - last_checkpoint >= checkpoint_every)) {
-            const run_position at = {m0 + count, 0, 0, 0, 0, member_steps, n_chunks};
+            const run_position at = {first, end, m0 + count, 0, 0, 0, 0, member_steps, n_chunks};
             rc = run_checkpoint(&durable, out, config_text, &at, &acc, &flight);
             last_checkpoint = cohort_seconds(), checkpointed |= rc == COHORT_OK;
         }
@@ -814,11 +724,6 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     checkpoint_free(ck);
     ck = NULL;
 
-    double *fit_x = malloc((size_t)p.n_records * sizeof(double));
-    double *fit_y = malloc((size_t)p.n_records * sizeof(double));
-    double *k1_x = malloc((size_t)p.n_records * sizeof(double));
-    double *k1_y = malloc((size_t)p.n_records * sizeof(double));
-    size_t n_fit = 0, n_k1 = 0;
     int64_t n_diverged = 0;
     int closed = COHORT_OK, ok = 0;
     /* an interrupted run: the checkpoint is written, the partial file stays */
@@ -841,64 +746,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                     cohort_error_detail());
         goto release;
     }
-    /* statistics, fit, flags */
-    const double fit_from = config_real(c, "analysis", "fit_from");
-    /* the records are written (as the last chunk completed each); the fits */
-    for (int64_t r = 0; r < p.n_records && rc == COHORT_OK && !signo; ++r) {
-        const moments e = moments_blocks_total(&ell_stats[r]);
-        const double t = p.record_step[r] * p.values.dt;
-        if (sf && spectrum) {
-            double k1 = NAN;
-            rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
-            /* 1/k1 ~ t^p (cuSten Fig. 1), over the times of the s fit */
-            if (t > 0.0 && t >= fit_from && isfinite(log(k1)) && k1_x && k1_y)
-                k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
-        }
-        /* ell_mean against ln t (seed 003 Fig. 9), or ln s_mean against ln t, whose slope is the
-         * coarsening exponent (cuSten Fig. 1: 1/3) */
-        const double y = model->fit == COHORT_FIT_POWER_LAW ? log(e.mean) : e.mean;
-        if (model->length_name && t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y) && fit_x &&
-            fit_y)
-            fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
-    }
-    for (int64_t m = 0; m < members; ++m) n_diverged += diverged ? diverged[m] : 0;
-    if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
-    if (rc == COHORT_OK) rc = run_plan_write_parameters(&p, out);
-    /* an adaptive model's steps are its members' own (steps_accepted): dt is the records' theta */
-    if (rc == COHORT_OK)
-        rc = output_put_double(out, model->adaptive ? "record_interval" : "dt", p.values.dt);
-    if (rc == COHORT_OK && features) { /* the run's device arrays make room for the features */
-        be->release(state), be->release(scratch), be->release(noise), be->release(prev);
-        state = scratch = noise = prev = NULL;
-        structure_factor_free(sf);
-        sf = NULL;
-        clustering_options copt = clustering_options_from_config(c);
-        copt.quiet = opt->quiet;
-        run_features f = {features, n};
-        rc = clustering_run(be, &p, model->name, &copt, run_features_load, &f, diverged, out);
-    }
-    /* <l>_vs_log_t_slope (and _intercept, _r) or <l>_exponent for the model's length <l> */
-    double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
-    const int power_law = model->fit == COHORT_FIT_POWER_LAW;
-    const char *l = model->length_name;
-    if (rc == COHORT_OK && n_fit >= 3) {
-        char base[64];
-        snprintf(base, sizeof base, "%s%s", l, power_law ? "_exponent" : "_vs_log_t");
-        rc = fit_and_store(out, base, power_law ? "" : "_slope", fit_x, fit_y, n_fit, &c0, &c1,
-                           &fit_r);
-        if (rc == COHORT_OK && !opt->quiet && power_law)
-            fprintf(stderr, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", l, exp(c0), c1,
-                    fit_r, fit_from);
-        else if (rc == COHORT_OK && !opt->quiet)
-            fprintf(stderr, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", l, c0, c1,
-                    fit_r, fit_from);
-    }
-    if (rc == COHORT_OK && power_law && n_k1 >= 3) {
-        rc = fit_and_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1, &fit_r);
-        if (rc == COHORT_OK && !opt->quiet)
-            fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
-                    fit_from);
-    }
+    /* the run's device arrays make room for the features' clustering */
+    be->release(state), be->release(scratch), be->release(noise), be->release(prev);
+    state = scratch = noise = prev = NULL;
+    const run_finish_options fo = {c, be, first, end, part, 0, opt->quiet};
+    if (rc == COHORT_OK) rc = run_finish(out, &p, &acc, &fo, &n_diverged);
+    sf = acc.sf;
     ok = rc == COHORT_OK;
     if (!ok) fprintf(stderr, "cohort run: %s\n%s\n", cohort_strerror(rc), cohort_error_detail());
     /* a failed run keeps what a checkpoint stands for (a full disk: free space and --resume) */
@@ -915,7 +768,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         fprintf(stderr,
                 "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld %s "
                 "of %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
-                path, (long long)members, (long long)n, (long long)n_chunks, (long long)chunk,
+                path, (long long)(end - first), (long long)n, (long long)n_chunks, (long long)chunk,
                 (long long)p.steps, model->adaptive ? "adaptive intervals" : "steps of dt",
                 p.values.dt, p.t_end, (long long)p.n_records, (long long)n_diverged, be->name,
                 provenance.device, cohort_seconds() - pr.start);
@@ -941,7 +794,7 @@ release:
     free(ell_stats), free(mass_stats), free(host_moments), free(ell), free(mass);
     free(host_state), free(member_major), free(host_mean), free(host_amplitude),
         free(host_member_param), free(finite), free(diverged);
-    free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(config_text), free(checkpoint_path);
+    free(config_text), free(checkpoint_path);
     run_plan_free(&p);
     if (signo) return 128 + signo;
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;

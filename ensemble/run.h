@@ -2,6 +2,8 @@
 #ifndef COHORT_RUN_H
 #define COHORT_RUN_H
 
+#include <stdint.h>
+
 #include "config.h"
 
 typedef struct run_options {
@@ -13,6 +15,8 @@ typedef struct run_options {
     const char *command_line; /* for the history attribute */
     const char *version;      /* "cohort 0.1.0 (git ...)" */
     int resume;               /* --resume: continue from OUT.checkpoint and OUT.partial */
+    /* --members A:B (members_end > 0): only global members [A, B), as a part for cohort merge */
+    int64_t members_first, members_end;
 } run_options;
 
 /* The run's output path (-o, else output.path) into *path, checked before any work

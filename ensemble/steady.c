@@ -129,7 +129,7 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
                     (long long)members, (long long)converged);
     }
     if (rc == COHORT_OK) rc = output_write_diverged(out, 0, members, diverged);
-    if (rc == COHORT_OK) rc = run_plan_write_parameters(p, out);
+    if (rc == COHORT_OK) rc = run_plan_write_parameters(p, out, 0, p->members);
     /* the solve's wall time, for element rates (seed 004's Mega-elements/s: iterations N / s) */
     const double seconds = cohort_seconds() - start;
     if (rc == COHORT_OK) rc = output_put_double(out, "solve_seconds", seconds);

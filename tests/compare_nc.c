@@ -1,6 +1,7 @@
-/* compare_nc [--rtol R] A.nc B.nc [VAR...]: the named variables (all of A's without names) have
- * the same type, shape and bytes in both files; with --rtol, double variables may differ by
- * |a - b| <= R max(1, |a|, |b|) element by element (NaN only where the other is NaN).
+/* compare_nc [--rtol R] [--attributes] A.nc B.nc [VAR...]: the named variables (all of A's
+ * without names) have the same type, shape and bytes in both files; with --rtol, double variables
+ * may differ by |a - b| <= R max(1, |a|, |b|) element by element (NaN only where the other is
+ * NaN). --attributes: A's global attributes of type double (fits, dt) too, by the same rule.
  * compare_nc --constant FILE VAR TOL: the double series VAR stays within TOL of its first value.
  * Exit 0 when all agree, 1 when one differs or is missing, 2 when a file cannot be read. Plain
  * NetCDF-C, so it runs where Python does not (the GPU machine). */
@@ -82,12 +83,17 @@ int main(int argc, char **argv)
     if (argc == 5 && !strcmp(argv[1], "--constant"))
         return constant_series(argv[2], argv[3], strtod(argv[4], NULL));
     double rtol = -1.0; /* bitwise */
-    if (argc > 2 && !strcmp(argv[1], "--rtol")) {
-        rtol = strtod(argv[2], NULL);
-        argc -= 2, argv += 2;
+    int attributes = 0;
+    for (int more = 1; more;) {
+        more = 0;
+        if (argc > 2 && !strcmp(argv[1], "--rtol")) {
+            rtol = strtod(argv[2], NULL);
+            argc -= 2, argv += 2, more = 1;
+        }
+        if (argc > 1 && !strcmp(argv[1], "--attributes")) attributes = 1, --argc, ++argv, more = 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: compare_nc [--rtol R] A.nc B.nc [VAR...]\n"
+        fprintf(stderr, "usage: compare_nc [--rtol R] [--attributes] A.nc B.nc [VAR...]\n"
                         "       compare_nc --constant FILE VAR TOL\n");
         return 2;
     }
@@ -127,6 +133,32 @@ int main(int argc, char **argv)
             printf("\n");
         }
         free(da), free(db);
+    }
+    int natts = 0;
+    if (attributes) nc_inq_natts(a, &natts);
+    for (int k = 0; k < natts; ++k) {
+        char name[NC_MAX_NAME + 1];
+        nc_type ta = 0, tb = 0;
+        size_t la = 0, lb = 0;
+        nc_inq_attname(a, NC_GLOBAL, k, name);
+        nc_inq_att(a, NC_GLOBAL, name, &ta, &la);
+        if (ta != NC_DOUBLE) continue;
+        const int present = nc_inq_att(b, NC_GLOBAL, name, &tb, &lb) == NC_NOERR;
+        double *va = calloc(la + 1, sizeof *va), *vb = calloc(lb + 1, sizeof *vb), worst = 0.0;
+        const int comparable = va && vb && present && tb == NC_DOUBLE && la == lb &&
+                               nc_get_att_double(a, NC_GLOBAL, name, va) == NC_NOERR &&
+                               nc_get_att_double(b, NC_GLOBAL, name, vb) == NC_NOERR;
+        const int same = comparable && (rtol >= 0.0 ? within(va, vb, la, rtol, &worst)
+                                                    : !memcmp(va, vb, la * sizeof *va));
+        if (same) {
+            ++passed;
+        } else {
+            ++failed;
+            printf("FAIL attribute %s: %s", name, present ? "differs" : "missing in B");
+            if (comparable) printf(" (%.17g vs %.17g)", va[0], vb[0]);
+            printf("\n");
+        }
+        free(va), free(vb);
     }
     nc_close(a), nc_close(b);
     printf("%d %s, %d differ\n", passed, rtol >= 0.0 ? "agree" : "identical", failed);

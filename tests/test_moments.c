@@ -91,7 +91,9 @@ int main(int argc, char **argv)
            "include flags: %g of %d counted", t.count, N);
     moments_blocks b;
     EXPECT(moments_blocks_alloc(&b, 10) == COHORT_OK, "alloc");
-    EXPECT(moments_blocks_add(&b, 3, 2, x, NULL) == COHORT_ERR_INVALID_ARGUMENT, "out of order");
+    EXPECT(moments_blocks_add(&b, 3, 2, x, NULL) == COHORT_OK, "members 0..2 passed over");
+    EXPECT(moments_blocks_add(&b, 4, 1, x, NULL) == COHORT_ERR_INVALID_ARGUMENT, "member 4 again");
+    EXPECT(moments_blocks_add(&b, 2, 1, x, NULL) == COHORT_ERR_INVALID_ARGUMENT, "out of order");
     EXPECT(moments_blocks_add(&b, 0, 11, x, NULL) == COHORT_ERR_INVALID_ARGUMENT, "past the end");
     moments_blocks_free(&b);
     EXPECT(moments_blocks_alloc(&b, 0) == COHORT_ERR_EMPTY_BATCH, "no members");

@@ -1,0 +1,224 @@
+#include "finish.h"
+
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+#include "clustering.h"
+
+_Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
+               "a part's blocks serve the moments and the structure factor alike");
+_Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three doubles");
+
+void run_output_spec(const cohort_config *c, const run_plan *p, const cohort_backend *be,
+                     int64_t first, int64_t end, const char *path, run_provenance *pv,
+                     output_spec *spec, int value_slot[RUN_VALUES])
+{
+    const cohort_model *model = p->model;
+    const int part = first > 0 || end < p->members;
+    const int kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
+    *spec = (output_spec){
+        .path = path,
+        .archive_final = !strcmp(config_get(c, "output", "archive")->text, "final"),
+        .n_snapshots = p->n_snapshots,
+        .member_series = (int)config_get(c, "output", "member_series")->integer,
+        .archive_float = !strcmp(config_get(c, "output", "precision")->text, "float"),
+        .chunk_members = p->chunk,
+        .structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer,
+        .kmeans_k = part ? 0 : kmeans_k, /* a part keeps the features for cohort merge */
+        .member_first = first,
+        .part_of = part ? p->members : 0,
+        .merge_features = part && kmeans_k > 0,
+        .title = "cohort ensemble"};
+    run_plan_output_spec(p, model->name, be, pv, spec);
+    spec->members = end - first;
+    /* the model's observables over t; per member its steps and, from the exact solution, the
+     * errors of seed 000 eq. 31-33 */
+    const int n_obs = model->n_observables;
+    const int exact =
+        model->exact_kind && config_list_has(model->exact_kind, '|', p->values.initial_kind);
+    spec->n_series = n_obs;
+    spec->merge_statistics = part ? 2 + n_obs : 0;
+    spec->merge_sum_rows =
+        part && spec->structure_factor ? structure_factor_sum_rows(p->values.nx, p->values.ny) : 0;
+    for (int q = 0; q < n_obs; ++q) {
+        spec->series_name[q] = model->observables[q].name;
+        spec->series_meaning[q] = model->observables[q].meaning;
+        spec->series_units[q] = model->observables[q].units;
+    }
+    static const char *const value_name[] = {"steps_accepted", "steps_rejected", "error_l1",
+                                             "error_l2", "error_linf"};
+    static const char *const value_meaning[] = {
+        "accepted Runge-Kutta-Merson steps of the member",
+        "rejected Runge-Kutta-Merson steps of the member (error estimate above time.tolerance)",
+        "error in L1(omega_h x [0, T]): sum over the records t_k of theta sum_ij |phi - zeta| h1 "
+        "h2 (seed 000, eq. 31)",
+        "error in L2(omega_h x [0, T]): sqrt of the sum over the records of theta sum_ij (phi - "
+        "zeta)^2 h1 h2 (seed 000, eq. 32)",
+        "error in Linf(omega_h x [0, T]): max over the records and nodes of |phi - zeta| (seed "
+        "000, eq. 33)"};
+    int n_values = 0;
+    for (int q = model->adaptive ? RUN_VALUE_ACCEPTED : RUN_VALUE_L1;
+         q <= (exact ? RUN_VALUE_LINF : RUN_VALUE_REJECTED); ++q)
+        value_slot[n_values++] = q;
+    spec->n_member_values = n_values;
+    for (int q = 0; q < n_values; ++q) {
+        spec->member_value_name[q] = value_name[value_slot[q]];
+        spec->member_value_meaning[q] = value_meaning[value_slot[q]];
+        spec->member_value_int[q] = value_slot[q] <= RUN_VALUE_REJECTED;
+    }
+}
+
+/* Record r's statistics over all members, complete once the last chunk has reached it: t, the
+ * length and mass, the model's series and the structure factor. */
+int run_write_record(cohort_output *out, const run_plan *p, const run_accumulators *a,
+                     double *spectrum, int64_t r)
+{
+    const moments e = moments_blocks_total(&a->ell[r]);
+    const moments m = moments_blocks_total(&a->mass[r]);
+    COHORT_CALL(output_write_record(out, r, p->record_step[r] * p->values.dt,
+                                    e.count ? e.mean : NAN, moments_variance(&e), moments_sem(&e),
+                                    m.count ? m.mean : NAN, (int64_t)e.count));
+    for (int q = 0; q < a->n_obs; ++q) {
+        const moments o = moments_blocks_total(&a->obs[q * a->n_records + r]);
+        COHORT_CALL(output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
+                                        moments_sem(&o)));
+    }
+    if (!a->sf) return COHORT_OK;
+    double k1 = NAN;
+    COHORT_CALL(structure_factor_result(a->sf, r, (int64_t)e.count, spectrum, &k1));
+    return output_write_spectrum(out, r, spectrum, k1);
+}
+
+/* The k-means features: every member's final field, member-major, in host memory. */
+typedef struct run_features {
+    const double *values;
+    int64_t n;
+} run_features;
+
+static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
+{
+    const run_features *f = ctx;
+    memcpy(dst, f->values + g0 * f->n, (size_t)(count * f->n) * sizeof(double));
+    return COHORT_OK;
+}
+
+/* A least-squares line y = c0 + c1 x (GSL) and its correlation r, stored as the global attributes
+ * <base><slope_suffix>, <base>_intercept and <base>_r. */
+static int fit_and_store(cohort_output *out, const char *base, const char *slope_suffix,
+                         const double *x, const double *y, size_t n, double *c0, double *c1,
+                         double *r)
+{
+    double cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
+    *r = gsl_stats_correlation(x, 1, y, 1, n);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", base, slope_suffix);
+    COHORT_CALL(output_put_double(out, name, *c1));
+    snprintf(name, sizeof name, "%s_intercept", base);
+    COHORT_CALL(output_put_double(out, name, *c0));
+    snprintf(name, sizeof name, "%s_r", base);
+    return output_put_double(out, name, *r);
+}
+
+/* A part's merge data: each record's statistics blocks from the part's first, the structure
+ * factor's block sums, and the k-means features. */
+static int finish_merge_data(cohort_output *out, const run_plan *p, const run_accumulators *a,
+                             const run_finish_options *o)
+{
+    const int64_t b0 = o->first / MOMENTS_BLOCK;
+    for (int64_t r = 0; r < p->n_records; ++r) {
+        COHORT_CALL(output_write_merge_moments(out, 0, r, a->ell[r].blocks + b0));
+        COHORT_CALL(output_write_merge_moments(out, 1, r, a->mass[r].blocks + b0));
+        for (int q = 0; q < a->n_obs; ++q)
+            COHORT_CALL(output_write_merge_moments(out, 2 + q, r,
+                                                   a->obs[q * a->n_records + r].blocks + b0));
+        const ordered_sum *s = a->sf ? &a->sf->sums[r] : NULL;
+        if (s && s->host)
+            COHORT_CALL(output_write_merge_sums(out, r, s->host + (size_t)b0 * (size_t)s->rows));
+    }
+    if (a->features)
+        COHORT_CALL(output_write_merge_features(out, o->first, o->end - o->first, a->features));
+    return COHORT_OK;
+}
+
+int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
+               const run_finish_options *o, int64_t *n_diverged)
+{
+    const cohort_model *model = p->model;
+    const double fit_from = config_real(o->config, "analysis", "fit_from");
+    structure_factor *sf = a->sf;
+    double *fit_x = malloc((size_t)p->n_records * sizeof(double));
+    double *fit_y = malloc((size_t)p->n_records * sizeof(double));
+    double *k1_x = malloc((size_t)p->n_records * sizeof(double));
+    double *k1_y = malloc((size_t)p->n_records * sizeof(double));
+    double *spectrum =
+        sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
+    size_t n_fit = 0, n_k1 = 0;
+    int rc = COHORT_OK;
+    if (!fit_x || !fit_y || !k1_x || !k1_y || (sf && !spectrum))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "fits of %lld records", (long long)p->n_records);
+    /* the records (a run wrote each as its last chunk completed it), and the fits' points */
+    for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
+        if (o->write_records) rc = run_write_record(out, p, a, spectrum, r);
+        const moments e = moments_blocks_total(&a->ell[r]);
+        const double t = p->record_step[r] * p->values.dt;
+        if (sf && rc == COHORT_OK) {
+            double k1 = NAN;
+            rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
+            /* 1/k1 ~ t^p (cuSten Fig. 1), over the times of the s fit */
+            if (t > 0.0 && t >= fit_from && isfinite(log(k1)))
+                k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
+        }
+        /* ell_mean against ln t (seed 003 Fig. 9), or ln s_mean against ln t, whose slope is the
+         * coarsening exponent (cuSten Fig. 1: 1/3) */
+        const double y = model->fit == COHORT_FIT_POWER_LAW ? log(e.mean) : e.mean;
+        if (model->length_name && t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y))
+            fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
+    }
+    *n_diverged = 0;
+    for (int64_t m = o->first; m < o->end; ++m) *n_diverged += a->diverged[m];
+    if (rc == COHORT_OK)
+        rc = output_write_diverged(out, o->first, o->end - o->first, a->diverged + o->first);
+    if (rc == COHORT_OK) rc = run_plan_write_parameters(p, out, o->first, o->end - o->first);
+    /* an adaptive model's steps are its members' own (steps_accepted): dt is the records' theta */
+    if (rc == COHORT_OK)
+        rc = output_put_double(out, model->adaptive ? "record_interval" : "dt", p->values.dt);
+    if (rc == COHORT_OK && o->part) rc = finish_merge_data(out, p, a, o);
+    if (rc == COHORT_OK && a->features && !o->part) {
+        structure_factor_free(sf); /* room for the clustering */
+        a->sf = sf = NULL;
+        clustering_options copt = clustering_options_from_config(o->config);
+        copt.quiet = o->quiet;
+        run_features f = {a->features, a->n};
+        rc = clustering_run(o->be, p, model->name, &copt, run_features_load, &f, a->diverged, out);
+    }
+    /* <l>_vs_log_t_slope (and _intercept, _r) or <l>_exponent for the model's length <l> */
+    double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
+    const int power_law = model->fit == COHORT_FIT_POWER_LAW;
+    const char *l = model->length_name;
+    if (rc == COHORT_OK && n_fit >= 3) {
+        char base[64];
+        snprintf(base, sizeof base, "%s%s", l, power_law ? "_exponent" : "_vs_log_t");
+        rc = fit_and_store(out, base, power_law ? "" : "_slope", fit_x, fit_y, n_fit, &c0, &c1,
+                           &fit_r);
+        if (rc == COHORT_OK && !o->quiet && power_law)
+            fprintf(stderr, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", l, exp(c0), c1,
+                    fit_r, fit_from);
+        else if (rc == COHORT_OK && !o->quiet)
+            fprintf(stderr, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", l, c0, c1,
+                    fit_r, fit_from);
+    }
+    if (rc == COHORT_OK && power_law && n_k1 >= 3) {
+        rc = fit_and_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1, &fit_r);
+        if (rc == COHORT_OK && !o->quiet)
+            fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
+                    fit_from);
+    }
+    free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(spectrum);
+    return rc;
+}

@@ -1,0 +1,287 @@
+#define _POSIX_C_SOURCE 200809L
+#include "merge.h"
+
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/moments.h"
+#include "analysis/structure_factor.h"
+#include "backend/backend.h"
+#include "backend/cohort_error.h"
+#include "config.h"
+#include "finish.h"
+#include "info.h"
+#include "output.h"
+#include "paths.h"
+#include "plan.h"
+
+enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
+
+typedef struct part_file {
+    const char *path;
+    int nc;
+    char *source, *config;
+    long long first, count, total;
+} part_file;
+
+static int by_first(const void *a, const void *b)
+{
+    const part_file *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Opens a part: a cohort file with members_first and members_total. 0, or 2 with err. */
+static int part_open(part_file *f, char *err, size_t len)
+{
+    if (paths_check_input(f->path, "part", err, len)) return EXIT_BAD_INPUT;
+    if (info_open_cohort(f->path, &f->nc, &f->source, &f->config, err, len)) return EXIT_BAD_INPUT;
+    int dim = -1, grp = -1;
+    size_t members = 0;
+    if (nc_get_att_longlong(f->nc, NC_GLOBAL, "members_first", &f->first) != NC_NOERR ||
+        nc_get_att_longlong(f->nc, NC_GLOBAL, "members_total", &f->total) != NC_NOERR ||
+        nc_inq_ncid(f->nc, "merge", &grp) != NC_NOERR) {
+        snprintf(err, len,
+                 "%s is not a part of a run (no members_first, members_total and group merge: "
+                 "cohort run --members A:B writes parts)",
+                 f->path);
+        return EXIT_BAD_INPUT;
+    }
+    if (nc_inq_dimid(f->nc, "member", &dim) != NC_NOERR ||
+        nc_inq_dimlen(f->nc, dim, &members) != NC_NOERR || f->first < 0 ||
+        f->first + (long long)members > f->total) {
+        snprintf(err, len, "%s: its members do not lie in [0, members_total = %lld)", f->path,
+                 f->total);
+        return EXIT_BAD_INPUT;
+    }
+    f->count = (long long)members;
+    return 0;
+}
+
+/* The parts of one run and configuration, covering each member once. 0, or 2 with err. */
+static int parts_check(part_file *parts, int n, char *err, size_t len)
+{
+    qsort(parts, (size_t)n, sizeof *parts, by_first);
+    long long next = 0;
+    for (int i = 0; i < n; ++i) {
+        char key[128];
+        if (parts[i].total != parts[0].total) {
+            snprintf(err, len, "%s is a part of a run of %lld members, %s of %lld", parts[i].path,
+                     parts[i].total, parts[0].path, parts[0].total);
+            return EXIT_BAD_INPUT;
+        }
+        if (config_rendered_difference(parts[0].config, parts[i].config, key, sizeof key)) {
+            snprintf(err, len, "%s and %s are parts of different configurations (%s differs)",
+                     parts[0].path, parts[i].path, key);
+            return EXIT_BAD_INPUT;
+        }
+        if (parts[i].first > next) {
+            snprintf(err, len, "members [%lld, %lld) are in none of the parts", next,
+                     parts[i].first);
+            return EXIT_BAD_INPUT;
+        }
+        if (parts[i].first < next) {
+            snprintf(err, len, "%s and %s both hold member %lld", parts[i - 1].path, parts[i].path,
+                     parts[i].first);
+            return EXIT_BAD_INPUT;
+        }
+        next = parts[i].first + parts[i].count;
+    }
+    if (next < parts[0].total) {
+        snprintf(err, len, "members [%lld, %lld) are in none of the parts", next, parts[0].total);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* A part's accumulators into the whole run's: its diverged flags, the blocks of its statistics
+ * and structure-factor sums, its features. A part that does not hold what its configuration
+ * asks for is bad input (*bad). */
+static int part_accumulate(const part_file *f, const run_plan *p, run_accumulators *a, int *bad)
+{
+    int grp = -1, var = -1, dims[4];
+    size_t len[4] = {0};
+    const int64_t b0 = f->first / MOMENTS_BLOCK;
+    const int64_t n_blocks = (f->first + f->count + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
+    const int statistics = 2 + a->n_obs;
+    *bad = 1;
+    if (nc_inq_varid(f->nc, "diverged", &var) != NC_NOERR ||
+        nc_get_var_uchar(f->nc, var, a->diverged + f->first) != NC_NOERR)
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: diverged unreadable", f->path);
+    nc_inq_ncid(f->nc, "merge", &grp);
+    if (nc_inq_varid(grp, "moments", &var) != NC_NOERR ||
+        nc_inq_vardimid(grp, var, dims) != NC_NOERR)
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments missing", f->path);
+    for (int d = 0; d < 4; ++d) nc_inq_dimlen(grp, dims[d], &len[d]);
+    if ((int64_t)len[0] != p->n_records || (int)len[1] != statistics ||
+        (int64_t)len[2] != n_blocks || len[3] != 3)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "%s: merge/moments is %zu x %zu x %zu x %zu where the run has %lld "
+                           "records of %d statistics over %lld blocks (an unfinished part?)",
+                           f->path, len[0], len[1], len[2], len[3], (long long)p->n_records,
+                           statistics, (long long)n_blocks);
+    for (int64_t r = 0; r < p->n_records; ++r)
+        for (int s = 0; s < statistics; ++s) {
+            moments_blocks *b = s == 0   ? &a->ell[r]
+                                : s == 1 ? &a->mass[r]
+                                         : &a->obs[(s - 2) * a->n_records + r];
+            const size_t at[4] = {(size_t)r, (size_t)s, 0, 0}, size[4] = {1, 1, len[2], 3};
+            if (nc_get_vara_double(grp, var, at, size, (double *)(b->blocks + b0)) != NC_NOERR)
+                return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments unreadable", f->path);
+            b->next = f->first + f->count;
+        }
+    if (a->sf) {
+        const int64_t rows = a->sf->rows;
+        if (nc_inq_varid(grp, "spectrum_sums", &var) != NC_NOERR ||
+            nc_inq_vardimid(grp, var, dims) != NC_NOERR)
+            return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums missing", f->path);
+        for (int d = 0; d < 3; ++d) nc_inq_dimlen(grp, dims[d], &len[d]);
+        if ((int64_t)len[0] != p->n_records || (int64_t)len[1] != n_blocks ||
+            (int64_t)len[2] != rows)
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                               "%s: merge/spectrum_sums is %zu x %zu x %zu, not %lld x %lld x %lld",
+                               f->path, len[0], len[1], len[2], (long long)p->n_records,
+                               (long long)n_blocks, (long long)rows);
+        for (int64_t r = 0; r < p->n_records; ++r) {
+            ordered_sum *s = &a->sf->sums[r];
+            if (!s->host) COHORT_CALL(ordered_sum_alloc(s, a->sf->be, a->members, rows, 1, 1));
+            const size_t at[3] = {(size_t)r, 0, 0}, size[3] = {1, len[1], len[2]};
+            if (nc_get_vara_double(grp, var, at, size, s->host + (size_t)b0 * (size_t)rows) !=
+                NC_NOERR)
+                return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums unreadable", f->path);
+            s->next = f->first + f->count;
+        }
+    }
+    if (a->features) {
+        const size_t at[2] = {0, 0}, size[2] = {(size_t)f->count, (size_t)a->n};
+        if (nc_inq_varid(grp, "features", &var) != NC_NOERR ||
+            nc_get_vara_double(grp, var, at, size, a->features + f->first * a->n) != NC_NOERR)
+            return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/features missing or unreadable", f->path);
+    }
+    *bad = 0;
+    return COHORT_OK;
+}
+
+int merge_parts(const merge_options *opt)
+{
+    char err[1024] = "";
+    int status = EXIT_BAD_INPUT, config_loaded = 0;
+    part_file *parts = calloc((size_t)opt->n_inputs, sizeof *parts);
+    cohort_config c;
+    run_plan p = {0};
+    cohort_output *out = NULL;
+    run_accumulators a = {0};
+    char *history = NULL, *previous = NULL, *backend = NULL, *device = NULL;
+    if (!parts) {
+        snprintf(err, sizeof err, "out of memory");
+        status = EXIT_FAILURE_RUNNING;
+        goto done;
+    }
+    for (int i = 0; i < opt->n_inputs; ++i) parts[i].path = opt->inputs[i], parts[i].nc = -1;
+    for (int i = 0; i < opt->n_inputs; ++i)
+        if (part_open(&parts[i], err, sizeof err)) goto done;
+    if (parts_check(parts, opt->n_inputs, err, sizeof err)) goto done;
+    char name[1024];
+    snprintf(name, sizeof name, "%s: attribute config", parts[0].path);
+    if (config_load_text(&c, name, parts[0].config, err, sizeof err) != COHORT_OK) goto done;
+    config_loaded = 1;
+    if ((status = run_plan_make(&c, &p, err, sizeof err))) goto done;
+    status = EXIT_BAD_INPUT;
+    if (p.members != parts[0].total) {
+        snprintf(err, sizeof err, "%s's configuration has %lld members, its members_total %lld",
+                 parts[0].path, (long long)p.members, parts[0].total);
+        goto done;
+    }
+    const cohort_backend *be = NULL;
+    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
+        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_detail());
+        goto done;
+    }
+    if (paths_check_output(opt->output_path, "-o", opt->inputs, opt->n_inputs, opt->overwrite, err,
+                           sizeof err))
+        goto done;
+
+    /* the whole run's file, its provenance the parts' */
+    p.chunk = parts[0].count;
+    previous = info_global_text(parts[0].nc, "history");
+    backend = info_global_text(parts[0].nc, "backend");
+    device = info_global_text(parts[0].nc, "device");
+    history = output_history(opt->command_line, previous);
+    run_provenance provenance;
+    output_spec spec;
+    int value_slot[RUN_VALUES];
+    run_output_spec(&c, &p, be, 0, p.members, opt->output_path, &provenance, &spec, value_slot);
+    spec.history = history, spec.source = opt->version, spec.config = parts[0].config;
+    if (backend) spec.backend = backend;
+    if (device) spec.device = device;
+    status = EXIT_FAILURE_RUNNING;
+    int rc = history ? output_create(&spec, &out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
+
+    /* the accumulators, as the whole run had them */
+    const int64_t n_records = p.n_records;
+    a = (run_accumulators){
+        .members = p.members, .n = p.n, .n_records = n_records, .n_obs = p.model->n_observables};
+    a.ell = calloc((size_t)n_records, sizeof *a.ell);
+    a.mass = calloc((size_t)n_records, sizeof *a.mass);
+    a.obs = calloc((size_t)(a.n_obs * n_records) + 1, sizeof *a.obs);
+    a.diverged = calloc((size_t)p.members, 1);
+    if (rc == COHORT_OK && (!a.ell || !a.mass || !a.obs || !a.diverged))
+        rc =
+            COHORT_FAIL(COHORT_ERR_NO_MEMORY, "accumulators of %lld members", (long long)p.members);
+    for (int64_t r = 0; r < n_records && rc == COHORT_OK; ++r) {
+        rc = moments_blocks_alloc(&a.ell[r], p.members);
+        if (rc == COHORT_OK) rc = moments_blocks_alloc(&a.mass[r], p.members);
+        for (int q = 0; q < a.n_obs && rc == COHORT_OK; ++q)
+            rc = moments_blocks_alloc(&a.obs[q * n_records + r], p.members);
+    }
+    const cohort_backend *cpu = NULL;
+    if (rc == COHORT_OK && spec.structure_factor) rc = cohort_backend_get("cpu", &cpu);
+    if (rc == COHORT_OK && spec.structure_factor) /* sums only: no spectra are taken */
+        rc = structure_factor_alloc(cpu, p.values.nx, p.values.ny, p.values.length, 1, 1, p.members,
+                                    n_records, &a.sf);
+    if (rc == COHORT_OK && spec.kmeans_k > 0 &&
+        !(a.features = malloc((size_t)p.members * (size_t)p.n * sizeof(double))))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members",
+                         (long long)p.members);
+    int bad = 0;
+    for (int i = 0; i < opt->n_inputs && rc == COHORT_OK; ++i) {
+        rc = output_copy_part(out, parts[i].nc, parts[i].path, parts[i].first, i == 0);
+        if (rc == COHORT_OK) rc = part_accumulate(&parts[i], &p, &a, &bad);
+        if (!opt->quiet && rc == COHORT_OK)
+            fprintf(stderr, "cohort merge: %s: members [%lld, %lld)\n", parts[i].path,
+                    parts[i].first, parts[i].first + parts[i].count);
+    }
+    int64_t n_diverged = 0;
+    const run_finish_options fo = {&c, be, 0, p.members, 0, 1, opt->quiet};
+    if (rc == COHORT_OK) rc = run_finish(out, &p, &a, &fo, &n_diverged);
+    const int closed = output_close(out, rc == COHORT_OK);
+    out = NULL;
+    if (rc != COHORT_OK || closed != COHORT_OK) {
+        snprintf(err, sizeof err, "%s", cohort_error_detail());
+        status = bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
+        goto done;
+    }
+    status = 0;
+    if (!opt->quiet)
+        fprintf(stderr, "wrote %s: %lld members from %d parts, %lld diverged\n", opt->output_path,
+                (long long)p.members, opt->n_inputs, (long long)n_diverged);
+done:
+    if (status) fprintf(stderr, "cohort merge: %s\n", err);
+    output_close(out, 0);
+    for (int64_t r = 0; r < a.n_records; ++r) {
+        if (a.ell) moments_blocks_free(&a.ell[r]);
+        if (a.mass) moments_blocks_free(&a.mass[r]);
+        for (int q = 0; q < a.n_obs && a.obs; ++q) moments_blocks_free(&a.obs[q * a.n_records + r]);
+    }
+    free(a.ell), free(a.mass), free(a.obs), free(a.diverged), free(a.features);
+    structure_factor_free(a.sf);
+    for (int i = 0; parts && i < opt->n_inputs; ++i) {
+        if (parts[i].nc >= 0) nc_close(parts[i].nc);
+        free(parts[i].source), free(parts[i].config);
+    }
+    free(parts), free(history), free(previous), free(backend), free(device);
+    if (config_loaded) config_free(&c);
+    run_plan_free(&p);
+    return status;
+}

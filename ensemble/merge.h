@@ -1,0 +1,23 @@
+/* `cohort merge`: joins the parts of one run, each written by `cohort run --members A:B`, into the
+ * file the whole run would have written. The per-member variables are copied to their global
+ * members; the statistics are folded again from the parts' blocks in the fixed merge order
+ * (finish.h), so every data variable, the statistics and fits included, equals the whole run's
+ * bit for bit; k-means runs over the parts' features as the whole run's would. */
+#ifndef COHORT_MERGE_H
+#define COHORT_MERGE_H
+
+typedef struct merge_options {
+    const char *const *inputs; /* the parts, in any order */
+    int n_inputs;
+    const char *output_path;
+    int overwrite;
+    const char *backend; /* for k-means: auto | cpu | cuda */
+    int quiet;
+    const char *command_line, *version;
+} merge_options;
+
+/* Returns 0, 2 for bad input (a file that is no part, parts of different runs or
+ * configurations, members missing or twice; nothing written), 1 for a failure while writing. */
+int merge_parts(const merge_options *opt);
+
+#endif
