@@ -455,6 +455,28 @@ int output_create(const output_spec *s, cohort_output **out)
     return COHORT_OK;
 }
 
+/* The global history attribute of the open file ncid becomes `line`, then the history it had. */
+static int history_prepend(int ncid, const char *path, const char *line)
+{
+    size_t old_len = 0;
+    if (nc_inq_attlen(ncid, NC_GLOBAL, "history", &old_len) != NC_NOERR) old_len = 0;
+    const size_t line_len = strlen(line);
+    char *text = malloc(line_len + old_len + 2);
+    if (!text) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
+    memcpy(text, line, line_len);
+    text[line_len] = '\n';
+    int status = old_len ? nc_get_att_text(ncid, NC_GLOBAL, "history", text + line_len + 1)
+                         : NC_NOERR;
+    const size_t len = old_len ? line_len + 1 + old_len : line_len;
+    if (status == NC_NOERR) status = nc_redef(ncid);
+    if (status == NC_NOERR) status = nc_put_att_text(ncid, NC_GLOBAL, "history", len, text);
+    if (status == NC_NOERR) status = nc_enddef(ncid);
+    free(text);
+    if (status != NC_NOERR)
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: history: %s", path, nc_strerror(status));
+    return COHORT_OK;
+}
+
 /* The variable ids of `spec`'s file: define_file on a scratch file beside the partial one (the
  * ids follow the definition order, which depends on the spec alone), checked name by name against
  * the partial file, which is then opened for writing in the scratch file's place. */
@@ -493,6 +515,8 @@ int output_reopen(const output_spec *s, cohort_output **out)
             rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                              "%s: variable %d is not this configuration's (%s)", partial, v, a);
     }
+    /* the history gains the resuming command's line above the interrupted run's */
+    if (rc == COHORT_OK && s->history) rc = history_prepend(ncid, partial, s->history);
     if (o) { /* the scratch file goes; the partial file takes its place */
         nc_close(o->ncid);
         o->ncid = -1;

@@ -382,6 +382,30 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         return EXIT_FAILURE_RUNNING;
     }
     sprintf(checkpoint_path, "%s.checkpoint", path);
+    struct stat interrupted;
+    if (!opt->resume && stat(checkpoint_path, &interrupted) == 0) {
+        /* an interrupted run's checkpoint: continued with --resume, or given up with --overwrite
+         * (then it and its copy of the partial file go) */
+        checkpoint *old = NULL;
+        int64_t generation = 0;
+        if (!opt->overwrite) {
+            fprintf(stderr,
+                    "cohort run: %s exists: an interrupted run of this output; continue it with "
+                    "--resume, or start over with --overwrite\n",
+                    checkpoint_path);
+            free(config_text), free(checkpoint_path);
+            run_plan_free(&p);
+            return EXIT_BAD_INPUT;
+        }
+        if (checkpoint_load(checkpoint_path, &old) == COHORT_OK &&
+            checkpoint_get_i64(old, "generation", &generation) == COHORT_OK) {
+            char stale[PATH_MAX + 64];
+            snprintf(stale, sizeof stale, "%s.%lld.nc", checkpoint_path, (long long)generation);
+            remove(stale);
+        }
+        checkpoint_free(old);
+        remove(checkpoint_path);
+    }
     if (opt->resume) {
         size_t config_bytes = 0;
         const char *saved = NULL;

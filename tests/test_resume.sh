@@ -134,7 +134,7 @@ run_case() {
         [ $attempt -gt 12 ] && { bad "$name: no end after $attempt attempts"; return; }
     done
     [ ! -e "$name.nc.checkpoint" ] && [ ! -e "$name.nc.partial" ] || bad "$name: checkpoint or partial file left after success"
-    if "$compare" "$name-full.nc" "$name.nc" > "$name.cmp"; then
+    if "$compare" --attributes "$name-full.nc" "$name.nc" > "$name.cmp"; then
         ok
         echo "$name ($backend): $kills kills, $resumes resumes, the uninterrupted run's bits ($(cat "$name.cmp"))"
     else
@@ -180,13 +180,32 @@ for sig in TERM INT; do
     expect_refusal none.nc "damaged" "$cohort" run ch2d.ini --backend "$backend" --quiet \
         -o stop.nc $long --resume
     mv saved.checkpoint stop.nc.checkpoint
+    # a fresh run over an interrupted one is refused: it would lose the checkpoint
+    expect_refusal none.nc "stop\.nc\.checkpoint exists.*--resume.*--overwrite" "$cohort" run \
+        ch2d.ini --backend "$backend" --quiet -o stop.nc $long
     if "$cohort" run ch2d.ini --backend "$backend" --quiet -o stop.nc $long --resume &&
-        "$compare" long-full.nc stop.nc > /dev/null; then
+        "$compare" --attributes long-full.nc stop.nc > /dev/null; then
         ok
     else
         bad "SIG$sig: the resumed run differs from the uninterrupted one"
     fi
+    # the history names the interrupted run and the resuming one
+    lines=$("$cohort" info stop.nc | grep -c "cohort run ch2d.ini")
+    [ "$lines" -eq 2 ] && ok || bad "SIG$sig: the history has $lines lines of cohort run, not 2"
 done
+
+# starting over with --overwrite removes the interrupted run's checkpoint and its copy
+rm -f over.nc*
+"$cohort" run ch2d.ini --backend "$backend" --quiet -o over.nc $long &
+pid=$!
+wait_for over.nc.checkpoint
+kill -TERM $pid
+wait $pid
+"$cohort" run ch2d.ini --backend "$backend" --quiet -o over.nc --overwrite ||
+    bad "--overwrite over an interrupted run"
+left=$(ls over.nc.* 2> /dev/null | tr '\n' ' ')
+[ -z "$left" ] && [ -e over.nc ] && ok || bad "--overwrite left $left"
+
 
 # a kill with SIGKILL leaves the records so far readable
 rm -f rec.nc rec.nc.partial rec.nc.checkpoint
