@@ -13,7 +13,9 @@
 #include "analyze.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "comm.h"
 #include "config.h"
+#include "distributed.h"
 #include "info.h"
 #include "merge.h"
 #include "paths.h"
@@ -59,6 +61,9 @@ static void print_version(void)
     printf("cohort %s (git %s)\n", cohort_version, cohort_git_hash);
     printf("NetCDF-C %s\nGSL %s\n%s\n", nc_inq_libvers(), GSL_VERSION, cuda);
     printf("cuda backend: %s\n", usable ? "usable" : why);
+    char mpi[512];
+    comm_describe(mpi, sizeof mpi);
+    printf("%s\n", mpi);
 }
 
 static void print_run_usage(FILE *out)
@@ -157,7 +162,8 @@ static int known_backend(const char *command, const char *name)
     return 0;
 }
 
-static int command_run(int argc, char **argv, int full_argc, char **full_argv)
+static int command_run_as(const cohort_comm *comm, int argc, char **argv, int full_argc,
+                          char **full_argv)
 {
     const char *config_path = NULL, **sets = calloc((size_t)argc, sizeof *sets);
     run_options opt = {.backend = "auto"};
@@ -242,7 +248,12 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
                     sizeof version);
     opt.command_line = command_line;
     opt.version = version;
-    const int status = run_ensemble(&config, &opt);
+    /* a rank takes the GPU of its rank on the node (none: auto picks the cpu backend) */
+    if (comm->mpi && strcmp(opt.backend, "cpu") != 0) cohort_cuda_select(comm->local_rank);
+    /* under an MPI launcher, or resuming a run that had several processes: distributed.h */
+    const int status = comm->mpi || (opt.resume && run_distributed_pending(&config, &opt))
+                           ? run_distributed(&config, &opt, comm)
+                           : run_ensemble(&config, &opt);
     config_free(&config);
     free(sets);
     /* A run that failed writing (a full disk, a file-size limit) leaves HDF5 holding a file whose
@@ -250,9 +261,25 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
      * from H5_term_library). Everything of cohort's is closed or deliberately kept by now, so
      * such a run leaves without the exit handlers, its status intact. */
     if (status == 1) {
+        comm_finalize(comm);
         fflush(NULL);
         _exit(status);
     }
+    return status;
+}
+
+/* cohort run, as one of the ranks of an MPI launcher or alone (comm.h): ranks other than 0 keep
+ * their messages to themselves unless they alone fail. */
+static int command_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    cohort_comm comm;
+    if (comm_init(&full_argc, &full_argv, &comm) != 0) {
+        fprintf(stderr, "cohort run: MPI_Init failed under an MPI launcher\n");
+        return 1;
+    }
+    comm_quiet_stderr(&comm);
+    const int status = command_run_as(&comm, argc, argv, full_argc, full_argv);
+    comm_finalize(&comm);
     return status;
 }
 

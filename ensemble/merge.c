@@ -207,7 +207,9 @@ int merge_parts(const merge_options *opt)
     previous = info_global_text(parts[0].nc, "history");
     backend = info_global_text(parts[0].nc, "backend");
     device = info_global_text(parts[0].nc, "device");
-    history = output_history(opt->command_line, previous);
+    /* a merge the user ran adds its line; cohort run's own (opt->command_line NULL) does not */
+    history = opt->command_line ? output_history(opt->command_line, previous)
+                                : strdup(previous ? previous : "");
     run_provenance provenance;
     output_spec spec;
     int value_slot[RUN_VALUES];

@@ -13,7 +13,8 @@ typedef struct merge_options {
     int overwrite;
     const char *backend; /* for k-means: auto | cpu | cuda */
     int quiet;
-    const char *command_line, *version;
+    const char *command_line; /* for the history (NULL: the parts' history alone) */
+    const char *version;
 } merge_options;
 
 /* Returns 0, 2 for bad input (a file that is no part, parts of different runs or

@@ -465,8 +465,8 @@ static int history_prepend(int ncid, const char *path, const char *line)
     if (!text) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
     memcpy(text, line, line_len);
     text[line_len] = '\n';
-    int status = old_len ? nc_get_att_text(ncid, NC_GLOBAL, "history", text + line_len + 1)
-                         : NC_NOERR;
+    int status =
+        old_len ? nc_get_att_text(ncid, NC_GLOBAL, "history", text + line_len + 1) : NC_NOERR;
     const size_t len = old_len ? line_len + 1 + old_len : line_len;
     if (status == NC_NOERR) status = nc_redef(ncid);
     if (status == NC_NOERR) status = nc_put_att_text(ncid, NC_GLOBAL, "history", len, text);

@@ -759,13 +759,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_copy_name(&durable, durable.generation, copy, sizeof copy);
         if (!kept) remove(checkpoint_path), remove(copy);
         if (rc != COHORT_OK) fprintf(stderr, "\ncohort run: %s\n", cohort_error_detail());
-        if (kept)
+        if (kept && !opt->segment)
             fprintf(stderr,
                     "\ncohort run: stopped by signal %d; %s.partial holds the records so far and "
                     "%s the rest of the run.\nResume with: %s%s\n",
                     signo, path, checkpoint_path, opt->command_line,
                     opt->resume ? "" : " --resume");
-        else
+        else if (!kept)
             fprintf(stderr, "\ncohort run: stopped by signal %d before a checkpoint: %s\n", signo,
                     cohort_error_detail());
         goto release;
@@ -785,7 +785,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_copy_name(&durable, durable.generation, copy, sizeof copy);
         remove(checkpoint_path), remove(copy);
     }
-    if (!ok && checkpointed)
+    if (!ok && checkpointed && !opt->segment)
         fprintf(stderr, "cohort run: %s.partial and %s are kept: resume with %s%s\n", path,
                 checkpoint_path, opt->command_line, opt->resume ? "" : " --resume");
     if (ok && closed == COHORT_OK && !opt->quiet)

@@ -17,6 +17,8 @@ typedef struct run_options {
     int resume;               /* --resume: continue from OUT.checkpoint and OUT.partial */
     /* --members A:B (members_end > 0): only global members [A, B), as a part for cohort merge */
     int64_t members_first, members_end;
+    int segment; /* a segment of a run over several processes (distributed.h), which gives the
+                  * advice on resuming */
 } run_options;
 
 /* The run's output path (-o, else output.path) into *path, checked before any work

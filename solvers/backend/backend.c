@@ -21,6 +21,16 @@ int cohort_cuda_usable(char *why, size_t len)
 #endif
 }
 
+int cohort_cuda_select(int local_rank)
+{
+#ifdef COHORT_HAVE_CUDA
+    return cohort_cuda_device_select(local_rank);
+#else
+    (void)local_rank;
+    return -1;
+#endif
+}
+
 void cohort_cuda_versions(char *buf, size_t len)
 {
 #ifdef COHORT_HAVE_CUDA

@@ -66,6 +66,11 @@ int cohort_backend_get(const char *name, const cohort_backend **out);
  * the reason when not. */
 int cohort_cuda_usable(char *why, size_t len);
 
+/* One process per GPU (MPI ranks on a node): makes device local_rank % (devices) the current one
+ * before any other CUDA call, so that the node's ranks spread over its devices. Returns the
+ * device chosen, or -1 where this build or machine has none. */
+int cohort_cuda_select(int local_rank);
+
 /* Seconds on the monotonic clock (wall time between two calls: progress, timings). */
 double cohort_seconds(void);
 

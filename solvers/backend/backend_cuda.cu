@@ -30,6 +30,14 @@ extern "C" int cohort_cuda_device_present(char *why, size_t len)
     return 1;
 }
 
+extern "C" int cohort_cuda_device_select(int local_rank)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return -1;
+    const int device = (local_rank < 0 ? 0 : local_rank) % count;
+    return cudaSetDevice(device) == cudaSuccess ? device : -1;
+}
+
 extern "C" void cohort_cuda_runtime_versions(char *buf, size_t len)
 {
     int runtime = 0, driver = 0;

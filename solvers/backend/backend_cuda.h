@@ -20,6 +20,8 @@ int cohort_cuda_device_present(char *why, size_t len);
 
 /* "CUDA runtime X.Y, driver X.Y" (driver "none" where no driver is installed). */
 void cohort_cuda_runtime_versions(char *buf, size_t len);
+/* cohort_cuda_select (backend.h). */
+int cohort_cuda_device_select(int local_rank);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,280 @@
+#define _POSIX_C_SOURCE 200809L
+#include "distributed.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/moments.h"
+#include "backend/cohort_error.h"
+#include "checkpoint.h"
+#include "merge.h"
+#include "plan.h"
+
+enum { EXIT_BAD_INPUT = 2, MAX_SEGMENTS = 65536 };
+
+typedef struct segments {
+    int64_t members;
+    int count;
+    int64_t bounds[MAX_SEGMENTS + 1]; /* segment s: members [bounds[s], bounds[s + 1]) */
+} segments;
+
+static const char *output_of(const cohort_config *c, const run_options *opt)
+{
+    return opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
+}
+
+static void manifest_name(const char *out, char *name, size_t len)
+{
+    snprintf(name, len, "%s.ranks", out);
+}
+
+static void part_name(const char *out, const segments *g, int s, char *name, size_t len)
+{
+    snprintf(name, len, "%s.part-%lld-%lld.nc", out, (long long)g->bounds[s],
+             (long long)g->bounds[s + 1]);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A finished part: a regular file (a directory of that name is the run's to refuse). */
+static int part_done(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int run_distributed_pending(const cohort_config *c, const run_options *opt)
+{
+    char name[PATH_MAX];
+    manifest_name(output_of(c, opt), name, sizeof name);
+    return exists(name);
+}
+
+/* One segment per rank, cut at the statistics' blocks (empty segments left out). */
+static void segments_cut(segments *g, int64_t members, int ranks)
+{
+    const int64_t blocks = (members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
+    const int n = ranks < MAX_SEGMENTS ? ranks : MAX_SEGMENTS;
+    g->members = members, g->count = 0, g->bounds[0] = 0;
+    for (int r = 0; r < n; ++r) {
+        int64_t end = (blocks * (r + 1) / n) * MOMENTS_BLOCK;
+        if (end > members) end = members;
+        if (end > g->bounds[g->count]) g->bounds[++g->count] = end;
+    }
+}
+
+/* OUT.ranks: the segments, written whole to a temporary file and renamed. */
+static int manifest_write(const char *path, const segments *g)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return 0;
+    fprintf(f, "cohort segments 1\nmembers %lld\nsegments %d\n", (long long)g->members, g->count);
+    for (int s = 0; s < g->count; ++s)
+        fprintf(f, "%lld %lld\n", (long long)g->bounds[s], (long long)g->bounds[s + 1]);
+    const int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    return fclose(f) == 0 && ok && rename(tmp, path) == 0;
+}
+
+/* The segments of OUT.ranks, checked against the run's members. 0, or 2 with err. */
+static int manifest_read(const char *path, int64_t members, segments *g, char *err, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    long long m = -1, a = 0, b = 0;
+    int count = -1, ok = f &&
+                         fscanf(f, "cohort segments 1 members %lld segments %d", &m, &count) == 2 &&
+                         m == members && count >= 1 && count <= MAX_SEGMENTS;
+    g->members = m, g->count = ok ? count : 0, g->bounds[0] = 0;
+    for (int s = 0; ok && s < count; ++s) {
+        ok = fscanf(f, "%lld %lld", &a, &b) == 2 && a == g->bounds[s] && b > a && b <= members &&
+             (a % MOMENTS_BLOCK) == 0;
+        g->bounds[s + 1] = b;
+    }
+    ok = ok && g->bounds[count] == members;
+    if (f) fclose(f);
+    if (!ok)
+        snprintf(err, len,
+                 "--resume: %s is not the segment list of this run (%lld members): start over "
+                 "with --overwrite",
+                 path, (long long)members);
+    return ok ? 0 : EXIT_BAD_INPUT;
+}
+
+/* A part's files: the part, its partial file, its checkpoint and the checkpoint's copy. */
+static void part_remove(const char *part)
+{
+    char name[PATH_MAX + 64];
+    checkpoint *ck = NULL;
+    int64_t generation = 0;
+    snprintf(name, sizeof name, "%s.checkpoint", part);
+    if (checkpoint_load(name, &ck) == COHORT_OK &&
+        checkpoint_get_i64(ck, "generation", &generation) == COHORT_OK) {
+        snprintf(name, sizeof name, "%s.checkpoint.%lld.nc", part, (long long)generation);
+        remove(name);
+    }
+    checkpoint_free(ck);
+    snprintf(name, sizeof name, "%s.checkpoint", part);
+    remove(name);
+    snprintf(name, sizeof name, "%s.partial", part);
+    remove(name);
+    remove(part);
+}
+
+/* Rank 0 alone decides; every rank gets the status. */
+static int decided_by_root(const cohort_comm *comm, int status)
+{
+    comm_broadcast(comm, &status, sizeof status);
+    return status;
+}
+
+int run_distributed(const cohort_config *c, const run_options *opt, const cohort_comm *comm)
+{
+    char err[PATH_MAX + 1024] = "", manifest[PATH_MAX];
+    run_plan p;
+    int status = run_plan_make(c, &p, err, sizeof err);
+    const int64_t members = p.members;
+    const int steady = status == 0 && p.model->solver_methods != NULL;
+    run_plan_free(&p);
+    if (status) { /* the same on every rank: rank 0 says it */
+        fprintf(stderr, "cohort run: %s\n", err);
+        return status;
+    }
+    if (opt->members_end > 0) {
+        fprintf(stderr, "cohort run: --members: a run over several processes splits the members "
+                        "itself; run the part without mpirun\n");
+        return EXIT_BAD_INPUT;
+    }
+    const char *out = output_of(c, opt);
+    manifest_name(out, manifest, sizeof manifest);
+    segments *g = calloc(1, sizeof *g);
+    if (!g) return 1;
+    int serial = 0; /* rank 0 runs it all as one process: a steady model, one segment, or the
+                     * resume of a run that had one */
+    if (comm->rank == 0) {
+        status = 0;
+        if (opt->resume && exists(manifest)) {
+            status = manifest_read(manifest, members, g, err, sizeof err);
+        } else if (opt->resume) {
+            serial = 1; /* OUT.checkpoint, or run_ensemble says there is none */
+        } else {
+            const char *path = NULL;
+            status = run_output_path(c, opt, &path);
+            if (!status && exists(manifest) && !opt->overwrite) {
+                snprintf(err, sizeof err,
+                         "%s exists: an interrupted run of this output over several processes; "
+                         "continue it with --resume (any number of ranks), or start over with "
+                         "--overwrite",
+                         manifest);
+                status = EXIT_BAD_INPUT;
+            }
+            if (!status && exists(manifest)) { /* --overwrite: the old segments' files go */
+                segments old;
+                char part[PATH_MAX + 64], ignored[256];
+                if (manifest_read(manifest, members, &old, ignored, sizeof ignored) == 0)
+                    for (int s = 0; s < old.count; ++s) {
+                        part_name(out, &old, s, part, sizeof part);
+                        part_remove(part);
+                    }
+                remove(manifest);
+            }
+            segments_cut(g, members, comm->size);
+            serial = steady || g->count == 1;
+            if (!status && !serial && !manifest_write(manifest, g)) {
+                snprintf(err, sizeof err, "cannot write %s", manifest);
+                status = EXIT_BAD_INPUT;
+            }
+        }
+        if (status && *err) fprintf(stderr, "cohort run: %s\n", err);
+    }
+    status = decided_by_root(comm, status);
+    serial = decided_by_root(comm, serial);
+    if (status) {
+        free(g);
+        return status;
+    }
+    if (serial) { /* rank 0 alone; the others wait for its status */
+        if (comm->rank == 0) status = run_ensemble(c, opt);
+        if (comm->rank == 0 && status != 0 && status < 128 && status != EXIT_BAD_INPUT) {
+            fprintf(stderr, "cohort run: rank 0 on %s failed (exit %d)\n", comm->host, status);
+            comm_abort(comm, status);
+        }
+        free(g);
+        return decided_by_root(comm, status);
+    }
+    comm_broadcast(comm, g, sizeof *g);
+
+    /* the segments, round-robin over this run's ranks; a finished part is kept */
+    status = 0;
+    for (int s = comm->rank; s < g->count && status == 0; s += comm->size) {
+        char part[PATH_MAX + 64], ck[PATH_MAX + 80];
+        part_name(out, g, s, part, sizeof part);
+        if (part_done(part)) continue;
+        snprintf(ck, sizeof ck, "%s.checkpoint", part);
+        run_options o = *opt;
+        o.output_path = part;
+        o.members_first = g->bounds[s], o.members_end = g->bounds[s + 1];
+        o.overwrite = 1, o.segment = 1;
+        o.resume = exists(ck);
+        o.quiet = opt->quiet || comm->rank != 0;
+        status = run_ensemble(c, &o);
+        if (status != 0 && status < 128) { /* this rank failed: every rank stops */
+            fprintf(stderr,
+                    "cohort run: rank %d on %s failed (exit %d) on members [%lld, %lld); every "
+                    "rank stops; the last checkpoints stand: resume with %s%s\n",
+                    comm->rank, comm->host, status, (long long)g->bounds[s],
+                    (long long)g->bounds[s + 1], opt->command_line, opt->resume ? "" : " --resume");
+            comm_report_stderr(comm);
+            comm_abort(comm, status);
+        }
+    }
+    status = comm_max(comm, status);
+    if (status) { /* a signal: every rank checkpointed its segment */
+        if (comm->rank == 0)
+            fprintf(stderr,
+                    "cohort run: stopped by signal %d; %s lists the segments, each with its "
+                    "part or checkpoint.\nResume with (any number of ranks): %s%s\n",
+                    status - 128, manifest, opt->command_line, opt->resume ? "" : " --resume");
+        free(g);
+        return status;
+    }
+
+    /* rank 0 joins the parts into OUT */
+    if (comm->rank == 0) {
+        const char **parts = calloc((size_t)g->count, sizeof *parts);
+        char *names = malloc((size_t)g->count * (PATH_MAX + 64));
+        for (int s = 0; parts && names && s < g->count; ++s) {
+            parts[s] = names + (size_t)s * (PATH_MAX + 64);
+            part_name(out, g, s, names + (size_t)s * (PATH_MAX + 64), PATH_MAX + 64);
+        }
+        merge_options mo = {.inputs = parts,
+                            .n_inputs = g->count,
+                            .output_path = out,
+                            .overwrite = opt->overwrite,
+                            .backend = opt->backend,
+                            .quiet = 1,
+                            .version = opt->version};
+        status = parts && names ? merge_parts(&mo) : 1;
+        if (status == 0) {
+            for (int s = 0; s < g->count; ++s) part_remove(parts[s]);
+            remove(manifest);
+            if (!opt->quiet)
+                fprintf(stderr, "wrote %s: %lld members, %d segments over %d ranks\n", out,
+                        (long long)members, g->count, comm->size);
+        } else {
+            fprintf(stderr, "cohort run: joining the parts failed; they are kept beside %s\n", out);
+        }
+        free(parts), free(names);
+    }
+    free(g);
+    return decided_by_root(comm, status);
+}

@@ -1,0 +1,134 @@
+#!/bin/sh
+# MPI scale-out (issue 16): cohort run under mpirun with 1, 2 and 3 ranks writes the serial run's
+# file bit for bit (every variable and the fits: compare_nc --attributes), for a 1D sweep with the
+# structure factor and k-means and for a ch2d ensemble; a run stopped by SIGUSR1 (forwarded by
+# mpirun; every rank checkpoints its segment) resumes under another number of ranks, and without
+# mpirun, to the same bits; a bad input is refused once, exit 2, on every rank; a failure of one
+# rank stops the job with a message naming the rank and its host.
+# Usage: test_mpi.sh PATH_TO_COHORT PATH_TO_COMPARE_NC BACKEND WORKDIR MPIRUN
+cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
+mpirun=${5:?mpirun}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/test_lib.sh"
+test_needs_backend "$cohort" "$backend"
+"$cohort" --version | grep -q "^MPI: not built in" && { echo "skipped: no MPI in this build"; exit 77; }
+test_workdir "$dir"
+export OMP_NUM_THREADS=1
+# several ranks on few cores (CI has 2), as root where CI is
+mpi() { n=$1; shift; "$mpirun" --oversubscribe --allow-run-as-root -np "$n" "$@"; }
+
+cat > sweep.ini <<'INI'
+[model]
+name = ch1d
+[grid]
+n = 32
+length = 2*pi
+[time]
+t_end = 2
+output_every = 0.25
+[sweep]
+initial.mean = -0.3:0.3:13
+initial.amplitude = 0.05,0.1
+design = grid
+replicates = 100
+[output]
+archive = final
+[analysis]
+structure_factor = true
+kmeans = 3
+INI
+cat > ch2d.ini <<'INI'
+[model]
+name = ch2d
+[grid]
+nx = 16
+ny = 16
+length = 2*pi
+[time]
+t_end = 0.5
+output_every = 0.1
+[ensemble]
+members = 1100
+[output]
+archive = final
+[analysis]
+structure_factor = true
+INI
+
+same() { # same SERIAL FILE WHAT
+    if "$compare" --attributes "$1" "$2" > "$2.cmp"; then
+        ok
+        echo "$3: the serial run's bits ($(tail -n 1 "$2.cmp"))"
+    else
+        bad "$3 differs from the serial run: $(cat "$2.cmp")"
+    fi
+}
+
+for name in sweep ch2d; do
+    "$cohort" run $name.ini -o $name-serial.nc --backend "$backend" --quiet || bad "$name serial"
+    for n in 1 2 3; do
+        mpi $n "$cohort" run $name.ini -o $name-np$n.nc --backend "$backend" --quiet ||
+            bad "$name under $n ranks"
+        same $name-serial.nc $name-np$n.nc "$name, $n ranks"
+        left=$(ls $name-np$n.nc.* 2> /dev/null | grep -v cmp)
+        [ -z "$left" ] && ok || bad "$name, $n ranks: left $left"
+    done
+done
+
+# SIGUSR1 to mpirun: every rank checkpoints and stops; resumed under 3 ranks, and without mpirun
+long="--set time.t_end=6 --set output.checkpoint_every=0"
+"$cohort" run sweep.ini -o long-serial.nc $long --backend "$backend" --quiet || bad "long serial"
+for resume in 3 serial; do
+    rm -f stop.nc*
+    # mpirun itself in the background (a shell function there would be a subshell, and the
+    # signal would stop the subshell, not mpirun)
+    "$mpirun" --oversubscribe --allow-run-as-root -np 2 "$cohort" run sweep.ini -o stop.nc $long \
+        --backend "$backend" --quiet 2> stop.err &
+    pid=$!
+    i=0
+    while [ ! -e stop.nc.part-0-1024.nc.checkpoint ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+    sleep 0.2
+    kill -USR1 $pid
+    wait $pid
+    status=$?
+    if [ $status -ne 0 ] && grep -q "Resume with (any number of ranks)" stop.err && [ -e stop.nc.ranks ]; then
+        ok
+    else
+        bad "SIGUSR1: exit $status, $(cat stop.err)"
+    fi
+    if [ $resume = serial ]; then
+        "$cohort" run sweep.ini -o stop.nc $long --backend "$backend" --quiet --resume
+    else
+        mpi $resume "$cohort" run sweep.ini -o stop.nc $long --backend "$backend" --quiet --resume
+    fi || bad "resume under $resume"
+    same long-serial.nc stop.nc "stopped under 2 ranks, resumed under $resume"
+done
+
+# a bad input: exit 2, one message
+mpi 3 "$cohort" run sweep.ini -o bad.nc --set time.dt=-1 --backend "$backend" > bad.out 2>&1
+status=$?
+count=$(grep -c "^cohort run: --set time.dt=-1" bad.out)
+if [ $status -eq 2 ] && [ "$count" -eq 1 ] && [ ! -e bad.nc ]; then ok; else
+    bad "bad input under 3 ranks: exit $status, $count messages: $(cat bad.out)"; fi
+mpi 3 "$cohort" run sweep.ini -o sweep-np3.nc --backend "$backend" > exists.out 2>&1
+status=$?
+count=$(grep -c "the file exists; pass --overwrite" exists.out)
+if [ $status -eq 2 ] && [ "$count" -eq 1 ]; then ok; else
+    bad "an existing output under 3 ranks: exit $status, $count messages"; fi
+
+# one rank fails (its part's name is taken by a directory): every rank stops, the message names
+# the rank and its host
+rm -rf fail.nc*
+mkdir fail.nc.part-1024-2600.nc
+mpi 2 "$cohort" run sweep.ini -o fail.nc --backend "$backend" --quiet > fail.out 2>&1
+status=$?
+if [ $status -ne 0 ] && grep -q "rank 1 on $(hostname).*failed (exit 2) on members \[1024, 2600)" fail.out &&
+    [ ! -e fail.nc ]; then
+    ok
+else
+    bad "a failing rank: exit $status, $(cat fail.out)"
+fi
+rmdir fail.nc.part-1024-2600.nc
+mpi 3 "$cohort" run sweep.ini -o fail.nc --backend "$backend" --quiet --resume || bad "resume after the failure"
+same sweep-serial.nc fail.nc "failed under 2 ranks, resumed under 3"
+test_summary
