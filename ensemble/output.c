@@ -289,8 +289,8 @@ static int define_merge_group(cohort_output *o, const output_spec *s, int dim_me
         NC_CALL(o, nc_def_dim(grp, "point", (size_t)s->n, &dim_point));
         const int dims[2] = {dim_member, dim_point};
         NC_CALL(o, nc_def_var(grp, "features", NC_DOUBLE, 2, dims, &o->var_merge_features));
+        /* not deflated: final fields hardly compress, and the part is written and read once */
         NC_CALL(o, nc_def_var_chunking(grp, o->var_merge_features, NC_CHUNKED, chunk));
-        NC_CALL(o, nc_def_var_deflate(grp, o->var_merge_features, 1, 1, 1));
         COHORT_CALL(put_text(o, o->var_merge_features, "long_name",
                              "k-means features: the member's final field as archived"));
     }
