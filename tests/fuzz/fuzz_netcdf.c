@@ -8,11 +8,12 @@
  * whole by the NetCDF library alone in a child process: opened, every attribute and every
  * variable of every group read, closed. An input whose child dies of a signal is counted as an
  * upstream crash, saved under $COHORT_FUZZ_UPSTREAM (default: upstream-crashes/) as
- * hdf5-sig<signal>-<hash>.nc for the record, and rejected (-1: not added to the corpus); the
- * others run through cohort in this process, where any crash is cohort's. (So far every such
- * input is a SEGV under ASan in HDF5's free of an invalid pointer while nc_open fails, in
- * H5G__link_release_table; the plain build's `cohort info` exits 2 on them.) Built by `make -f
- * Makefile.workflow fuzz` with clang (-fsanitize=fuzzer,address,undefined). */
+ * hdf5-sig<signal>-<hash>.nc (hdf5-asan1-<hash>.nc where ASan's report ended it) for the record,
+ * and rejected (-1: not added to the corpus); the others run through cohort in this process, where
+ * any crash is cohort's. (So far every such input is a SEGV under ASan in HDF5's free of an invalid
+ * pointer while nc_open fails, in H5G__link_release_table; the plain build's `cohort info` exits 2
+ * on them.) Built by `make -f Makefile.workflow fuzz` with clang
+ * (-fsanitize=fuzzer,address,undefined). */
 #define _GNU_SOURCE
 #include <netcdf.h>
 #include <sanitizer/common_interface_defs.h>
@@ -102,9 +103,10 @@ static void read_everything(int grp)
     }
 }
 
-/* The signal that ended the NetCDF library alone reading the file, or 0 (in a child, whose
- * output is discarded and whose crash handlers are the defaults; under ASan, HDF5's frees of
- * invalid pointers on its error paths end it too, which glibc's allocator may let pass). */
+/* The signal that ended the NetCDF library alone reading the file, -1 where a sanitizer's report
+ * ended it, or 0 (in a child, whose output is discarded and whose crash handlers are the
+ * defaults). Under ASan, HDF5's frees of uninitialised pointers on its error paths end it too:
+ * they depend on what the freed memory held, which glibc's allocator may let pass. */
 static int library_signal(void)
 {
     const pid_t pid = fork();
@@ -128,7 +130,8 @@ static int library_signal(void)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
     }
-    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    /* a signal, or the exit status of a sanitizer's report (the child itself exits 0) */
+    return WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status) ? -1 : 0;
 }
 
 static uint64_t fnv1a(const uint8_t *data, size_t size)
@@ -147,8 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int signo = library_signal();
     if (signo) {
         char path[512];
-        snprintf(path, sizeof path, "%s/hdf5-sig%d-%016llx.nc", upstream, signo,
-                 (unsigned long long)fnv1a(data, size));
+        snprintf(path, sizeof path, "%s/hdf5-%s%d-%016llx.nc", upstream, signo > 0 ? "sig" : "asan",
+                 signo > 0 ? signo : 1, (unsigned long long)fnv1a(data, size));
         if (rename(input, path) != 0) remove(input);
         ++upstream_crashes;
         fprintf(stderr, "fuzz-netcdf: upstream crash %ld (the NetCDF library alone): %s\n",
