@@ -21,6 +21,17 @@ static int launched_by_mpi(void)
     return 0;
 }
 
+#ifndef COHORT_HAVE_MPI
+/* The number of processes a launcher started, from its environment (1 where it says none). */
+static long launched_processes(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; ++i)
+        if (getenv(vars[i])) return strtol(getenv(vars[i]), NULL, 10);
+    return 1;
+}
+#endif
+
 int comm_has_mpi(void)
 {
 #ifdef COHORT_HAVE_MPI
@@ -60,6 +71,8 @@ int comm_init(int *argc, char ***argv, cohort_comm *c)
     MPI_Comm_free(&node);
 #else
     (void)argc, (void)argv;
+    /* several copies of a build without MPI would each run everything into the same file */
+    if (launched_by_mpi() && launched_processes() > 1) return 2;
 #endif
     return 0;
 }

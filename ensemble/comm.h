@@ -15,7 +15,8 @@ typedef struct cohort_comm {
 } cohort_comm;
 
 /* MPI_Init where an MPI launcher started the process (its environment says so) and this build
- * has MPI; otherwise one process. Returns 0, or 1 where MPI was asked for and failed. */
+ * has MPI; otherwise one process. Returns 0; 1 where MPI_Init failed; 2 where a launcher started
+ * several processes of a build without MPI (each would run the whole ensemble). */
 int comm_init(int *argc, char ***argv, cohort_comm *c);
 void comm_finalize(const cohort_comm *c);
 /* Whether this build of cohort can run as MPI ranks. */

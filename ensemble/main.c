@@ -273,7 +273,14 @@ static int command_run_as(const cohort_comm *comm, int argc, char **argv, int fu
 static int command_run(int argc, char **argv, int full_argc, char **full_argv)
 {
     cohort_comm comm;
-    if (comm_init(&full_argc, &full_argv, &comm) != 0) {
+    const int started = comm_init(&full_argc, &full_argv, &comm);
+    if (started == 2) {
+        fprintf(stderr, "cohort run: started by an MPI launcher as several processes, but this "
+                        "cohort has no MPI (cohort --version): run it as one process, or build it "
+                        "where libopenmpi-dev is installed\n");
+        return 2;
+    }
+    if (started != 0) {
         fprintf(stderr, "cohort run: MPI_Init failed under an MPI launcher\n");
         return 1;
     }
