@@ -2,6 +2,7 @@
 #include "distributed.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +131,23 @@ static void part_remove(const char *part)
     remove(part);
 }
 
+/* A rank outside a segment (done with its own, waiting for the others, or idle) takes SIGINT,
+ * SIGTERM and SIGUSR1 as the stop its segments' runs would make: its work is saved, so it only
+ * notes the signal; the default action would end it and, with it, the job. */
+static volatile sig_atomic_t stop_signal = 0;
+
+static void note_signal(int signo)
+{
+    stop_signal = signo;
+}
+
+static void signals_note(int on)
+{
+    signal(SIGINT, on ? note_signal : SIG_DFL);
+    signal(SIGTERM, on ? note_signal : SIG_DFL);
+    signal(SIGUSR1, on ? note_signal : SIG_DFL);
+}
+
 /* Rank 0 alone decides; every rank gets the status. */
 static int decided_by_root(const cohort_comm *comm, int status)
 {
@@ -202,20 +220,25 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
         free(g);
         return status;
     }
+    stop_signal = 0;
+    signals_note(1);
     if (serial) { /* rank 0 alone; the others wait for its status */
         if (comm->rank == 0) status = run_ensemble(c, opt);
+        signals_note(1);
         if (comm->rank == 0 && status != 0 && status < 128 && status != EXIT_BAD_INPUT) {
             fprintf(stderr, "cohort run: rank 0 on %s failed (exit %d)\n", comm->host, status);
             comm_abort(comm, status);
         }
         free(g);
-        return decided_by_root(comm, status);
+        status = decided_by_root(comm, status);
+        signals_note(0);
+        return status;
     }
     comm_broadcast(comm, g, sizeof *g);
 
     /* the segments, round-robin over this run's ranks; a finished part is kept */
     status = 0;
-    for (int s = comm->rank; s < g->count && status == 0; s += comm->size) {
+    for (int s = comm->rank; s < g->count && status == 0 && !stop_signal; s += comm->size) {
         char part[PATH_MAX + 64], ck[PATH_MAX + 80];
         part_name(out, g, s, part, sizeof part);
         if (part_done(part)) continue;
@@ -227,6 +250,7 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
         o.resume = exists(ck);
         o.quiet = opt->quiet || comm->rank != 0;
         status = run_ensemble(c, &o);
+        signals_note(1);                   /* run_ensemble restored the defaults */
         if (status != 0 && status < 128) { /* this rank failed: every rank stops */
             fprintf(stderr,
                     "cohort run: rank %d on %s failed (exit %d) on members [%lld, %lld); every "
@@ -237,8 +261,10 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
             comm_abort(comm, status);
         }
     }
+    if (status == 0 && stop_signal) status = 128 + stop_signal;
     status = comm_max(comm, status);
     if (status) { /* a signal: every rank checkpointed its segment */
+        signals_note(0);
         if (comm->rank == 0)
             fprintf(stderr,
                     "cohort run: stopped by signal %d; %s lists the segments, each with its "
@@ -276,5 +302,7 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
         free(parts), free(names);
     }
     free(g);
-    return decided_by_root(comm, status);
+    status = decided_by_root(comm, status);
+    signals_note(0);
+    return status;
 }
