@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,4 +326,23 @@ int checkpoint_get_ordered_sum(const checkpoint *c, const char *name, ordered_su
                                          sizeof(double)));
     s->next = next;
     return COHORT_OK;
+}
+
+void checkpoint_copy_name(const char *path, int64_t generation, char *name, size_t len)
+{
+    snprintf(name, len, "%s.%lld.nc", path, (long long)generation);
+}
+
+void checkpoint_remove(const char *path)
+{
+    checkpoint *ck = NULL;
+    int64_t generation = 0;
+    if (checkpoint_load(path, &ck) == COHORT_OK &&
+        checkpoint_get_i64(ck, "generation", &generation) == COHORT_OK) {
+        char copy[PATH_MAX + 64];
+        checkpoint_copy_name(path, generation, copy, sizeof copy);
+        remove(copy);
+    }
+    checkpoint_free(ck);
+    remove(path);
 }

@@ -36,6 +36,14 @@ void checkpoint_abort(checkpoint_writer *w);
  * unreadable. Errors: COHORT_ERR_IO naming the file and the errno. */
 int checkpoint_copy_file(const char *from, const char *to);
 
+/* The name of a checkpoint's copy of the partial NetCDF file at `generation`:
+ * `path`.<generation>.nc. */
+void checkpoint_copy_name(const char *path, int64_t generation, char *name, size_t len);
+
+/* Removes the checkpoint `path` and the copy of the partial file it names (an interrupted run
+ * given up with --overwrite); a missing or damaged checkpoint is removed alone. */
+void checkpoint_remove(const char *path);
+
 /* Reads and verifies `path` (COHORT_ERR_IO: unreadable; COHORT_ERR_INVALID_ARGUMENT: not a
  * checkpoint, another version, or damaged). */
 int checkpoint_load(const char *path, checkpoint **c);

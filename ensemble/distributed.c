@@ -114,18 +114,9 @@ static int manifest_read(const char *path, int64_t members, segments *g, char *e
 /* A part's files: the part, its partial file, its checkpoint and the checkpoint's copy. */
 static void part_remove(const char *part)
 {
-    char name[PATH_MAX + 64];
-    checkpoint *ck = NULL;
-    int64_t generation = 0;
+    char name[2 * PATH_MAX];
     snprintf(name, sizeof name, "%s.checkpoint", part);
-    if (checkpoint_load(name, &ck) == COHORT_OK &&
-        checkpoint_get_i64(ck, "generation", &generation) == COHORT_OK) {
-        snprintf(name, sizeof name, "%s.checkpoint.%lld.nc", part, (long long)generation);
-        remove(name);
-    }
-    checkpoint_free(ck);
-    snprintf(name, sizeof name, "%s.checkpoint", part);
-    remove(name);
+    checkpoint_remove(name);
     snprintf(name, sizeof name, "%s.partial", part);
     remove(name);
     remove(part);

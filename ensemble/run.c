@@ -209,7 +209,7 @@ typedef struct run_durable {
 
 static void run_copy_name(const run_durable *d, int64_t generation, char *name, size_t len)
 {
-    snprintf(name, len, "%s.%lld.nc", d->checkpoint, (long long)generation);
+    checkpoint_copy_name(d->checkpoint, generation, name, len);
 }
 
 /* A checkpoint: OUT.partial synced and copied, then the checkpoint naming that copy, then the
@@ -386,8 +386,6 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     if (!opt->resume && stat(checkpoint_path, &interrupted) == 0) {
         /* an interrupted run's checkpoint: continued with --resume, or given up with --overwrite
          * (then it and its copy of the partial file go) */
-        checkpoint *old = NULL;
-        int64_t generation = 0;
         if (!opt->overwrite) {
             fprintf(stderr,
                     "cohort run: %s exists: an interrupted run of this output; continue it with "
@@ -397,14 +395,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             run_plan_free(&p);
             return EXIT_BAD_INPUT;
         }
-        if (checkpoint_load(checkpoint_path, &old) == COHORT_OK &&
-            checkpoint_get_i64(old, "generation", &generation) == COHORT_OK) {
-            char stale[PATH_MAX + 64];
-            snprintf(stale, sizeof stale, "%s.%lld.nc", checkpoint_path, (long long)generation);
-            remove(stale);
-        }
-        checkpoint_free(old);
-        remove(checkpoint_path);
+        checkpoint_remove(checkpoint_path);
     }
     if (opt->resume) {
         size_t config_bytes = 0;
@@ -450,16 +441,16 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
     run_provenance provenance;
     char *history = output_history(opt->command_line, NULL);
-    const int archive = !strcmp(config_get(c, "output", "archive")->text, "final");
-    const int kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
-    const int n_obs = model->n_observables;
-    const int exact =
-        model->exact_kind && config_list_has(model->exact_kind, '|', p.values.initial_kind);
     output_spec spec;
     int value_slot[RUN_VALUES];
     run_output_spec(c, &p, be, first, end, path, &provenance, &spec, value_slot);
     spec.history = history, spec.source = opt->version, spec.config = config_text;
+    /* what the spec decided: the archive, the observables, the exact errors, and whether the
+     * k-means features are kept (for the run's clustering, or a part's merge data) */
+    const int archive = spec.archive_final, n_obs = spec.n_series;
     const int n_values = spec.n_member_values;
+    const int exact = n_values > 0 && value_slot[n_values - 1] == RUN_VALUE_LINF;
+    const int keep_features = spec.kmeans_k > 0 || spec.merge_features;
     cohort_output *out = NULL;
     char partial_path[PATH_MAX + 16], copy[PATH_MAX + 64];
     snprintf(partial_path, sizeof partial_path, "%s.partial", path);
@@ -492,7 +483,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double *host_moments = malloc((size_t)(2 * chunk) * sizeof(double));
     double *ell = malloc((size_t)chunk * sizeof(double)),
            *mass = malloc((size_t)chunk * sizeof(double));
-    const int states = archive || p.n_snapshots > 0 || kmeans_k > 0;
+    const int states = archive || p.n_snapshots > 0 || keep_features;
     double *host_state = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *member_major = states ? malloc((size_t)(n * chunk) * sizeof(double)) : NULL;
     double *host_mean = malloc((size_t)chunk * sizeof(double));
@@ -541,7 +532,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* k-means features: every member's final field as archived (rounded to float with
      * output.precision = float, so that `cohort analyze` of the archive finds the same labels) */
     double *features = NULL;
-    if (rc == COHORT_OK && kmeans_k > 0 &&
+    if (rc == COHORT_OK && keep_features &&
         !(features = malloc((size_t)(end - first) * (size_t)n * sizeof(double))))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members x %lld points",
                          (long long)(end - first), (long long)n);
