@@ -278,7 +278,8 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
                             .output_path = out,
                             .overwrite = opt->overwrite,
                             .backend = opt->backend,
-                            .quiet = 1,
+                            .quiet = opt->quiet,
+                            .joining = 1,
                             .version = opt->version};
         status = parts && names ? merge_parts(&mo) : 1;
         if (status == 0) {

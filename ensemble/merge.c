@@ -250,7 +250,7 @@ int merge_parts(const merge_options *opt)
     for (int i = 0; i < opt->n_inputs && rc == COHORT_OK; ++i) {
         rc = output_copy_part(out, parts[i].nc, parts[i].path, parts[i].first, i == 0);
         if (rc == COHORT_OK) rc = part_accumulate(&parts[i], &p, &a, &bad);
-        if (!opt->quiet && rc == COHORT_OK)
+        if (!opt->quiet && !opt->joining && rc == COHORT_OK)
             fprintf(stderr, "cohort merge: %s: members [%lld, %lld)\n", parts[i].path,
                     parts[i].first, parts[i].first + parts[i].count);
     }
@@ -265,7 +265,7 @@ int merge_parts(const merge_options *opt)
         goto done;
     }
     status = 0;
-    if (!opt->quiet)
+    if (!opt->quiet && !opt->joining)
         fprintf(stderr, "wrote %s: %lld members from %d parts, %lld diverged\n", opt->output_path,
                 (long long)p.members, opt->n_inputs, (long long)n_diverged);
 done:

@@ -13,6 +13,8 @@ typedef struct merge_options {
     int overwrite;
     const char *backend; /* for k-means: auto | cpu | cuda */
     int quiet;
+    int joining; /* the MPI run joining its segments: the whole run's summary (k-means, fits) but
+                    no line per part and no closing line (the run writes its own) */
     const char *command_line; /* for the history (NULL: the parts' history alone) */
     const char *version;
 } merge_options;

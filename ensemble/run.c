@@ -764,7 +764,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     /* the run's device arrays make room for the features' clustering */
     be->release(state), be->release(scratch), be->release(noise), be->release(prev);
     state = scratch = noise = prev = NULL;
-    const run_finish_options fo = {c, be, first, end, part, 0, opt->quiet};
+    /* a segment's fit is of its members alone: the join reports the whole run's */
+    const run_finish_options fo = {c, be, first, end, part, 0, opt->quiet || opt->segment};
     if (rc == COHORT_OK) rc = run_finish(out, &p, &acc, &fo, &n_diverged);
     sf = acc.sf;
     ok = rc == COHORT_OK;

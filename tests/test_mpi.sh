@@ -75,6 +75,19 @@ for name in sweep ch2d; do
     done
 done
 
+# what the run reports is the whole run's summary (k-means, the fits), as the serial run reports
+# it, not a segment's fit nor the join's lines per part
+summary() { grep -E '^(k-means|ell_mean|1/k1|cohort merge)' "$1" | sed 's/, [0-9.]* s$//'; }
+"$cohort" run sweep.ini -o summary-serial.nc --backend "$backend" 2> summary-serial.log || bad "summary serial"
+mpi 2 "$cohort" run sweep.ini -o summary-np2.nc --backend "$backend" 2> summary-np2.log || bad "summary np2"
+if [ "$(summary summary-serial.log)" = "$(summary summary-np2.log)" ] &&
+    tail -n 1 summary-np2.log | grep -q "^wrote summary-np2.nc: 2600 members"; then
+    ok
+    echo "2 ranks report the serial run's summary: $(summary summary-np2.log | tr '\n' ';')"
+else
+    bad "2 ranks' summary differs from the serial run's: $(summary summary-np2.log) vs $(summary summary-serial.log)"
+fi
+
 # SIGUSR1 to the ranks (as Slurm's --signal sends it; mpirun 4.1.4 forwards it to them, 4.1.6 was
 # seen not to), at rank 0's first checkpoint: every rank checkpoints and stops.
 # - under 2 ranks, resumed under 3;
