@@ -1,6 +1,7 @@
 /* What every benchmark shares, CUDA-free (bench_common.h adds the CUDA and cuRAND ones): a failed
  * cohort call ends the program with file:line and the error detail, exit 1; medians; the
- * backend's copy bandwidth, the floor the benchmarks compare against. */
+ * backend's copy bandwidth, the floor the benchmarks compare against; the rows of the one table
+ * that `make -f Makefile.workflow bench` builds from every benchmark (workflows/bench_table.py). */
 #ifndef COHORT_BENCH_CHECK_H
 #define COHORT_BENCH_CHECK_H
 
@@ -44,6 +45,44 @@ static inline double bench_copy_bandwidth(const cohort_backend *be)
     be->release(a), be->release(b);
     qsort(times, 5, sizeof *times, compare_doubles);
     return 2.0 * (double)bytes / times[2] * 1e-9;
+}
+
+static inline void bench_csv_text(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const char *c = text ? text : ""; *c; ++c) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* One row of the benchmark table, appended to the CSV file $COHORT_BENCH_TABLE names (nothing
+ * where it is unset): `workload` took `ms`, against the floor floor_ms (what bounds it from below,
+ * said by `basis`: a copy of the bytes it must move, the FP64 rate; floor_ms <= 0: none stated)
+ * and a peer (cuSPARSE, the seed paper's figure; NULL or peer_ms <= 0: none). */
+static inline void bench_table_row(const char *program, const char *workload, double ms,
+                                   double floor_ms, const char *basis, const char *peer,
+                                   double peer_ms)
+{
+    const char *path = getenv("COHORT_BENCH_TABLE");
+    if (!path || !*path) return;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "%s: cannot append to %s (COHORT_BENCH_TABLE)\n", program, path);
+        exit(1);
+    }
+    bench_csv_text(f, program), fputc(',', f), bench_csv_text(f, workload);
+    fprintf(f, ",%.6g,", ms);
+    if (floor_ms > 0.0) fprintf(f, "%.6g", floor_ms);
+    fputc(',', f), bench_csv_text(f, floor_ms > 0.0 ? basis : ""), fputc(',', f);
+    bench_csv_text(f, peer && peer_ms > 0.0 ? peer : ""), fputc(',', f);
+    if (peer && peer_ms > 0.0) fprintf(f, "%.6g", peer_ms);
+    fputc('\n', f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write %s (COHORT_BENCH_TABLE)\n", program, path);
+        exit(1);
+    }
 }
 
 #endif

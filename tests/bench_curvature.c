@@ -113,6 +113,12 @@ static void bench(const cohort_backend *be, const char *name, int64_t N, int64_t
     else
         printf(" %9s %8s", "-", "-");
     printf("  %.2e\n", r.error);
+    char workload[96];
+    snprintf(workload, sizeof workload, "%s, %lld^2 x %lld, T = %g (%lld steps)", name,
+             (long long)N, (long long)members, t_end, (long long)r.steps);
+    bench_table_row(
+        "bench-curvature", workload, 1e3 * t, copy_gbs > 0.0 ? bytes / copy_gbs * 1e-6 : 0.0,
+        "its bytes at the device-copy bandwidth", "seed 000, GTX 280", 1e3 * paper_seconds);
     fflush(stdout);
 }
 

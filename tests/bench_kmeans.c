@@ -14,6 +14,7 @@
 #include "analysis/kmeans.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "bench_check.h"
 
 typedef struct features {
     int64_t n;
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
     const kmeans_options opt = {
         .k = (int)k, .restarts = (int)restarts, .max_iter = (int)iterations, .tol = 0.0, .seed = 1};
     kmeans_result r;
+    const double copy_gbs = bench_copy_bandwidth(be);
     const int rc = kmeans_run(be, n, members, load, &f, &opt, &r);
     gsl_rng_free(f.rng);
     if (rc != COHORT_OK) {
@@ -85,6 +87,14 @@ int main(int argc, char **argv)
     for (int c = 0; c < (int)k; ++c) printf(" %.0f", r.sizes[c]);
     printf("\none Lloyd iteration (median over %lld restarts): %.3f ms = %.0f GB/s of features\n",
            restarts, 1e3 * r.seconds_per_iteration, 1e-9 * bytes / r.seconds_per_iteration);
+    char workload[128];
+    snprintf(workload, sizeof workload,
+             "k-means, a Lloyd iteration, %lld members x %lld, K = %lld (%s)", members, n, k,
+             be->name);
+    /* the floor: one read of the features (half a copy's read + write) */
+    bench_table_row("bench-kmeans", workload, 1e3 * r.seconds_per_iteration,
+                    r.resident ? bytes / (0.5 * copy_gbs * 1e6) : 0.0,
+                    "one read of the features at the copy bandwidth", NULL, 0.0);
     kmeans_result_free(&r);
     return 0;
 }

@@ -229,6 +229,13 @@ int main(int argc, char **argv)
             const float ms = bench_median_ms(NULL, run_step, &a, 3, reps, times);
             printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s\n", runs[r].name, ms,
                    copy / ms, ms * STEPS_T100 / 1000.0);
+            if (runs[r].path == COHORT_CUDA_STEP_AUTO && runs[r].tile_bytes == 0) {
+                char workload[128];
+                snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld", k->label,
+                         (long long)k->n, (long long)k->m);
+                bench_table_row("bench-model1d", workload, ms, copy, "device copy of the state",
+                                NULL, 0.0);
+            }
         }
         model1d_stepper_free(s);
     }

@@ -121,6 +121,10 @@ static void bench_stencils(const cohort_backend *be, int64_t n, double copy_ms)
         const float ms = median_ms(run_stencil, &a);
         printf("%-32s %5lld^2: %8.3f ms  %7.1f GB/s  %.2f of copy  (max |gpu - cpu| %.1e)\n",
                shapes[k].name, (long long)n, ms, 2.0 * bytes / (ms * 1e6), copy_ms / ms, worst);
+        char workload[96];
+        snprintf(workload, sizeof workload, "stencil %s, %lld^2", shapes[k].name, (long long)n);
+        bench_table_row("bench-stencil", workload, ms, copy_ms, "device copy of the field", NULL,
+                        0.0);
         stencil_destroy(st), stencil_destroy(st_cpu);
     }
     /* the compile-time point operator: the 5-point Laplacian of C^3 - C */
@@ -128,6 +132,9 @@ static void bench_stencils(const cohort_backend *be, int64_t n, double copy_ms)
     const float ms = median_ms(run_operator, &o);
     printf("%-32s %5lld^2: %8.3f ms  %7.1f GB/s  %.2f of copy\n", "point op: lap(C^3 - C)",
            (long long)n, ms, 2.0 * bytes / (ms * 1e6), copy_ms / ms);
+    char workload[96];
+    snprintf(workload, sizeof workload, "stencil point op lap(C^3 - C), %lld^2", (long long)n);
+    bench_table_row("bench-stencil", workload, ms, copy_ms, "device copy of the field", NULL, 0.0);
     be->release(in), be->release(out);
     free(host_in), free(got), free(ref);
 }
@@ -170,6 +177,11 @@ static void bench_ch2d(const cohort_backend *be, int64_t n, int64_t members, dou
            "copy), %7.1f GB/s of the 11 it makes%s\n",
            (long long)members, (long long)n, ms, least / (ms * 1e6), least / (ms * 1e6) / copy_gbs,
            made / (ms * 1e6), finite ? "" : "  NON-FINITE STATE");
+    char workload[96];
+    snprintf(workload, sizeof workload, "ch2d step, %lld x %lld^2", (long long)members,
+             (long long)n);
+    bench_table_row("bench-stencil", workload, ms, least / (copy_gbs * 1e6),
+                    "3 device-copy passes of the state", NULL, 0.0);
     ch2d_stepper_free(s);
     be->release(a.cur), be->release(a.prev), be->release(a.scratch);
     free(host);

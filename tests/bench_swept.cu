@@ -168,6 +168,12 @@ int main(int argc, char **argv)
                    1e3 * best[COHORT_STEPPER_CLASSIC], "swept",
                    (long long)best_width[COHORT_STEPPER_SWEPT], 1e3 * best[COHORT_STEPPER_SWEPT],
                    best[COHORT_STEPPER_CLASSIC] / best[COHORT_STEPPER_SWEPT]);
+            char workload[96];
+            snprintf(workload, sizeof workload,
+                     "%s one member, N = %lld, a step (swept, width %lld)", models[mi],
+                     (long long)n, (long long)best_width[COHORT_STEPPER_SWEPT]);
+            bench_table_row("bench-swept", workload, best[COHORT_STEPPER_SWEPT], 0.0, NULL,
+                            "cohort's classic stepper", best[COHORT_STEPPER_CLASSIC]);
             fflush(stdout);
         }
 
@@ -201,6 +207,12 @@ int main(int argc, char **argv)
     printf("  on-chip step vs one copy pass: %.2fx faster; %.2f TFLOP/s = %.0f%% of the %.2f "
            "TFLOP/s FP64 FMA rate measured here\n",
            copy_ms / on_chip, flops / 1e12, 100.0 * flops / peak, peak / 1e12);
+    char workload[96];
+    snprintf(workload, sizeof workload, "ks1d %lld members x %lld points, a step on chip",
+             (long long)members, (long long)n);
+    bench_table_row("bench-swept", workload, on_chip, 24.0 * (double)(n * members) / peak * 1e3,
+                    "24 flops a point-step at the measured FP64 FMA rate",
+                    "cohort's classic stepper", classic_batch);
     fprintf(csv, "ks1d,%lld,%lld,swept,%lld,%.9g\n", (long long)n, (long long)members, (long long)n,
             on_chip);
     fprintf(csv, "ks1d,%lld,%lld,classic,256,%.9g\n", (long long)n, (long long)members,
