@@ -628,8 +628,9 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 cohort_model_state ms = {
                     state, prev, scratch, mean, p.member_param_sweep >= 0 ? member_param : NULL,
                     chunk, 0,    count};
-                /* a model that advances many steps in one call (the swept rule) takes up to
-                 * 4096 at a time, so that the progress line still moves */
+                /* a model that advances many steps in one call (the swept rule; the 1D models,
+                 * on chip between records on cuda) takes up to 4096 at a time, so that the
+                 * progress line still moves */
                 const int64_t steps =
                     model->advance ? (next - step < 4096 ? next - step : 4096) : 1;
                 rc = model->advance ? model->advance(stepper, &ms, step, steps)

@@ -77,6 +77,7 @@ typedef struct step_args {
     int64_t ld;
     cohort_cuda_step_path path;
     size_t tile_bytes;
+    int on_chip_steps; /* > 0: that many FUSED steps in one launch, the states kept on chip */
 } step_args;
 
 static void run_step(void *arg)
@@ -85,6 +86,9 @@ static void run_step(void *arg)
     if (a->copy_src)
         CHECK_CUDA(cudaMemcpyAsync(a->out, a->copy_src, (size_t)(a->v->n * a->ld) * sizeof(double),
                                    cudaMemcpyDeviceToDevice));
+    else if (a->on_chip_steps > 0)
+        CHECK_COHORT(cohort_cuda_model1d_advance_fused(a->r, a->v, a->u, a->out, a->mean, a->ld, 0,
+                                                       a->ld, a->on_chip_steps, 0));
     else
         CHECK_COHORT(cohort_cuda_model1d_step_path(a->r, a->v, a->u, a->out, a->mean, a->f0, a->ld,
                                                    0, a->ld, a->path, a->tile_bytes));
@@ -117,6 +121,49 @@ static void check_fused(const step_args *a, double *reference, size_t tile_bytes
            diff, scale, worst[2], (long long)values, worst[3]);
     if (worst[3] != 0 || !(diff <= 1e-14 * scale)) {
         fprintf(stderr, "bench-model1d: the fused step disagrees with the portable one\n");
+        exit(1);
+    }
+}
+
+/* ON_CHIP_STEPS steps in one launch, the states kept on chip (as a run takes the steps between
+ * two records): the time a step, then the check over the whole stretch, which uses u: the state
+ * after as many single FUSED launches (u and reference in turn) must be out's bit for bit. */
+enum { ON_CHIP_STEPS = 64 };
+static void bench_on_chip(step_args *a, double *reference, const bench_case *k, float auto_ms,
+                          float copy, int reps, float *times, unsigned long long *worst_dev)
+{
+    const int64_t values = a->v->n * a->ld;
+    step_args chip = *a;
+    chip.on_chip_steps = ON_CHIP_STEPS;
+    const float ms = bench_median_ms(NULL, run_step, &chip, 1, reps, times) / ON_CHIP_STEPS;
+    printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s  (a step of %d a launch; "
+           "%.2fx the one-pass step)\n",
+           "on chip", ms, copy / ms, ms * STEPS_T100 / 1000.0, ON_CHIP_STEPS, auto_ms / ms);
+    char workload[128];
+    snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld, %d steps on chip a launch",
+             k->label, (long long)k->n, (long long)k->m, ON_CHIP_STEPS);
+    bench_table_row("bench-model1d", workload, ms, 0.0, NULL, "the one-pass step (auto)", auto_ms);
+    CHECK_COHORT(cohort_backend_cuda.fill(a->out, NAN, (size_t)values));
+    run_step(&chip);
+    step_args one = *a;
+    one.path = COHORT_CUDA_STEP_FUSED;
+    one.tile_bytes = 0;
+    double *from = (double *)a->u, *to = reference;
+    for (int j = 0; j < ON_CHIP_STEPS; ++j) {
+        one.u = from, one.out = to;
+        run_step(&one);
+        double *t = from;
+        from = to, to = t;
+    }
+    unsigned long long worst[4] = {0, 0, 0, 0};
+    CHECK_CUDA(cudaMemcpy(worst_dev, worst, sizeof worst, cudaMemcpyHostToDevice));
+    compare_kernel<<<(unsigned)((values + 255) / 256), 256>>>(a->out, from, values, worst_dev);
+    CHECK_CUDA(cudaMemcpy(worst, worst_dev, sizeof worst, cudaMemcpyDeviceToHost));
+    printf("    check: %d steps on chip vs %d launches: %llu of %lld values differ, %llu "
+           "non-finite\n",
+           ON_CHIP_STEPS, ON_CHIP_STEPS, worst[2], (long long)values, worst[3]);
+    if (worst[2] != 0 || worst[3] != 0) {
+        fprintf(stderr, "bench-model1d: the steps on chip differ from the single steps\n");
         exit(1);
     }
 }
@@ -194,7 +241,8 @@ int main(int argc, char **argv)
                        .out = out,
                        .ld = k->m,
                        .path = COHORT_CUDA_STEP_AUTO,
-                       .tile_bytes = 0};
+                       .tile_bytes = 0,
+                       .on_chip_steps = 0};
         const size_t state_bytes = (size_t)values * sizeof(double);
         printf("\n%s: N = %lld, M = %lld (%.2f GB of state), %s\n", k->label, (long long)k->n,
                (long long)k->m, (double)state_bytes / 1e9,
@@ -221,6 +269,7 @@ int main(int argc, char **argv)
             runs[n_runs++] = {names[w], COHORT_CUDA_STEP_FUSED, bytes};
         }
         runs[n_runs++] = {"auto", COHORT_CUDA_STEP_AUTO, 0};
+        float auto_ms = 0.0f;
         for (int r = 0; r < n_runs; ++r) {
             if (runs[r].path == COHORT_CUDA_STEP_FUSED)
                 check_fused(&a, reference, runs[r].tile_bytes, worst_dev);
@@ -230,6 +279,7 @@ int main(int argc, char **argv)
             printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s\n", runs[r].name, ms,
                    copy / ms, ms * STEPS_T100 / 1000.0);
             if (runs[r].path == COHORT_CUDA_STEP_AUTO && runs[r].tile_bytes == 0) {
+                auto_ms = ms;
                 char workload[128];
                 snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld", k->label,
                          (long long)k->n, (long long)k->m);
@@ -237,6 +287,8 @@ int main(int argc, char **argv)
                                 NULL, 0.0);
             }
         }
+        if (cohort_cuda_model1d_step_width(a.r, a.v, 0) > 0)
+            bench_on_chip(&a, reference, k, auto_ms, copy, reps, times, worst_dev);
         model1d_stepper_free(s);
     }
     CHECK_CUDA(cudaFree(u));

@@ -244,6 +244,50 @@ static void weno_checks(void)
 }
 
 #ifdef COHORT_HAVE_CUDA
+/* Three steps on chip in one launch against three launches of the FUSED step, from the inputs of
+ * step_paths_case (dev: u, mean, f0, forcing and two outputs, u overwritten here): the same bits,
+ * and nothing written outside the sub-batch. */
+static void advance_check(const cohort_backend *be, const model1d_rhs *r, const banded_view *v,
+                          double **dev, const double *mean, int64_t ld, int64_t n)
+{
+    const int64_t m0 = 3, count = 61, values = n * ld;
+    double *host = malloc((size_t)(2 * values) * sizeof(double));
+    int rc = host ? be->fill(dev[4], NAN, (size_t)values) : COHORT_ERR_NO_MEMORY;
+    if (rc == COHORT_OK) rc = be->fill(dev[5], NAN, (size_t)values);
+    if (rc == COHORT_OK)
+        rc = cohort_cuda_model1d_advance_fused(r, v, dev[0], dev[5], mean, ld, m0, count, 3, 0);
+    double *from = dev[0], *to = dev[4];
+    for (int k = 0; k < 3 && rc == COHORT_OK; ++k) {
+        rc = cohort_cuda_model1d_step_path(r, v, from, to, mean, NULL, ld, m0, count,
+                                           COHORT_CUDA_STEP_FUSED, 0);
+        double *t = from;
+        from = to, to = t;
+    }
+    /* after three exchanges `from` (dev[4]) holds the third step */
+    if (rc == COHORT_OK) rc = be->synchronize();
+    if (rc == COHORT_OK) rc = be->copy_to_host(host, from, (size_t)values * sizeof(double));
+    if (rc == COHORT_OK)
+        rc = be->copy_to_host(host + values, dev[5], (size_t)values * sizeof(double));
+    EXPECT(rc == COHORT_OK, "advance n=%lld: %s", (long long)n, cohort_error_detail());
+    int64_t differ = 0, outside = 0, finite = 0;
+    for (int64_t i = 0; rc == COHORT_OK && i < n; ++i)
+        for (int64_t m = 0; m < ld; ++m) {
+            const double stepped = host[i * ld + m], on_chip = host[values + i * ld + m];
+            if (m < m0 || m >= m0 + count) {
+                outside += !isnan(on_chip);
+                continue;
+            }
+            finite += isfinite(on_chip) != 0;
+            differ += memcmp(&stepped, &on_chip, sizeof(double)) != 0;
+        }
+    EXPECT(differ == 0 && finite == n * count && outside == 0,
+           "n=%lld terms=%u: 3 steps on chip vs 3 fused launches: %lld differ, %lld finite of "
+           "%lld, %lld written outside",
+           (long long)n, r->terms, (long long)differ, (long long)finite, (long long)(n * count),
+           (long long)outside);
+    free(host);
+}
+
 /* The cuda step's paths: FUSED against PORTABLE and against the cpu backend, one step from random
  * inputs. Random periodic band matrices varying along the diagonal; a right-hand side with the
  * terms of a model (random linear weights, the cubic, the WENO advection of either sign, a
@@ -335,6 +379,7 @@ static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsig
     if (differing)
         printf("note: n=%lld h=%d: fused and portable differ in %lld of %lld values\n",
                (long long)n, h, (long long)differing, (long long)(n * count));
+    if (cohort_cuda_model1d_step_width(&r, v, 0) > 0) advance_check(be, &r, v, dev, mean, ld, n);
 done:
     for (int k = 0; k < 6; ++k) be->release(dev[k]);
     for (int k = 0; k < 4; ++k) free(host[k]);

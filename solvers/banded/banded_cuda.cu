@@ -329,7 +329,7 @@ static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_
                              int64_t groups, int64_t group_stride, int width)
 {
     return banded_warp_launch(warp_solve_kernel(v), banded_warp_solve_only(), v, u, u, NULL, ld, m0,
-                              count, groups, group_stride, width);
+                              count, groups, group_stride, width, 1);
 }
 
 extern "C" const banded_kernels banded_kernels_cuda = {.solve = cuda_solve};

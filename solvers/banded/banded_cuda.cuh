@@ -115,16 +115,17 @@ struct banded_warp_solve_only {
  * and writes y_i over u_i (the window's next row, i + AHEAD, is read before row i + AHEAD is
  * written; rows 0..AHEAD-1, needed again at the periodic end, are kept in registers); the
  * backward sweep, writing p = T^{-1} f over y; the periodic border from p; and the store of
- * x = p - Q x_b. The arithmetic is the policy's point and banded_system_solve's, in their order,
- * so the result is the separate right-hand-side kernel's followed by the portable solve's, bit for
- * bit. coef and spike are the copies in shared memory of v's. A right-hand side needs
- * n >= 2 RADIUS + 1 (the window must not wrap onto itself). BORDER = 0: plain; BORDER = H:
- * periodic. */
+ * x = p - Q x_b, into dst (device memory, leading dimension ld) or, on_chip, back over the
+ * column (dst = x, ld = w), where the next step finds it. The arithmetic is the policy's point and
+ * banded_system_solve's, in their order, so the result is the separate right-hand-side kernel's
+ * followed by the portable solve's, bit for bit. coef and spike are the copies in shared memory
+ * of v's. A right-hand side needs n >= 2 RADIUS + 1 (the window must not wrap onto itself).
+ * BORDER = 0: plain; BORDER = H: periodic. */
 template <int H, int BORDER, class Rhs>
 __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const banded_view &v,
                                                         const double *coef, const double *spike,
                                                         double *x, int w, double *dst, int64_t ld,
-                                                        double mu, int use_mean)
+                                                        int on_chip, double mu, int use_mean)
 {
     enum { AHEAD = Rhs::AHEAD, WINDOW = 2 * Rhs::RADIUS + 1, SOLVE_ONLY = Rhs::SOLVE_ONLY };
     const Rhs r = rhs.prepared();
@@ -200,7 +201,13 @@ __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const ba
     }
     for (; i >= 0; --i) backward_row(i, x[i * w], coef + i * stride);
 
-    /* x_t = p - Q x_b, stored once */
+    /* x_t = p - Q x_b, stored once; on chip each row after the rows ahead of it were read */
+    auto store = [&](int row, double value) {
+        if (on_chip)
+            dst[row * ld] = value;
+        else
+            __stcs(dst + row * ld, value);
+    };
     double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
     banded_border_solve(&v, BORDER, x, w, xb);
     double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
@@ -220,11 +227,10 @@ __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const ba
             value[q] = banded_border_correct(q_row[q], BORDER, p[q], xb);
         if (i + 2 * TILE_CHUNK <= nb) store_load(i + TILE_CHUNK);
 #pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) __stcs(dst + (i + q) * ld, value[q]);
+        for (int q = 0; q < TILE_CHUNK; ++q) store(i + q, value[q]);
     }
-    for (; i < nb; ++i)
-        __stcs(dst + i * ld, banded_border_correct(spike + i * BORDER, BORDER, x[i * w], xb));
-    for (int j = 0; j < BORDER; ++j) __stcs(dst + (nb + j) * ld, xb[j]);
+    for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * w], xb));
+    for (int j = 0; j < BORDER; ++j) store(nb + j, xb[j]);
 }
 
 /* The doubles of the factor a warp-tile block keeps in shared memory, before its tiles: rounded up
@@ -237,7 +243,10 @@ __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
 
 /* A persistent kernel: each block copies the factor rows into shared memory once, then each of its
  * warps takes tiles of w = 1 << w_shift members in turn, stages all their rows in its own part of
- * shared memory (cp.async), and solves them (with their right-hand sides), one thread per member.
+ * shared memory (cp.async), and solves them (with their right-hand sides), one thread per member,
+ * `steps` times over: the steps before the last leave each member's state in the tile (a thread
+ * reads and writes its own column only), so device memory is read once and written once for all
+ * of them, and the result is that of `steps` launches bit for bit.
  * The warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
  * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds of
  * cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
@@ -245,7 +254,7 @@ template <int H, int BORDER, class Rhs>
 __device__ __forceinline__ void
 banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, double *out,
                       const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
-                      int64_t groups, int64_t group_stride, int w_shift)
+                      int64_t groups, int64_t group_stride, int w_shift, int steps)
 {
     extern __shared__ __align__(16) double smem[];
     const int n = (int)v.n, nb = (int)v.n_band, w = 1 << w_shift;
@@ -267,9 +276,12 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
         __syncwarp();
         if (lane < width) {
             const int64_t m = first + lane;
+            const double mu = mean ? mean[m] : 0.0;
+            for (int s = 1; s < steps; ++s)
+                banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w, tile + lane,
+                                                   w, 1, mu, mean != NULL);
             banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w,
-                                               out + offset + lane, ld, mean ? mean[m] : 0.0,
-                                               mean != NULL);
+                                               out + offset + lane, ld, 0, mu, mean != NULL);
         }
         __syncwarp(); /* the tile is free for the next stage */
     }
@@ -279,15 +291,15 @@ template <int H, int BORDER, class Rhs>
 __global__ void __launch_bounds__(32 * WARP_MAX_WARPS)
     banded_warp_kernel(Rhs rhs, banded_view v, const double *u, double *out, const double *mean,
                        int64_t ld, int64_t m0, int64_t count, int64_t groups, int64_t group_stride,
-                       int w_shift)
+                       int w_shift, int steps)
 {
     banded_warp_tile_body<H, BORDER>(rhs, v, u, out, mean, ld, m0, count, groups, group_stride,
-                                     w_shift);
+                                     w_shift, steps);
 }
 
 template <class Rhs>
 using banded_warp_kernel_fn = void (*)(Rhs, banded_view, const double *, double *, const double *,
-                                       int64_t, int64_t, int64_t, int64_t, int64_t, int);
+                                       int64_t, int64_t, int64_t, int64_t, int64_t, int, int);
 
 /* Systems per warp tile for v: the widest power of two from WARP_MAX_WIDTH down to WARP_MIN_WIDTH
  * whose tile fits tile_bytes (0: WARP_DEFAULT_BYTES) and, with the factor, one block; 0 where
@@ -304,14 +316,14 @@ static inline int banded_warp_width_for(const banded_view *v, size_t tile_bytes)
     return 0;
 }
 
-/* Launches a warp-tile kernel for v with tiles of `width` members: as many warps per block as
- * tiles fit beside the factor (at most WARP_MAX_WARPS), as many blocks as stay resident (no more
- * than there are tiles to take). out may be u (the solve in place). */
+/* Launches a warp-tile kernel for v with tiles of `width` members, `steps` steps in the tiles: as
+ * many warps per block as tiles fit beside the factor (at most WARP_MAX_WARPS), as many blocks as
+ * stay resident (no more than there are tiles to take). out may be u (the solve in place). */
 template <class Rhs>
 static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
                               const banded_view *v, const double *u, double *out,
                               const double *mean, int64_t ld, int64_t m0, int64_t count,
-                              int64_t groups, int64_t group_stride, int width)
+                              int64_t groups, int64_t group_stride, int width, int steps)
 {
     int shift = 0;
     while ((1 << shift) < width) ++shift;
@@ -341,8 +353,8 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
     const int64_t tiles = (count + width - 1) / width * groups;
     int64_t blocks = last.resident;
     if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
-    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(rhs, *v, u, out, mean, ld, m0,
-                                                                count, groups, group_stride, shift);
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(
+        rhs, *v, u, out, mean, ld, m0, count, groups, group_stride, shift, steps);
     COHORT_CUDA_CHECK_LAUNCH("banded_warp_kernel");
     return COHORT_OK;
 }

@@ -128,3 +128,25 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
     *scratch = t;
     return COHORT_OK;
 }
+
+int model1d_advance(const model1d_stepper *s, double **state, double **scratch, const double *mean,
+                    const double *member_f0, int64_t ld, int64_t m0, int64_t count, int64_t steps)
+{
+    if (!s || !state || !scratch || !*state || !*scratch)
+        return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
+    if (steps < 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "steps = %lld", (long long)steps);
+    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
+    const banded_view *v = model1d_stepper_view(s);
+    if (steps > 1 && k->advance_on_chip && k->advance_on_chip(&s->rhs, v)) {
+        COHORT_CALL(cohort_check_subbatch(ld, m0, count));
+        COHORT_CALL(k->advance(&s->rhs, v, *state, *scratch, mean, ld, m0, count, steps));
+        double *t = *state;
+        *state = *scratch;
+        *scratch = t;
+        return COHORT_OK;
+    }
+    for (int64_t j = 0; j < steps; ++j)
+        COHORT_CALL(model1d_step(s, state, scratch, mean, member_f0, ld, m0, count));
+    return COHORT_OK;
+}

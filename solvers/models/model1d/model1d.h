@@ -53,6 +53,13 @@ void model1d_stepper_free(model1d_stepper *s);
 int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                  const double *member_f0, int64_t ld, int64_t m0, int64_t count);
 
+/* `steps` steps of model1d_step in one call, the same bits: on cuda, where the fused tile forms
+ * (diffusion1d, hyperdiffusion1d, ch1d), in one launch with each member's state kept on chip
+ * between the steps, so device memory is read and written once for all of them; elsewhere one
+ * step at a time. */
+int model1d_advance(const model1d_stepper *s, double **state, double **scratch, const double *mean,
+                    const double *member_f0, int64_t ld, int64_t m0, int64_t count, int64_t steps);
+
 /* The 1D family's operations for the registry (models/model.h): diffusion1d, hyperdiffusion1d,
  * ch1d and ch1d_forced share them, their descriptor's variant naming the model1d_kind and its
  * parameters (alpha; gamma; gamma, f0, k, v) filling model1d_params by key. */
@@ -63,6 +70,7 @@ int model1d_model_stepper_alloc(const struct cohort_model *m, const cohort_backe
                                 const struct cohort_model_values *v, void **stepper);
 void model1d_model_stepper_free(void *stepper);
 int model1d_model_step(void *stepper, struct cohort_model_state *s, int64_t step);
+int model1d_model_advance(void *stepper, struct cohort_model_state *s, int64_t step, int64_t steps);
 
 /* The descriptor fields the 1D family shares (a designated-initializer list): periodic lines of
  * grid.n points evolved as deviations from the conserved mean, the coarsening length ell fitted
@@ -75,7 +83,7 @@ int model1d_model_step(void *stepper, struct cohort_model_state *s, int64_t step
     .length_meaning = "coarsening length 1/(1 - <C^2>)", .fit = COHORT_FIT_LINEAR_IN_LOG_T,        \
     .cpu_cuda_rtol = 1e-12, .dt_auto = cohort_model_dt_tenth_dx,                                   \
     .stepper_alloc = model1d_model_stepper_alloc, .stepper_free = model1d_model_stepper_free,      \
-    .step = model1d_model_step
+    .step = model1d_model_step, .advance = model1d_model_advance
 
 /* The stepper's right-hand side and the backend-memory view of its factor: the arguments of
  * the backend's model1d_step (for the benchmarks and the tests of a backend's paths). */

@@ -77,18 +77,20 @@ template <unsigned TERMS> struct model1d_warp_rhs {
     X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
     X(2, 2, MODEL1D_TERM_NONLINEAR) /* ch1d */
 
-/* One built variant's launch through the warp-tile kernel. */
+/* One built variant's launch through the warp-tile kernel: `steps` steps, the state kept in the
+ * tiles between them. */
 template <int H, int BORDER, unsigned TERMS>
 static int fused_launch(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
-                        const double *mean, int64_t ld, int64_t m0, int64_t count, int width)
+                        const double *mean, int64_t ld, int64_t m0, int64_t count, int width,
+                        int steps)
 {
     const model1d_warp_rhs<TERMS> rhs = {*r};
     return banded_warp_launch(banded_warp_kernel<H, BORDER, model1d_warp_rhs<TERMS>>, rhs, v, u,
-                              out, mean, ld, m0, count, 1, 0, width);
+                              out, mean, ld, m0, count, 1, 0, width, steps);
 }
 
 typedef int (*fused_launch_fn)(const model1d_rhs *, const banded_view *, const double *, double *,
-                               const double *, int64_t, int64_t, int64_t, int);
+                               const double *, int64_t, int64_t, int64_t, int, int);
 
 /* The launch built for r's terms and v's half-bandwidth and border, or NULL. */
 static fused_launch_fn fused_launcher(const model1d_rhs *r, const banded_view *v)
@@ -133,7 +135,34 @@ extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_
                                                  : COHORT_CUDA_BANDED_AUTO,
                                              0);
     }
-    return fused_launcher(r, v)(r, v, u, out, mean, ld, m0, count, width);
+    return fused_launcher(r, v)(r, v, u, out, mean, ld, m0, count, width, 1);
+}
+
+extern "C" int cohort_cuda_model1d_advance_fused(const model1d_rhs *r, const banded_view *v,
+                                                 const double *u, double *out, const double *mean,
+                                                 int64_t ld, int64_t m0, int64_t count, int steps,
+                                                 size_t tile_bytes)
+{
+    const int width = cohort_cuda_model1d_step_width(r, v, tile_bytes);
+    if (width == 0 || steps < 1)
+        return COHORT_FAIL(
+            COHORT_ERR_INVALID_ARGUMENT,
+            "%d steps on chip: no fused tile for n = %lld at %zu bytes, or steps < 1", steps,
+            (long long)v->n, tile_bytes);
+    return fused_launcher(r, v)(r, v, u, out, mean, ld, m0, count, width, steps);
+}
+
+/* Where the fused tile forms, all the steps in one launch with the states on chip; elsewhere 0:
+ * the caller steps one at a time. */
+static int cuda_advance_on_chip(const model1d_rhs *r, const banded_view *v)
+{
+    return cohort_cuda_model1d_step_width(r, v, 0) > 0;
+}
+
+static int cuda_advance(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                        const double *mean, int64_t ld, int64_t m0, int64_t count, int64_t steps)
+{
+    return cohort_cuda_model1d_advance_fused(r, v, u, out, mean, ld, m0, count, (int)steps, 0);
 }
 
 static int cuda_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
@@ -144,4 +173,5 @@ static int cuda_step(const model1d_rhs *r, const banded_view *v, const double *u
                                          COHORT_CUDA_STEP_AUTO, 0);
 }
 
-extern "C" const model1d_kernels model1d_kernels_cuda = {.step = cuda_step};
+extern "C" const model1d_kernels model1d_kernels_cuda = {
+    .step = cuda_step, .advance_on_chip = cuda_advance_on_chip, .advance = cuda_advance};

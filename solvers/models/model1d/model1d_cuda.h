@@ -37,6 +37,12 @@ int cohort_cuda_model1d_step_path(const struct model1d_rhs *r, const struct band
                                   const double *member_f0, int64_t ld, int64_t m0, int64_t count,
                                   cohort_cuda_step_path path, size_t tile_bytes);
 
+/* `steps` FUSED steps in one launch, each member's state kept in its tile between them: out holds
+ * the state after them, the same bits as `steps` FUSED steps (tests/test_model1d.c); u is read
+ * once. Where the tile cannot be formed, or steps < 1: COHORT_ERR_INVALID_ARGUMENT. */
+int cohort_cuda_model1d_advance_fused(const struct model1d_rhs *r, const struct banded_view *v,
+                                      const double *u, double *out, const double *mean, int64_t ld,
+                                      int64_t m0, int64_t count, int steps, size_t tile_bytes);
 /* The members per tile of the FUSED path for r and v at tile_bytes (0: it falls back). */
 int cohort_cuda_model1d_step_width(const struct model1d_rhs *r, const struct banded_view *v,
                                    size_t tile_bytes);

@@ -21,6 +21,12 @@ typedef struct model1d_kernels {
      * overlap. */
     int (*step)(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
                 const double *mean, const double *member_f0, int64_t ld, int64_t m0, int64_t count);
+    /* Optional (NULL: none): whether advance takes r and v's steps, and `steps` steps in one
+     * operation, out of place as step, with the states kept on chip between them (r has no
+     * per-member forcing there); the same bits as `steps` calls of step. */
+    int (*advance_on_chip)(const model1d_rhs *r, const banded_view *v);
+    int (*advance)(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                   const double *mean, int64_t ld, int64_t m0, int64_t count, int64_t steps);
 } model1d_kernels;
 extern const model1d_kernels model1d_kernels_cpu, model1d_kernels_cuda;
 

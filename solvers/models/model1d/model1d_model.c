@@ -35,3 +35,10 @@ int model1d_model_step(void *stepper, cohort_model_state *s, int64_t step)
     return model1d_step(stepper, &s->u, &s->scratch, s->mean, s->member_param, s->ld, s->m0,
                         s->count);
 }
+
+int model1d_model_advance(void *stepper, cohort_model_state *s, int64_t step, int64_t steps)
+{
+    (void)step;
+    return model1d_advance(stepper, &s->u, &s->scratch, s->mean, s->member_param, s->ld, s->m0,
+                           s->count, steps);
+}
