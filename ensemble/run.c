@@ -614,6 +614,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
             state = scratch, scratch = t;
         }
         run_flight flight = {be, model, stepper, state, prev, member_value, n, chunk};
+        const int many = model->advance && (!model->advance_pays || model->advance_pays(stepper));
         if (rc == COHORT_OK && in_flight)
             rc = run_checkpoint_restore_flight(ck, &resume_at, &flight);
         /* step to each record and snapshot time in turn */
@@ -631,13 +632,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                 /* a model that advances many steps in one call (the swept rule; the 1D models,
                  * on chip between records on cuda) takes up to 4096 at a time, so that the
                  * progress line still moves */
-                const int64_t steps =
-                    model->advance ? (next - step < 4096 ? next - step : 4096) : 1;
-                rc = model->advance ? model->advance(stepper, &ms, step, steps)
-                                    : model->step(stepper, &ms, step);
+                const int64_t steps = many ? (next - step < 4096 ? next - step : 4096) : 1;
+                rc = many ? model->advance(stepper, &ms, step, steps)
+                          : model->step(stepper, &ms, step);
                 state = ms.u, prev = ms.prev, scratch = ms.scratch;
                 member_steps += steps * count;
-                if (model->advance || (step & 63) == 0)
+                if (many || (step & 63) == 0)
                     progress_show(&pr, m0 - first, end - first, (step + steps) * p.values.dt,
                                   member_steps, 0);
                 step += steps;

@@ -162,6 +162,10 @@ struct cohort_model {
     /* Advances the state by `steps` steps from step `step` in one call (NULL: the driver calls
      * step() once per step); the pointers of s may be exchanged as by step() */
     int (*advance)(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
+    /* Whether advance() is worth many steps a call for this stepper (NULL: always): where it
+     * would only loop over step(), the driver steps one at a time and stays responsive to
+     * signals between steps */
+    int (*advance_pays)(const void *stepper);
     /* ---- optional: steady models, solved to a tolerance rather than stepped in time ---- */
     /* "lmsor|lsor|sor": solver.method's values, the first the default (NULL: not steady). A
      * steady model reads [solver], not [time] or [initial]: each member iterates from the model's

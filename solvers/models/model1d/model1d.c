@@ -129,6 +129,12 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
     return COHORT_OK;
 }
 
+int model1d_advances_on_chip(const model1d_stepper *s)
+{
+    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
+    return k->advance_on_chip && k->advance_on_chip(&s->rhs, model1d_stepper_view(s));
+}
+
 int model1d_advance(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                     const double *member_f0, int64_t ld, int64_t m0, int64_t count, int64_t steps)
 {
@@ -136,11 +142,11 @@ int model1d_advance(const model1d_stepper *s, double **state, double **scratch, 
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
     if (steps < 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "steps = %lld", (long long)steps);
-    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
-    const banded_view *v = model1d_stepper_view(s);
-    if (steps > 1 && k->advance_on_chip && k->advance_on_chip(&s->rhs, v)) {
+    if (steps > 1 && model1d_advances_on_chip(s)) {
         COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-        COHORT_CALL(k->advance(&s->rhs, v, *state, *scratch, mean, ld, m0, count, steps));
+        COHORT_CALL(COHORT_KERNELS(s->backend, model1d_kernels)
+                        ->advance(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean, ld, m0,
+                                  count, steps));
         double *t = *state;
         *state = *scratch;
         *scratch = t;

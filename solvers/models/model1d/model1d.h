@@ -59,6 +59,9 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
  * step at a time. */
 int model1d_advance(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                     const double *member_f0, int64_t ld, int64_t m0, int64_t count, int64_t steps);
+/* Whether model1d_advance keeps the states on chip for this stepper (else it steps one at a
+ * time). */
+int model1d_advances_on_chip(const model1d_stepper *s);
 
 /* The 1D family's operations for the registry (models/model.h): diffusion1d, hyperdiffusion1d,
  * ch1d and ch1d_forced share them, their descriptor's variant naming the model1d_kind and its
@@ -71,6 +74,7 @@ int model1d_model_stepper_alloc(const struct cohort_model *m, const cohort_backe
 void model1d_model_stepper_free(void *stepper);
 int model1d_model_step(void *stepper, struct cohort_model_state *s, int64_t step);
 int model1d_model_advance(void *stepper, struct cohort_model_state *s, int64_t step, int64_t steps);
+int model1d_model_advance_pays(const void *stepper);
 
 /* The descriptor fields the 1D family shares (a designated-initializer list): periodic lines of
  * grid.n points evolved as deviations from the conserved mean, the coarsening length ell fitted
@@ -83,7 +87,8 @@ int model1d_model_advance(void *stepper, struct cohort_model_state *s, int64_t s
     .length_meaning = "coarsening length 1/(1 - <C^2>)", .fit = COHORT_FIT_LINEAR_IN_LOG_T,        \
     .cpu_cuda_rtol = 1e-12, .dt_auto = cohort_model_dt_tenth_dx,                                   \
     .stepper_alloc = model1d_model_stepper_alloc, .stepper_free = model1d_model_stepper_free,      \
-    .step = model1d_model_step, .advance = model1d_model_advance
+    .step = model1d_model_step, .advance = model1d_model_advance,                                  \
+    .advance_pays = model1d_model_advance_pays
 
 /* The stepper's right-hand side and the backend-memory view of its factor: the arguments of
  * the backend's model1d_step (for the benchmarks and the tests of a backend's paths). */

@@ -42,3 +42,8 @@ int model1d_model_advance(void *stepper, cohort_model_state *s, int64_t step, in
     return model1d_advance(stepper, &s->u, &s->scratch, s->mean, s->member_param, s->ld, s->m0,
                            s->count, steps);
 }
+
+int model1d_model_advance_pays(const void *stepper)
+{
+    return model1d_advances_on_chip(stepper);
+}
