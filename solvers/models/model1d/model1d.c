@@ -114,19 +114,18 @@ const banded_view *model1d_stepper_view(const model1d_stepper *s)
     return banded_solver_view(s->solver);
 }
 
-int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
-                 const double *member_f0, int64_t ld, int64_t m0, int64_t count)
+/* After a kernel wrote the new state into *scratch: *state holds it, *scratch the old one. */
+static void exchange(double **state, double **scratch)
 {
-    if (!s || !state || !scratch || !*state || !*scratch)
-        return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
-    COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-    COHORT_CALL(COHORT_KERNELS(s->backend, model1d_kernels)
-                    ->step(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean, member_f0, ld,
-                           m0, count));
     double *t = *state;
     *state = *scratch;
     *scratch = t;
-    return COHORT_OK;
+}
+
+int model1d_step(const model1d_stepper *s, double **state, double **scratch, const double *mean,
+                 const double *member_f0, int64_t ld, int64_t m0, int64_t count)
+{
+    return model1d_advance(s, state, scratch, mean, member_f0, ld, m0, count, 1);
 }
 
 int model1d_advances_on_chip(const model1d_stepper *s)
@@ -142,17 +141,17 @@ int model1d_advance(const model1d_stepper *s, double **state, double **scratch, 
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper, state and scratch are required");
     if (steps < 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "steps = %lld", (long long)steps);
+    COHORT_CALL(cohort_check_subbatch(ld, m0, count));
+    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
+    const banded_view *v = model1d_stepper_view(s);
     if (steps > 1 && model1d_advances_on_chip(s)) {
-        COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-        COHORT_CALL(COHORT_KERNELS(s->backend, model1d_kernels)
-                        ->advance(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean, ld, m0,
-                                  count, steps));
-        double *t = *state;
-        *state = *scratch;
-        *scratch = t;
+        COHORT_CALL(k->advance(&s->rhs, v, *state, *scratch, mean, ld, m0, count, steps));
+        exchange(state, scratch);
         return COHORT_OK;
     }
-    for (int64_t j = 0; j < steps; ++j)
-        COHORT_CALL(model1d_step(s, state, scratch, mean, member_f0, ld, m0, count));
+    for (int64_t j = 0; j < steps; ++j) {
+        COHORT_CALL(k->step(&s->rhs, v, *state, *scratch, mean, member_f0, ld, m0, count));
+        exchange(state, scratch);
+    }
     return COHORT_OK;
 }

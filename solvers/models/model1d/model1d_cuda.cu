@@ -2,6 +2,7 @@
  * both in one pass through the banded solver's warp-tile kernel (banded_cuda.cuh) with the 1D
  * models' right-hand side as its policy (model1d_cuda.h says which path AUTO takes). */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "backend/cuda_check.cuh"
@@ -162,6 +163,9 @@ static int cuda_advance_on_chip(const model1d_rhs *r, const banded_view *v)
 static int cuda_advance(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
                         const double *mean, int64_t ld, int64_t m0, int64_t count, int64_t steps)
 {
+    if (steps > INT_MAX)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld steps in one launch (at most %d)",
+                           (long long)steps, INT_MAX);
     return cohort_cuda_model1d_advance_fused(r, v, u, out, mean, ld, m0, count, (int)steps, 0);
 }
 
