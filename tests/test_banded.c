@@ -1,8 +1,10 @@
 /* Batched banded solves on one backend against GSL's dense LU of the full matrix, on fresh random
  * systems: every kind (tri/penta x plain/periodic), every N and M of the foundation issue where
- * N*M <= 2^25, whole batches and poisoned sub-batches. With --backend cuda it also checks that the
- * CUDA paths (portable, tiled at several tile sizes) agree with each other and with the cpu
- * backend. Usage: test_banded --backend cpu|cuda (exit 77 = skipped: no device). */
+ * N*M <= 2^25, whole batches and poisoned sub-batches, whose members must come back with the
+ * bits of the whole batch's (also with the partitioned form preferred, for N >= 256, in batches of
+ * 1, 2 and 7 and groups of one system). With --backend cuda it also checks that the CUDA paths
+ * (portable, tiled at several tile sizes, warp) agree with each other and with the cpu backend.
+ * Usage: test_banded --backend cpu|cuda (exit 77 = skipped: no device). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -178,9 +180,9 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
 {
     const int64_t n = k->n;
     const size_t count = (size_t)n * (size_t)ld, bytes = count * sizeof(double);
-    double *d = malloc(bytes), *x = malloc(bytes), *y = malloc(bytes);
+    double *d = malloc(bytes), *x = malloc(bytes), *y = malloc(bytes), *whole = malloc(bytes);
     void *u = NULL;
-    if (!d || !x || !y || be->alloc(&u, bytes) != COHORT_OK) {
+    if (!d || !x || !y || !whole || be->alloc(&u, bytes) != COHORT_OK) {
         EXPECT(0, "cannot allocate %zu bytes", bytes);
         goto done;
     }
@@ -190,6 +192,7 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
     solve_on(be, s, u, d, x, n, ld, -1, 0);
     verify_members(k, d, x, ld, 0, ld, rng, "whole-batch");
     verify_partitioned(k, d, ld, rng);
+    memcpy(whole, x, bytes);
 
     /* a sub-batch inside a poisoned array: the other members must come back bit for bit */
     if (ld >= 2) {
@@ -204,6 +207,16 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
         if (rc == COHORT_OK) rc = be->copy_to_host(x, u, bytes);
         EXPECT(rc == COHORT_OK, "sub-batch solve: %s", cohort_error_detail());
         verify_members(k, d, x, ld, m0, cnt, rng, "sub-batch");
+        /* a member's bits do not depend on the batch it is solved in (the run's chunks) */
+        int64_t differ = 0;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t m = m0; m < m0 + cnt; ++m)
+                differ += memcmp(&x[i * ld + m], &whole[i * ld + m], sizeof(double)) != 0;
+        EXPECT(differ == 0,
+               "sub-batch [%lld,+%lld) of M=%lld h=%d periodic=%d n=%lld: %lld values differ from "
+               "the whole batch's",
+               (long long)m0, (long long)cnt, (long long)ld, k->h, k->periodic, (long long)n,
+               (long long)differ);
         int64_t touched = 0;
         for (int64_t i = 0; i < n; ++i)
             for (int64_t m = 0; m < ld; ++m)
@@ -255,6 +268,7 @@ done:
     free(d);
     free(x);
     free(y);
+    free(whole);
 }
 
 /* banded_constant_factor_alloc is the matrix of its entries on every row, the periodic corners
@@ -467,6 +481,16 @@ int main(int argc, char **argv)
         if (rc == COHORT_OK && k->n <= 256) {
             groups_case(be, k, s, 3, rng);   /* portable on cuda */
             groups_case(be, k, s, 300, rng); /* tiled where the tile fits */
+        }
+        if (rc == COHORT_OK && k->n >= 256) { /* the partitioned form preferred (few long lines) */
+            banded_solver *sp = NULL;
+            rc = banded_solver_alloc(be, k->f, &sp);
+            EXPECT(rc == COHORT_OK, "solver: %s", cohort_error_detail());
+            if (rc == COHORT_OK) banded_solver_prefer_partitioned(sp);
+            for (int b = 0; b < 3 && rc == COHORT_OK; ++b) /* batches of 1, 2 and 7 */
+                run_batch(be, k, sp, s_cpu, batches[b], rng);
+            if (rc == COHORT_OK) groups_case(be, k, sp, 1, rng); /* the x lines of one field */
+            banded_solver_free(sp);
         }
         banded_solver_free(s);
         banded_solver_free(s_cpu);

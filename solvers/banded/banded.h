@@ -71,6 +71,12 @@ void banded_factor_apply_member(const banded_factor *f, const double *x, int64_t
 /* Uploads the factor to `backend`. */
 int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, banded_solver **out);
 void banded_solver_free(banded_solver *s);
+/* From now on, s solves through the partitioned form (many threads a system) on the backends that
+ * have it (cuda), whatever the batch: for callers whose batches are few long systems, such as the
+ * lines of one large 2D field, where a thread per system would leave the GPU idle. Decide it from
+ * the problem, never from a batch, before the first solve: the partitioned form rounds
+ * differently, and a member's bits must not depend on the batch it is solved in. */
+void banded_solver_prefer_partitioned(banded_solver *s);
 /* The view whose pointers are in the backend's memory (for a backend's specialised paths). */
 const banded_view *banded_solver_view(const banded_solver *s);
 

@@ -230,15 +230,34 @@ extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_b
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                              int64_t groups, int64_t group_stride, int width);
 
+/* The members per tile of a tiled launch: the widest tile of the budget (max_width), halved while
+ * it is wider than the batch needs or leaves the GPU with fewer than two blocks per SM (the y
+ * lines of one 1024^2 field are 1,024 systems: 8 to a tile would be 128 blocks). A member's
+ * arithmetic is the same at every width, so its bits do not depend on the batch it is in. */
+static int tiled_launch_width(int max_width, int64_t count, int64_t groups, int *width)
+{
+    static int sm_count = 0;
+    if (sm_count == 0) {
+        int dev = 0;
+        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
+        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+    }
+    int w = max_width;
+    while (w > 1 && (w / 2 >= count || (count + w - 1) / w * groups < 2 * (int64_t)sm_count))
+        w /= 2;
+    *width = w;
+    return COHORT_OK;
+}
+
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
  * per launch, on the portable and tiled paths). */
 static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                          int64_t groups, int64_t group_stride, cohort_cuda_banded_path path,
                          size_t tile_bytes)
 {
-    /* AUTO decides by the system alone, never by the count: a member's solution then does not
-     * depend on how members are batched (the run's chunks, 2D line groups) */
-    const int width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    /* AUTO decides the path by the system alone, never by the count: a member's solution then
+     * does not depend on how members are batched (the run's chunks, 2D line groups) */
+    const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
     int warp_width = 0;
     if (path == COHORT_CUDA_BANDED_WARP) {
         warp_width = cohort_cuda_banded_warp_width(v, tile_bytes);
@@ -246,33 +265,38 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
-    } else if (path == COHORT_CUDA_BANDED_AUTO) {
+    } else if (path == COHORT_CUDA_BANDED_AUTO && !(v->prefer_partitioned && v->n_seg > 1)) {
         /* WARP wherever it forms a tile, except plain tridiagonal systems with half-warp tiles,
          * where the tiled path's many threads per system win (bench-banded, H100: N = 512, 0.29
          * against 0.35 ms at M = 2^16; for periodic and pentadiagonal systems WARP wins there) */
         warp_width = cohort_cuda_banded_warp_width(v, 0);
         if (v->h == 1 && v->border == 0 && warp_width < WARP_MAX_WIDTH &&
-            width >= TILE_AUTO_MIN_WIDTH_PER_H * v->h)
+            max_width >= TILE_AUTO_MIN_WIDTH_TRI)
             warp_width = 0;
     }
     if (warp_width > 0)
         return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width);
-    if (path == COHORT_CUDA_BANDED_TILED && width == 0)
+    if (path == COHORT_CUDA_BANDED_TILED && max_width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "no tile of >= %d members of n = %lld rows (%d segments) fits in %zu "
-                           "bytes",
-                           TILE_MIN_WIDTH, (long long)v->n, v->n_seg, tile_bytes);
+                           "no tile of n = %lld rows (%d segments) fits in %zu bytes",
+                           (long long)v->n, v->n_seg, tile_bytes);
+    /* the tiled path where the caller prefers the partitioned form (few long systems a batch:
+     * one thread per segment) or a tile holds enough members to hide the sweeps' latency */
     const int portable =
-        path == COHORT_CUDA_BANDED_PORTABLE || width == 0 ||
-        (path == COHORT_CUDA_BANDED_AUTO && width < TILE_AUTO_MIN_WIDTH_PER_H * v->h);
-    static int shared_limit_raised = 0;
-    if (!portable && !shared_limit_raised) {
-        COHORT_CUDA_CHECK(cudaFuncSetAttribute(
-            banded_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
-        shared_limit_raised = 1;
+        path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0 ||
+        (path == COHORT_CUDA_BANDED_AUTO && !(v->prefer_partitioned && v->n_seg > 1) &&
+         max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA));
+    int width = 0, shift = 0;
+    if (!portable) {
+        static int shared_limit_raised = 0;
+        if (!shared_limit_raised) {
+            COHORT_CUDA_CHECK(cudaFuncSetAttribute(
+                banded_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
+            shared_limit_raised = 1;
+        }
+        COHORT_CALL(tiled_launch_width(max_width, count, groups, &width));
+        while ((1 << shift) < width) ++shift;
     }
-    int shift = 0;
-    while ((1 << shift) < width) ++shift;
     for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
         const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
         double *base = u + g0 * group_stride;

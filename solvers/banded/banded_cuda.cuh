@@ -15,14 +15,17 @@
 
 enum {
     TILE_THREADS = 256, /* at most (members per tile) x (segments per member) threads */
-    TILE_MIN_WIDTH = 4, /* below 4 members (32-byte rows) loads stop being coalesced */
+    TILE_MIN_WIDTH = 1, /* one member a tile: a long system's segments are its threads */
     TILE_CHUNK = 8,     /* rows whose loads are issued together in a sweep */
     TILE_MAX_BYTES = COHORT_CUDA_MAX_SHARED,
-    /* AUTO takes the tiled path when a tile holds at least this many members per unit of
-     * half-bandwidth (16 tridiagonal, 32 pentadiagonal): narrower tiles keep too few systems on
-     * an SM to hide the latency of their sweeps, and the portable kernel is as fast or faster
-     * there (bench-banded on an H100, 2026-11-22: tri up to N = 512, penta up to N = 256). */
-    TILE_AUTO_MIN_WIDTH_PER_H = 16
+    /* AUTO takes the tiled path, where no warp tile of 32 forms, when a tile holds at least this
+     * many members: narrower tiles keep too few systems on an SM to hide the latency of their
+     * sweeps, and the portable kernel is faster on large batches there (bench-banded, H100,
+     * 2026-11-23, N = 1024, M = 2^16, tiles of 8: tri plain 0.80 ms tiled against 1.13 portable,
+     * tri periodic 1.17 against 1.68, but penta periodic 1.92 against 1.69; 2026-11-22: penta
+     * up to N = 359, tiles of 32) */
+    TILE_AUTO_MIN_WIDTH_TRI = 8,
+    TILE_AUTO_MIN_WIDTH_PENTA = 32
 };
 static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
 /* The warp tiles: each warp solves a tile of a warp's width of systems, or half of it for long
@@ -54,6 +57,12 @@ __device__ __forceinline__ void tile_stage_issue(double *tile, const double *bas
                                                  int rows, int w_shift, int width, int seg_shift,
                                                  int last_seg, int t, int threads)
 {
+    if (w_shift == 0) { /* one member: rows one by one (coalesced where they are contiguous) */
+        for (int i = t; i < rows; i += threads)
+            __pipeline_memcpy_async(tile + tile_slot(i, 0, 1, seg_shift, last_seg),
+                                    base + (int64_t)i * ld, sizeof(double));
+        return;
+    }
     const int w = 1 << w_shift, half = w >> 1;
     const int aligned = (ld & 1) == 0 && ((uintptr_t)base & 15u) == 0;
     if (last_seg == 0 && aligned && width == w && threads % half == 0) {

@@ -26,10 +26,15 @@ extern "C" {
  *            16) systems in shared memory, beside the factor, and solves them there with
  *            banded_system_solve's arithmetic (the same bits as PORTABLE), writing each value
  *            once; the fused 1D step's kernel without a right-hand side;
- *  AUTO      WARP where a warp tile of >= 16 systems fits its default budget (n <= 576; for
- *            plain tridiagonal systems, of 32 systems: n <= 288), otherwise TILED where a tile
- *            of >= 16 h members fits the default budget, otherwise PORTABLE (measured to be where
- *            each wins: solvers/banded/PERFORMANCE.md). */
+ *  AUTO      for a solver that prefers the partitioned form (banded_solver_prefer_partitioned)
+ *            and whose factor has one, TILED with the tile narrowed to the batch (one member a
+ *            tile for the x lines of one 2D field); otherwise WARP where a warp tile of >= 16
+ *            systems fits its default budget (n <= 576; for plain tridiagonal systems, of 32
+ *            systems: n <= 288), otherwise TILED where a tile of >= 8 (tridiagonal) or 32
+ *            (pentadiagonal) members fits the default budget, otherwise PORTABLE (measured to be
+ * where each wins: solvers/banded/PERFORMANCE.md). AUTO decides by the solver alone, never by the
+ * batch, so a member's bits do not depend on the batch it is solved in; TILED's tile width follows
+ * the batch (at least two blocks an SM), which changes no bits. */
 typedef enum {
     COHORT_CUDA_BANDED_AUTO = 0,
     COHORT_CUDA_BANDED_PORTABLE = 1,
@@ -42,8 +47,8 @@ typedef enum {
 int cohort_cuda_banded_solve_path(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
                                   int64_t count, cohort_cuda_banded_path path, size_t tile_bytes);
 
-/* The number of members per tile that the TILED path uses for v at tile_bytes (0 when the path
- * falls back to PORTABLE). */
+/* The widest tile, in members, that the TILED path forms for v at tile_bytes (0 when none fits and
+ * the path falls back to PORTABLE); a launch narrows it to the batch. */
 int cohort_cuda_banded_tile_width(const struct banded_view *v, size_t tile_bytes);
 
 /* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */

@@ -180,14 +180,17 @@ static int factor_border(banded_factor *f, double *work)
 
 /* Segments of a power-of-two length near sqrt(2 h n_band), so that a segment's sweeps and the
  * reduced system's sweeps are about equally long; at least 8 rows (>= 2h, so a segment's top and
- * bottom tips never overlap); a single segment when n_band < 2 seg_len. */
+ * bottom tips never overlap); a single segment when n_band < 2 seg_len. The rows left over make a
+ * last, shorter segment where they are at least 2h, else join the one before: a solve with one
+ * thread a segment waits for its longest (periodic n = 1024, h = 2: 16 segments of at most 64
+ * rows, not 15 with a last of 126). */
 static void partition_layout(int64_t nb, int h, int *seg_len, int *n_seg)
 {
     const double target = sqrt(2.0 * h * (double)nb);
     int len = 8;
     while (len < target) len *= 2;
     *seg_len = len;
-    *n_seg = nb >= 2 * (int64_t)len ? (int)(nb / len) : 1;
+    *n_seg = nb >= 2 * (int64_t)len ? (int)(nb / len) + (nb % len >= 2 * h) : 1;
 }
 
 /* The partitioned form (banded_numerics.h): each segment's LU, its spikes, and the LU of the

@@ -50,7 +50,8 @@ typedef struct banded_view {
     const double *coef;  /* n_band rows of 2h+1: lower_1..h, upper_1..h, 1/pivot */
     const double *spike; /* n_band rows of `border`: Q = T^{-1} B */
     /* The partitioned form of T (SPIKE), for solvers that sweep segments in parallel: T is cut
-     * into n_seg segments of seg_len rows (the last has seg_len..2 seg_len - 1); each diagonal
+     * into n_seg segments of seg_len rows (the last has what is left: 2h..seg_len rows, or
+     * seg_len plus fewer than 2h); each diagonal
      * block D_p has its own LU; with the spikes V_p (D_p^{-1} times T's coupling to the next
      * segment's first h unknowns) and W_p (to the previous segment's last h unknowns),
      *     x_p = D_p^{-1} d_p - V_p top(x_{p+1}) - W_p bottom(x_{p-1}),
@@ -62,6 +63,9 @@ typedef struct banded_view {
     const double *seg_coef;  /* n_band rows of 2h+1: the LU of each D_p, laid out as coef */
     const double *seg_spike; /* n_band rows of 2h: V (h columns) then W (h columns) */
     const double *red_coef;  /* red_n rows of 2 red_h + 1: the LU of R */
+    /* set by banded_solver_prefer_partitioned: backends that solve a system with many threads
+     * through the partition do so for every batch */
+    int prefer_partitioned;
 } banded_view;
 
 /* Forward elimination of one row of a band LU of half-bandwidth hb:

@@ -50,6 +50,11 @@ void banded_solver_free(banded_solver *s)
     free(s);
 }
 
+void banded_solver_prefer_partitioned(banded_solver *s)
+{
+    if (s) s->view.prefer_partitioned = 1;
+}
+
 const banded_view *banded_solver_view(const banded_solver *s)
 {
     return &s->view;

@@ -7,6 +7,8 @@
 #include "banded/banded.h"
 #include "stencil/stencil.h"
 
+enum { CH2D_LONG_LINE = 512 };
+
 /* The factors of the main step (L_x, L_y) and of the first step (I + dt D gamma delta^4). */
 enum { MAIN_X, MAIN_Y, FIRST_X, FIRST_Y, N_FACTORS };
 
@@ -50,6 +52,10 @@ int ch2d_stepper_alloc(const cohort_backend *be, const ch2d_params *p, ch2d_step
     for (int f = 0; f < N_FACTORS && rc == COHORT_OK; ++f) {
         rc = hyperdiffusion_factor(n[f], a[f], &s->factor[f]);
         if (rc == COHORT_OK) rc = banded_solver_alloc(be, s->factor[f], &s->solver[f]);
+        /* lines of CH2D_LONG_LINE points or more: a field that large has few lines a member for
+         * its size (1,024 of 1,024 at 1024^2), so each line is solved by many threads */
+        if (rc == COHORT_OK && n[f] >= CH2D_LONG_LINE)
+            banded_solver_prefer_partitioned(s->solver[f]);
     }
     if (rc != COHORT_OK) {
         ch2d_stepper_free(s);
