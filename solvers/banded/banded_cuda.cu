@@ -176,20 +176,25 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
         }
     }
     __syncthreads();
+    /* the store: thread t writes member t mod w of rows t / w, t / w + P, ... (blockDim = w P),
+     * consecutive threads consecutive addresses; the member's border values x_b in registers */
+    const int gi = threadIdx.x & (w - 1), seg_shift = __ffs(v.seg_len) - 1;
+    if (gi < width) {
+        double xb[BANDED_MAX_HALF_BANDWIDTH];
+        for (int j = 0; j < border; ++j) xb[j] = xbs[j * w + gi];
+        int i = threadIdx.x >> w_shift;
+        double *dst = base + (int64_t)i * ld + gi;
+        const int64_t dst_step = (int64_t)P * ld;
 #pragma unroll 4
-    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        const int i = idx >> w_shift, gi = idx & (w - 1);
-        if (gi >= width) continue;
-        double val = tile[tile_index(v, i, gi, w)];
-        if (border && i < nb) {
-            double xb[BANDED_MAX_HALF_BANDWIDTH], q_row[BANDED_MAX_HALF_BANDWIDTH];
-            for (int j = 0; j < border; ++j) {
-                xb[j] = xbs[j * w + gi];
-                q_row[j] = __ldg(v.spike + i * border + j);
+        for (; i < n; i += P, dst += dst_step) {
+            double val = tile[tile_slot(i, gi, w, seg_shift, P - 1)];
+            if (border && i < nb) {
+                double q_row[BANDED_MAX_HALF_BANDWIDTH];
+                for (int j = 0; j < border; ++j) q_row[j] = __ldg(v.spike + i * border + j);
+                val = banded_border_correct(q_row, border, val, xb);
             }
-            val = banded_border_correct(q_row, border, val, xb);
+            __stcs(dst, val);
         }
-        __stcs(base + (int64_t)i * ld + gi, val);
     }
 }
 
