@@ -110,14 +110,16 @@ run_case() {
         "$cohort" run "$name.ini" --backend "$backend" --quiet -o "$name.nc" $extra $resume \
             2> "$name.err" &
         pid=$!
-        # the first kill comes soon after the first checkpoint (so that at least one run
-        # resumes, however fast the machine), the others at instants spread over the run
-        if [ $attempt -eq 1 ]; then
+        # until a run has resumed, the kill comes soon after the first checkpoint (so that at
+        # least one run resumes, however fast or loaded the machine), then at instants spread
+        # over the run
+        if [ $resumes -eq 0 ]; then
             i=0
             while [ ! -e "$name.nc.checkpoint" ] && [ $i -lt 3000 ] && kill -0 $pid 2> /dev/null; do
                 sleep 0.01; i=$((i + 1))
             done
-            sleep "$(delay "$attempt$name" 0 "$(awk -v s="$seconds" 'BEGIN { print 0.2 * s }')")"
+            [ $attempt -eq 1 ] &&
+                sleep "$(delay "$attempt$name" 0 "$(awk -v s="$seconds" 'BEGIN { print 0.2 * s }')")"
             kill -9 $pid 2> /dev/null
         elif [ $attempt -le 6 ]; then
             sleep "$(delay "$attempt$name" "$(awk -v s="$seconds" 'BEGIN { print 0.05 * s }')" \
@@ -126,6 +128,10 @@ run_case() {
         fi
         wait $pid
         status=$?
+        # a run that ended before its kill, with none resumed yet, proves nothing: again
+        if [ $status -eq 0 ] && [ $resumes -eq 0 ] && [ $attempt -le 6 ]; then
+            rm -f "$name.nc" "$name.nc.checkpoint"*; resume=""; continue
+        fi
         if [ $status -eq 0 ]; then break; fi
         if [ $status -ne 137 ]; then bad "$name: attempt $attempt exited $status: $(cat "$name.err")"; return; fi
         kills=$((kills + 1))
