@@ -263,6 +263,9 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
     /* AUTO decides the path by the system alone, never by the count: a member's solution then
      * does not depend on how members are batched (the run's chunks, 2D line groups) */
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    /* the caller prefers the partitioned form (few long systems a batch) and the factor has it */
+    const int partitioned =
+        path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
     int warp_width = 0;
     if (path == COHORT_CUDA_BANDED_WARP) {
         warp_width = cohort_cuda_banded_warp_width(v, tile_bytes);
@@ -270,7 +273,7 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
-    } else if (path == COHORT_CUDA_BANDED_AUTO && !(v->prefer_partitioned && v->n_seg > 1)) {
+    } else if (path == COHORT_CUDA_BANDED_AUTO && !partitioned) {
         /* WARP wherever it forms a tile, except plain tridiagonal systems with half-warp tiles,
          * where the tiled path's many threads per system win (bench-banded, H100: N = 512, 0.29
          * against 0.35 ms at M = 2^16; for periodic and pentadiagonal systems WARP wins there) */
@@ -285,11 +288,11 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "no tile of n = %lld rows (%d segments) fits in %zu bytes",
                            (long long)v->n, v->n_seg, tile_bytes);
-    /* the tiled path where the caller prefers the partitioned form (few long systems a batch:
-     * one thread per segment) or a tile holds enough members to hide the sweeps' latency */
+    /* the tiled path where the partitioned form is preferred (one thread per segment) or a
+     * tile holds enough members to hide the sweeps' latency */
     const int portable =
         path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0 ||
-        (path == COHORT_CUDA_BANDED_AUTO && !(v->prefer_partitioned && v->n_seg > 1) &&
+        (path == COHORT_CUDA_BANDED_AUTO && !partitioned &&
          max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA));
     int width = 0, shift = 0;
     if (!portable) {
