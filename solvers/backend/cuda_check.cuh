@@ -17,6 +17,20 @@
                                       cudaGetErrorName(cohort_cuda_rc_));                          \
     } while (0)
 
+/* The current device's SM count, asked once per translation unit (a process drives one device:
+ * MPI ranks take one each), for launches sized to fill the device. */
+static inline int cohort_cuda_sm_count(int *count)
+{
+    static int cached = 0;
+    if (cached == 0) {
+        int dev = 0;
+        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
+        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&cached, cudaDevAttrMultiProcessorCount, dev));
+    }
+    *count = cached;
+    return COHORT_OK;
+}
+
 /* After a launch: a bad configuration shows at once, a fault at the next synchronisation. */
 static inline int cohort_cuda_launch_status(const char *kernel, const char *file, int line)
 {

@@ -178,7 +178,7 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
     __syncthreads();
     /* the store: thread t writes member t mod w of rows t / w, t / w + P, ... (blockDim = w P),
      * consecutive threads consecutive addresses; the member's border values x_b in registers */
-    const int gi = threadIdx.x & (w - 1), seg_shift = __ffs(v.seg_len) - 1;
+    const int gi = threadIdx.x & (w - 1);
     if (gi < width) {
         double xb[BANDED_MAX_HALF_BANDWIDTH];
         for (int j = 0; j < border; ++j) xb[j] = xbs[j * w + gi];
@@ -187,7 +187,7 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
         const int64_t dst_step = (int64_t)P * ld;
 #pragma unroll 4
         for (; i < n; i += P, dst += dst_step) {
-            double val = tile[tile_slot(i, gi, w, seg_shift, P - 1)];
+            double val = tile[tile_index(v, i, gi, w)];
             if (border && i < nb) {
                 double q_row[BANDED_MAX_HALF_BANDWIDTH];
                 for (int j = 0; j < border; ++j) q_row[j] = __ldg(v.spike + i * border + j);
@@ -241,12 +241,8 @@ static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_
  * arithmetic is the same at every width, so its bits do not depend on the batch it is in. */
 static int tiled_launch_width(int max_width, int64_t count, int64_t groups, int *width)
 {
-    static int sm_count = 0;
-    if (sm_count == 0) {
-        int dev = 0;
-        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
-        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
-    }
+    int sm_count = 0;
+    COHORT_CALL(cohort_cuda_sm_count(&sm_count));
     int w = max_width;
     while (w > 1 && (w / 2 >= count || (count + w - 1) / w * groups < 2 * (int64_t)sm_count))
         w /= 2;

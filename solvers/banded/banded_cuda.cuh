@@ -349,9 +349,8 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
         int warps, resident;
     } last = {NULL, 0, 0, 0};
     if (kernel != last.kernel || bytes != last.bytes || warps != last.warps) {
-        int dev = 0, sm_count = 0, per_sm = 0;
-        COHORT_CUDA_CHECK(cudaGetDevice(&dev));
-        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+        int sm_count = 0, per_sm = 0;
+        COHORT_CALL(cohort_cuda_sm_count(&sm_count));
         COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                TILE_MAX_BYTES));
         COHORT_CUDA_CHECK(
