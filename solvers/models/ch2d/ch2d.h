@@ -21,8 +21,10 @@
  * eq. 2 as printed coarsens normally), so cohort keeps the seed's choice.
  *
  * Lines along x are solved in place as groups (banded_solver_solve_groups: one group per row j,
- * ld = members), lines along y as one batch (ld = nx members): no transposes; the x lines of a
- * single large member are then single systems per group, which the solver takes one thread each.
+ * ld = members), lines along y as one batch (ld = nx members): no transposes. The x lines of a
+ * single large member are then single systems per group: lines of 512 points or more are solved
+ * through the partitioned form, many threads a line (banded_solver_prefer_partitioned), the same
+ * for every chunk.
  * The explicit parts are point operators of the stencil layer (stencil_op_ch2d_explicit). */
 #ifndef COHORT_CH2D_H
 #define COHORT_CH2D_H
