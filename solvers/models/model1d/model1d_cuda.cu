@@ -69,10 +69,12 @@ template <unsigned TERMS> struct model1d_warp_rhs {
 };
 
 /* The (half-bandwidth, border, terms) the fused kernel is built for: the 1D models (model1d.c);
- * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative
- * (four divisions a point) is a chain of long latencies that a few warps per SM cannot hide;
- * fused it took 48 ms a step at N = 512, M = 589,824 against 11.6 ms separate (bench-model1d,
- * H100). */
+ * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative is
+ * ~75 dependent operations a point, which three warps of 16 members per SM (the tiles of N = 512)
+ * cannot hide, and the kernel needs 254 registers. Measured with bench-model1d on the H100 at
+ * N = 512, M = 589,824 (2026-11-23, the one-division WENO of model1d_numerics.h): fused 12.5 ms a
+ * step, 11.5 ms with the steps on chip, against 6.5 ms separate (the four-division form: 48 ms
+ * fused, 9.7 ms separate). */
 #define MODEL1D_FUSED_VARIANTS(X)                                                                  \
     X(1, 1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                              \
     X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
