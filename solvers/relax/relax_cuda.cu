@@ -426,10 +426,8 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
         }
     }
     /* small members of an ensemble that fills the device: a member per block, on chip */
-    static int multiprocessors = 0;
-    if (!multiprocessors &&
-        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
-        multiprocessors = 1 << 30;
+    int multiprocessors = 0;
+    if (rc == COHORT_OK) rc = cohort_cuda_sm_count(&multiprocessors);
     const size_t member_bytes = (size_t)(2 * L.member_values) * sizeof(double);
     const int on_chip = member_bytes <= 160 * 1024 && count >= multiprocessors;
     if (on_chip && rc == COHORT_OK) {
