@@ -2,7 +2,8 @@
 # The benchmark table's plumbing (make bench): a benchmark program's rows (bench-curvature's two
 # smallest mean-curvature cases on the cpu backend) and a whole command's row (bench_run.sh)
 # land in $COHORT_BENCH_TABLE with their floor and peer, a quoted workload survives, and
-# bench_table.py makes the Markdown table of them.
+# bench_table.py makes the Markdown table of them; make bench's parts (workflows/bench.sh) resume
+# after a failure, keeping the parts measured at the same commit and nothing half-written.
 # Usage: test_bench_table.sh PATH_TO_BENCH_CURVATURE PYTHON WORKDIR
 bench=${1:?bench-curvature} python=${2:?python} dir=${3:?workdir}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,4 +32,31 @@ assert md[0].startswith("Benchmarks on the test's CPU, commit test"), md[0]
 assert len([l for l in md if l.startswith("| bench-curvature | mcf2d")]) == 2, md
 assert '| end to end | a "quoted", workload | ' in "\n".join(md), md
 PY
+# workflows/bench.sh with a stand-in for make: each part appends a row and logs its call; the part
+# named in $FAIL fails
+cat > fake_make.sh <<'SH'
+echo "$1" >> calls.log
+[ "$1" = "$FAIL" ] && exit 1
+printf '"fake","%s",1,,"","",\n' "$1" >> "$COHORT_BENCH_TABLE"
+SH
+parts=t-parts
+FAIL=p2 sh "$here/../workflows/bench.sh" t.csv c1 "p1 p2" "r1" sh fake_make.sh 2> stopped.err &&
+    bad "bench.sh succeeded with a failing part" || ok
+[ -f $parts/p1.csv ] && [ ! -e $parts/p2.csv ] && [ ! -e $parts/p2.csv.part ] && [ ! -e t.csv ] &&
+    grep -q "next make bench takes up from there" stopped.err && ok ||
+    bad "after a failed part: $(ls $parts) / $(cat stopped.err)"
+FAIL= sh "$here/../workflows/bench.sh" t.csv c1 "p1 p2" "r1" sh fake_make.sh > resumed.out ||
+    bad "the resumed bench.sh"
+[ "$(tr '\n' ' ' < calls.log)" = "p1 p2 p2 r1 " ] && grep -q "p1: measured at c1 already" resumed.out &&
+    ok || bad "the resumed run's calls: $(cat calls.log)"
+"$python" - <<'PY' && ok || bad "the resumed table"
+import csv
+rows = list(csv.DictReader(open("t.csv")))
+assert [(r["program"], r["workload"]) for r in rows] == [
+    ("fake", "p1"), ("fake", "p2"), ("fake", "r1"), ("end to end", "make r1")], rows
+PY
+: > calls.log
+FAIL= sh "$here/../workflows/bench.sh" t.csv c2 "p1 p2" "r1" sh fake_make.sh > /dev/null &&
+    [ "$(tr '\n' ' ' < calls.log)" = "p1 p2 r1 " ] && [ "$(sed -n 1p $parts/p1.csv)" = "# commit c2" ] &&
+    ok || bad "a new commit measures every part again: $(cat calls.log)"
 test_summary
