@@ -87,9 +87,10 @@ template <unsigned TERMS> struct model1d_warp_rhs {
 };
 
 /* The (half-bandwidth, border, terms) the fused kernel is built for: the 1D models (model1d.c);
- * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative is
- * ~75 dependent operations a point, which three warps of 16 members per SM (the tiles of N = 512)
- * cannot hide, and the kernel needs 254 registers. Measured with bench-model1d on the H100 at
+ * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative
+ * (about 75 floating-point operations and a division a point, counted from the source) needs a
+ * kernel of 254 registers, and the tiles of N = 512 leave three warps of 16 members an SM to hide
+ * its latencies. Measured with bench-model1d on the H100 at
  * N = 512, M = 589,824 (2026-11-23, the one-division WENO of model1d_numerics.h): fused 12.5 ms a
  * step, 11.5 ms with the steps on chip, against 6.5 ms separate (the four-division form: 48 ms
  * fused, 9.7 ms separate). */
