@@ -1,7 +1,8 @@
 /* The 1D model steppers on one backend: diffusion1d and hyperdiffusion1d on a single Fourier mode
  * against the exact Crank-Nicolson amplification factor after 1000 steps (several modes and N,
  * odd N included); ch1d conserves every member's mean; cuda agrees with cpu; bad parameters
- * are refused. Usage: test_model1d --backend cpu|cuda (exit 77 = skipped: no device). */
+ * are refused; ch1d_forced's stability estimate solves its swing equation. Usage: test_model1d
+ * --backend cpu|cuda (exit 77 = skipped: no device). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "fields/fields.h"
 #include "models/model1d/model1d.h"
 #include "models/model1d/model1d_kernels.h"
+#include "models/model.h"
 #include "test_common.h"
 
 #define MODE_RTOL 1e-12 /* the bound on the amplification after 1000 steps */
@@ -236,6 +238,68 @@ static double textbook_weno5(const double d[5])
 /* WENO5 for Hamilton-Jacobi: the textbook form's value to rounding on random differences of every
  * scale a run meets (smooth, kinked, a jump in one of them), fifth order on a smooth field, 0 on a
  * flat one, and upwinded by the sign of v. */
+/* ch1d_forced's stability estimate (ch1d_forced.c): 8 gamma / (3 c^2 - 1)^2 at c = max(|mean|, 1)
+ * plus the forced swing s, the root of s = f0 / sqrt(v^2 + (k (3 c^2 + 3 s^2 / 2 - 1) +
+ * gamma k^3)^2). The reference finds the root by a scan of 10^5 points and linear interpolation
+ * (not the model's bisection); without forcing the limit is the unforced one exactly, and forcing
+ * only lowers it. */
+static double forced_limit_reference(double f0, double v, double gamma, double k, double mean)
+{
+    const double c = fmax(fabs(mean), 1.0);
+    double s = 0.0;
+    if (f0 > 0.0) {
+        const double top = f0 / sqrt(v * v + pow(k * (3.0 * c * c - 1.0) + gamma * k * k * k, 2));
+        double prev_s = 0.0, prev_g = -top;
+        for (int j = 1; j <= 100000; ++j) {
+            const double x = top * j / 100000.0;
+            const double g =
+                x - f0 / sqrt(v * v +
+                              pow(k * (3.0 * c * c + 1.5 * x * x - 1.0) + gamma * k * k * k, 2));
+            if (g >= 0.0) {
+                s = prev_s + (x - prev_s) * (-prev_g) / (g - prev_g);
+                break;
+            }
+            prev_s = x, prev_g = g;
+        }
+    }
+    const double slope = 3.0 * (c + s) * (c + s) - 1.0;
+    return 8.0 * gamma / (slope * slope);
+}
+
+static void forced_stability_limit(void)
+{
+    const cohort_model *m = cohort_model_find("ch1d_forced");
+    EXPECT(m && m->dt_limit, "ch1d_forced has a stability estimate");
+    if (!m || !m->dt_limit) return;
+    cohort_model_values v;
+    memset(&v, 0, sizeof v);
+    const int i_gamma = cohort_model_param_index(m, "gamma"),
+              i_f0 = cohort_model_param_index(m, "f0"), i_k = cohort_model_param_index(m, "k"),
+              i_v = cohort_model_param_index(m, "v");
+    static const double f0s[] = {0.0, 0.3, 2.0, 10.0}, vs[] = {0.0, 0.5, -1.0}, ks[] = {1.0, 2.0},
+                        gammas[] = {0.01, 0.005}, means[] = {0.0, 0.4, -0.9, 1.5};
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 3; ++b)
+            for (int c = 0; c < 2; ++c)
+                for (int d = 0; d < 2; ++d)
+                    for (int e = 0; e < 4; ++e) {
+                        v.param[i_f0] = f0s[a], v.param[i_v] = vs[b], v.param[i_k] = ks[c];
+                        v.param[i_gamma] = gammas[d];
+                        const double limit = m->dt_limit(m, &v, means[e]);
+                        const double ref =
+                            forced_limit_reference(f0s[a], vs[b], gammas[d], ks[c], means[e]);
+                        const double cm = fmax(fabs(means[e]), 1.0),
+                                     unforced = 8.0 * gammas[d] / pow(3.0 * cm * cm - 1.0, 2);
+                        EXPECT(fabs(limit - ref) <= 1e-8 * ref,
+                               "ch1d_forced dt limit f0=%g v=%g k=%g gamma=%g mean=%g: %.12g, "
+                               "reference %.12g",
+                               f0s[a], vs[b], ks[c], gammas[d], means[e], limit, ref);
+                        EXPECT(f0s[a] > 0.0 ? limit < unforced : limit == unforced,
+                               "ch1d_forced dt limit f0=%g mean=%g: %.12g against unforced %.12g",
+                               f0s[a], means[e], limit, unforced);
+                    }
+}
+
 static void weno_checks(gsl_rng *rng)
 {
     double worst = 0.0;
@@ -482,6 +546,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < 3; ++k) mode_case(be, (model1d_kind)kind, n, modes[k]);
         }
     weno_checks(rng);
+    forced_stability_limit();
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD);
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD_FORCED);
 #ifdef COHORT_HAVE_CUDA
