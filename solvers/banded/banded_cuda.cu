@@ -33,11 +33,30 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 
 /* ---- batched banded solve: the tiled path ---- */
 
+/* the kinds of system, (half-bandwidth, border), each a kernel instantiation */
+#define BANDED_WARP_VARIANTS(X) X(1, 0) X(1, 1) X(2, 0) X(2, 2)
+
+/* a tiled block: at most this many threads (128 registers a thread), and of tile groups (the
+ * named barriers 1..15 beside __syncthreads' 0) */
+enum { TILED_MAX_BLOCK_THREADS = 512, TILED_MAX_GROUPS = 15 };
+
+/* Where the tiled solve reads its factor: the block's copy in shared memory (SHARED = 1) or
+ * device memory through the read-only path. */
+template <int SHARED> __device__ __forceinline__ double tiled_factor_load(const double *p)
+{
+    return SHARED ? *p : __ldg(p);
+}
+
+/* The factor arrays a tile's sweeps read: v's, or the block's copies of them in shared memory. */
+struct tiled_factor {
+    const double *seg_coef, *seg_spike, *red_coef, *spike;
+};
+
 /* banded_band_solve on a column in shared memory. The sweep is a chain of one multiply-add per
  * row; to keep that chain from waiting on memory, the right-hand sides and the factor rows of
  * TILE_CHUNK rows are loaded into registers before their multiply-adds (a store to the tile may
- * alias the next row's load as far as the compiler knows, so it would not hoist them itself;
- * the factor goes through the read-only path). */
+ * alias the next row's load as far as the compiler knows, so it would not hoist them itself). */
+template <int SHARED>
 __device__ __forceinline__ void tile_band_solve(const double *__restrict__ coef, int rows, int hb,
                                                 double *x, int s)
 {
@@ -49,7 +68,8 @@ __device__ __forceinline__ void tile_band_solve(const double *__restrict__ coef,
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             d[q] = x[(i + q) * s];
-            for (int k = 0; k < hb; ++k) row[q][k] = __ldg(coef + (i + q) * stride + k);
+            for (int k = 0; k < hb; ++k)
+                row[q][k] = tiled_factor_load<SHARED>(coef + (i + q) * stride + k);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
@@ -70,7 +90,8 @@ __device__ __forceinline__ void tile_band_solve(const double *__restrict__ coef,
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             y[q] = x[(i - q) * s];
-            for (int k = hb; k <= 2 * hb; ++k) row[q][k] = __ldg(coef + (i - q) * stride + k);
+            for (int k = hb; k <= 2 * hb; ++k)
+                row[q][k] = tiled_factor_load<SHARED>(coef + (i - q) * stride + k);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
@@ -87,12 +108,11 @@ __device__ __forceinline__ void tile_band_solve(const double *__restrict__ coef,
 }
 
 /* banded_segment_correct on rows [start, end) of a segment column in shared memory, with the
- * spike rows (read-only path) and values of TILE_CHUNK rows loaded before their stores, as in
- * tile_band_solve. */
-__device__ __forceinline__ void tile_segment_correct(const double *__restrict__ seg_spike, int h,
-                                                     int start, int end, double *x, int s,
-                                                     const double *next_top,
-                                                     const double *prev_bottom)
+ * spike rows and values of TILE_CHUNK rows loaded before their stores, as in tile_band_solve. */
+template <int SHARED>
+__device__ __forceinline__ void
+tile_segment_correct(const double *__restrict__ seg_spike, int h, int start, int end, double *x,
+                     int s, const double *next_top, const double *prev_bottom)
 {
     int i = start;
     for (; i + TILE_CHUNK <= end; i += TILE_CHUNK) {
@@ -100,7 +120,8 @@ __device__ __forceinline__ void tile_segment_correct(const double *__restrict__ 
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             g[q] = x[(i - start + q) * s];
-            for (int k = 0; k < 2 * h; ++k) spike[q][k] = __ldg(seg_spike + (i + q) * 2 * h + k);
+            for (int k = 0; k < 2 * h; ++k)
+                spike[q][k] = tiled_factor_load<SHARED>(seg_spike + (i + q) * 2 * h + k);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q)
@@ -118,50 +139,60 @@ __device__ __forceinline__ int tile_index(const banded_view &v, int i, int g, in
     return tile_slot(i, g, w, __ffs(v.seg_len) - 1, v.n_seg - 1);
 }
 
-/* One tile: members [first, first + width) x all n rows, with one thread per (member, segment).
- * Every element of u is read once (cp.async, coalesced across members) and written once. On
- * chip: each thread solves its segment's block, one thread per member solves the reduced system
- * of the segment tips, each thread corrects its segment with the spikes, and the periodic
- * correction x_t = p - Q x_b is applied as the tile is written back. */
-__device__ __forceinline__ void tiled_body(const banded_view &v, int h, int border, double *u,
-                                           int64_t ld, int64_t m0, int64_t count, int w_shift)
+/* A barrier of the `threads` threads (whole warps) of one tile group: groups of a block run out
+ * of step, one group staging its tile while another sweeps. */
+__device__ __forceinline__ void tile_group_sync(int barrier, int threads)
 {
-    extern __shared__ __align__(16) double smem[];
+    asm volatile("bar.sync %0, %1;\n" ::"r"(barrier), "r"(threads) : "memory");
+}
+
+/* One tile: members [first, first + width) x all n rows, with one thread per (member, segment)
+ * of the group's threads (t of `threads`; those past w P only stage and wait). Every element of u
+ * is read once (cp.async, coalesced across members) and written once. On chip: each thread
+ * solves its segment's block, one thread per member solves the reduced system of the segment
+ * tips, each thread corrects its segment with the spikes, and the periodic correction
+ * x_t = p - Q x_b is applied as the tile is written back. `area` is the group's tile, tips and
+ * border values; the group's barrier is `barrier`. */
+template <int SHARED>
+__device__ __forceinline__ void
+tiled_body(const banded_view &v, const tiled_factor &f, int h, int border, double *area, double *u,
+           int64_t ld, int64_t first, int64_t last, int w_shift, int t, int threads, int barrier)
+{
     const int w = 1 << w_shift, P = v.n_seg, nb = (int)v.n_band, n = (int)v.n;
     const int total = n << w_shift, red_n = (int)v.red_n;
-    double *tile = smem;
-    double *tips = smem + total + P * w; /* red_n x w */
+    double *tile = area;
+    double *tips = area + total + P * w; /* red_n x w */
     double *xbs = tips + w * red_n;      /* border x w */
-    const int64_t first = m0 + ((int64_t)blockIdx.x << w_shift);
-    const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
+    const int width = (int)(last - first < w ? last - first : w);
     double *base = u + first;
-    tile_stage_issue(tile, base, ld, n, w_shift, width, __ffs(v.seg_len) - 1, P - 1, threadIdx.x,
-                     blockDim.x);
+    tile_stage_issue(tile, base, ld, n, w_shift, width, __ffs(v.seg_len) - 1, P - 1, t, threads);
     __pipeline_commit();
     __pipeline_wait_prior(0);
-    __syncthreads();
+    tile_group_sync(barrier, threads);
 
-    const int p = threadIdx.x >> w_shift, g = threadIdx.x & (w - 1), stride = 2 * h + 1;
-    const int active = g < width;
+    const int p = t >> w_shift, g = t & (w - 1), stride = 2 * h + 1;
+    const int active = g < width && p < P;
+    const int pad = SHARED ? p : 0; /* the segment's shift in the shared copy of the factor */
     const int start = (int)banded_segment_start(&v, p), end = (int)banded_segment_end(&v, p);
     double *x = tile + tile_index(v, start, g, w);
     double *my_tips = tips + g; /* member fastest: lanes of a warp hit consecutive banks */
     if (active) {
-        tile_band_solve(v.seg_coef + start * stride, end - start, h, x, w);
+        tile_band_solve<SHARED>(f.seg_coef + start * stride + pad, end - start, h, x, w);
         if (P > 1) banded_segment_tips(&v, h, p, x, w, my_tips, w);
     }
     if (P > 1) {
-        __syncthreads();
-        if (active && p == 0) tile_band_solve(v.red_coef, red_n, 3 * h - 1, my_tips, w);
-        __syncthreads();
+        tile_group_sync(barrier, threads);
+        if (active && p == 0) tile_band_solve<SHARED>(f.red_coef, red_n, 3 * h - 1, my_tips, w);
+        tile_group_sync(barrier, threads);
         if (active) {
             double next_top[BANDED_MAX_HALF_BANDWIDTH], prev_bottom[BANDED_MAX_HALF_BANDWIDTH];
             banded_segment_neighbours(&v, h, p, my_tips, w, next_top, prev_bottom);
-            tile_segment_correct(v.seg_spike, h, start, end, x, w, next_top, prev_bottom);
+            tile_segment_correct<SHARED>(f.seg_spike + pad, h, start, end, x, w, next_top,
+                                         prev_bottom);
         }
     }
     if (border) {
-        __syncthreads();
+        tile_group_sync(barrier, threads);
         if (active && p == 0) {
             double p_cols[BANDED_MAX_BORDER_COLS], d_b[BANDED_MAX_HALF_BANDWIDTH];
             double xb[BANDED_MAX_HALF_BANDWIDTH];
@@ -175,14 +206,14 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
             }
         }
     }
-    __syncthreads();
-    /* the store: thread t writes member t mod w of rows t / w, t / w + P, ... (blockDim = w P),
-     * consecutive threads consecutive addresses; the member's border values x_b in registers */
-    const int gi = threadIdx.x & (w - 1);
-    if (gi < width) {
+    tile_group_sync(barrier, threads);
+    /* the store: thread t < w P writes member t mod w of rows t / w, t / w + P, ..., consecutive
+     * threads consecutive addresses; the member's border values x_b in registers */
+    const int gi = t & (w - 1);
+    if (t < (P << w_shift) && gi < width) {
         double xb[BANDED_MAX_HALF_BANDWIDTH];
         for (int j = 0; j < border; ++j) xb[j] = xbs[j * w + gi];
-        int i = threadIdx.x >> w_shift;
+        int i = t >> w_shift;
         double *dst = base + (int64_t)i * ld + gi;
         const int64_t dst_step = (int64_t)P * ld;
 #pragma unroll 4
@@ -190,27 +221,84 @@ __device__ __forceinline__ void tiled_body(const banded_view &v, int h, int bord
             double val = tile[tile_index(v, i, gi, w)];
             if (border && i < nb) {
                 double q_row[BANDED_MAX_HALF_BANDWIDTH];
-                for (int j = 0; j < border; ++j) q_row[j] = __ldg(v.spike + i * border + j);
+                for (int j = 0; j < border; ++j)
+                    q_row[j] = tiled_factor_load<SHARED>(f.spike + i * border + j);
                 val = banded_border_correct(q_row, border, val, xb);
             }
             __stcs(dst, val);
         }
     }
+    /* the group's next tile is staged over this one */
+    tile_group_sync(barrier, threads);
 }
 
-__global__ void __launch_bounds__(TILE_THREADS)
-    banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
-                        int w_shift, int64_t group_stride)
+/* The doubles of the factor copied to shared memory (SHARED), in the order seg_coef, seg_spike,
+ * red_coef, spike; the segments' rows of seg_coef and seg_spike one double apart per segment
+ * (segment p's at offset p), so that the threads of a warp sweeping different segments at the same
+ * row read different banks; rounded up to keep the tiles after it 16-byte aligned. */
+__host__ __device__ static inline int64_t tiled_factor_doubles(const banded_view &v,
+                                                               int64_t parts[4])
 {
-    u += blockIdx.y * group_stride;
-    if (v.h == 1 && v.border == 0)
-        tiled_body(v, 1, 0, u, ld, m0, count, w_shift);
-    else if (v.h == 1)
-        tiled_body(v, 1, 1, u, ld, m0, count, w_shift);
-    else if (v.border == 0)
-        tiled_body(v, 2, 0, u, ld, m0, count, w_shift);
-    else
-        tiled_body(v, 2, 2, u, ld, m0, count, w_shift);
+    const int partitioned = v.n_seg > 1;
+    parts[0] = v.n_band * (2 * v.h + 1) + v.n_seg;
+    parts[1] = partitioned ? v.n_band * 2 * v.h + v.n_seg : 0;
+    parts[2] = partitioned ? v.red_n * (2 * v.red_h + 1) : 0;
+    parts[3] = v.n_band * v.border;
+    const int64_t sum = parts[0] + parts[1] + parts[2] + parts[3];
+    return (sum + 1) & ~(int64_t)1;
+}
+
+/* Copies n rows of `stride` doubles of src (device memory) to dst (shared memory), segment p's rows
+ * shifted by p (tiled_factor_doubles); padded = 0: as they are. */
+__device__ __forceinline__ void tiled_factor_copy(double *dst, const double *src, int64_t n,
+                                                  int stride, int padded, const banded_view &v)
+{
+    for (int64_t i = threadIdx.x; i < n * stride; i += blockDim.x) {
+        const int64_t seg = i / stride / v.seg_len;
+        dst[i + (padded ? (seg < v.n_seg - 1 ? seg : v.n_seg - 1) : 0)] = __ldg(src + i);
+    }
+}
+
+/* Tiles of `width` members, `tiles_x` of them in each of the launch's groups of systems (2D line
+ * groups at u + k group_stride), tile k of a group of threads taken by group tile_group + k
+ * (groups of a block x blocks). Each block's threads form blockDim.x / group_threads tile groups,
+ * each with its own barrier and area of shared memory, so that one group's staging overlaps
+ * another's sweeps; SHARED: the block first copies the factor into shared memory, where the sweeps
+ * read it without waiting on the L2 that streams the tiles. */
+template <int H, int BORDER, int SHARED>
+__global__ void __launch_bounds__(TILED_MAX_BLOCK_THREADS)
+    banded_tiled_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                        int w_shift, int64_t tiles_x, int64_t groups, int64_t group_stride,
+                        int group_threads, int64_t area_doubles)
+{
+    extern __shared__ __align__(16) double smem[];
+    tiled_factor f = {v.seg_coef, v.seg_spike, v.red_coef, v.spike};
+    double *areas = smem;
+    if (SHARED) {
+        int64_t parts[4];
+        areas = smem + tiled_factor_doubles(v, parts);
+        f.seg_coef = smem;
+        f.seg_spike = f.seg_coef + parts[0];
+        f.red_coef = f.seg_spike + parts[1];
+        f.spike = f.red_coef + parts[2];
+        tiled_factor_copy((double *)f.seg_coef, v.seg_coef, v.n_band, 2 * H + 1, 1, v);
+        if (v.n_seg > 1) {
+            tiled_factor_copy((double *)f.seg_spike, v.seg_spike, v.n_band, 2 * H, 1, v);
+            tiled_factor_copy((double *)f.red_coef, v.red_coef, v.red_n, 2 * v.red_h + 1, 0, v);
+        }
+        if (BORDER) tiled_factor_copy((double *)f.spike, v.spike, v.n_band, BORDER, 0, v);
+        __syncthreads();
+    }
+    const int group = threadIdx.x / group_threads, t = threadIdx.x % group_threads;
+    const int tile_groups = blockDim.x / group_threads;
+    double *area = areas + group * area_doubles;
+    const int64_t tiles = tiles_x * groups;
+    for (int64_t k = (int64_t)blockIdx.x * tile_groups + group; k < tiles;
+         k += (int64_t)gridDim.x * tile_groups) {
+        const int64_t gy = k / tiles_x, first = m0 + ((k % tiles_x) << w_shift);
+        tiled_body<SHARED>(v, f, H, BORDER, area, u + gy * group_stride, ld, first, m0 + count,
+                           w_shift, t, group_threads, 1 + group);
+    }
 }
 
 static size_t tile_bytes_for(const banded_view *v, int width)
@@ -250,8 +338,85 @@ static int tiled_launch_width(int max_width, int64_t count, int64_t groups, int 
     return COHORT_OK;
 }
 
+typedef void (*banded_tiled_kernel_fn)(banded_view, double *, int64_t, int64_t, int64_t, int,
+                                       int64_t, int64_t, int64_t, int, int64_t);
+
+/* The tiled kernel for v's half-bandwidth and border, its factor in shared memory or not. */
+static banded_tiled_kernel_fn tiled_kernel_for(const banded_view *v, int shared, int *slot)
+{
+#define BANDED_TILED_MATCH(half, edge)                                                             \
+    if (v->h == (half) && v->border == (edge)) {                                                   \
+        *slot = 2 * (2 * ((half)-1) + ((edge) > 0)) + shared;                                      \
+        return shared ? banded_tiled_kernel<half, edge, 1> : banded_tiled_kernel<half, edge, 0>;   \
+    }
+    BANDED_WARP_VARIANTS(BANDED_TILED_MATCH)
+#undef BANDED_TILED_MATCH
+    return NULL;
+}
+
+/* One tiled launch of tiles of `width` members (tiled_launch_width). Where at least two tile
+ * groups fit in a block beside a copy of the factor, the block keeps the factor in shared memory
+ * and runs as many groups as fit (the tile narrowed, down to 4 members, where that keeps more
+ * members on an SM; no more groups than give every SM a block), each group taking tile after
+ * tile; otherwise one tile a block, the factor read through the read-only path (2026-11-23: the
+ * sweeps' stalls on those reads were the tiled kernel's largest cost, PERFORMANCE.md). The
+ * arithmetic is the same either way and at every width: the bits do not change. */
+static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int64_t m0,
+                               int64_t count, int64_t groups, int64_t group_stride, int width)
+{
+    int sm_count = 0;
+    COHORT_CALL(cohort_cuda_sm_count(&sm_count));
+    int64_t parts[4];
+    const size_t factor_bytes = (size_t)tiled_factor_doubles(*v, parts) * sizeof(double);
+    const int P = v->n_seg;
+    /* a group's threads (whole warps), its area of shared memory (16-byte multiples) */
+    auto group_threads_of = [&](int w) { return (w * P + 31) / 32 * 32; };
+    auto area_doubles_of = [&](int w) { return (int64_t)((tile_bytes_for(v, w) / 8 + 1) & ~1ul); };
+    auto groups_fitting = [&](int w) -> int {
+        if (factor_bytes + (size_t)area_doubles_of(w) * 8 > (size_t)TILE_MAX_BYTES) return 0;
+        int g = (int)((TILE_MAX_BYTES - factor_bytes) / ((size_t)area_doubles_of(w) * 8));
+        if (g > TILED_MAX_GROUPS) g = TILED_MAX_GROUPS;
+        if (g > TILED_MAX_BLOCK_THREADS / group_threads_of(w))
+            g = TILED_MAX_BLOCK_THREADS / group_threads_of(w);
+        return g;
+    };
+    int shared = 0, tile_groups = 1, w = width;
+    for (int c = width; c >= 1 && (c >= 4 || c == width); c /= 2) {
+        const int g = groups_fitting(c);
+        if (g >= 2 && g * c > tile_groups * w * shared) shared = 1, tile_groups = g, w = c;
+    }
+    int shift = 0;
+    while ((1 << shift) < w) ++shift;
+    const int64_t tiles_x = (count + w - 1) / w, tiles = tiles_x * groups;
+    const int64_t tiles_per_sm = (tiles + sm_count - 1) / sm_count;
+    if (tiles_per_sm < tile_groups) tile_groups = (int)tiles_per_sm;
+    const int group_threads = group_threads_of(w);
+    const int64_t area_doubles = area_doubles_of(w);
+    const size_t smem = (shared ? factor_bytes : 0) + (size_t)tile_groups * area_doubles * 8;
+    int slot = 0;
+    const banded_tiled_kernel_fn kernel = tiled_kernel_for(v, shared, &slot);
+    static int shared_limit_raised[8];
+    if (!shared_limit_raised[slot]) {
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               TILE_MAX_BYTES));
+        shared_limit_raised[slot] = 1;
+    }
+    int64_t blocks = (tiles + tile_groups - 1) / tile_groups;
+    if (shared) {
+        int resident = 0;
+        COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &resident, kernel, tile_groups * group_threads, smem));
+        if (resident < 1) resident = 1;
+        if (blocks > (int64_t)resident * sm_count) blocks = (int64_t)resident * sm_count;
+    }
+    kernel<<<(unsigned)blocks, (unsigned)(tile_groups * group_threads), smem>>>(
+        *v, u, ld, m0, count, shift, tiles_x, groups, group_stride, group_threads, area_doubles);
+    COHORT_CUDA_CHECK_LAUNCH("banded_tiled_kernel");
+    return COHORT_OK;
+}
+
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
- * per launch, on the portable and tiled paths). */
+ * per launch, on the portable path). */
 static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                          int64_t groups, int64_t group_stride, cohort_cuda_banded_path path,
                          size_t tile_bytes)
@@ -290,33 +455,20 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
         path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0 ||
         (path == COHORT_CUDA_BANDED_AUTO && !partitioned &&
          max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA));
-    int width = 0, shift = 0;
-    if (!portable) {
-        static int shared_limit_raised = 0;
-        if (!shared_limit_raised) {
-            COHORT_CUDA_CHECK(cudaFuncSetAttribute(
-                banded_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE_MAX_BYTES));
-            shared_limit_raised = 1;
-        }
-        COHORT_CALL(tiled_launch_width(max_width, count, groups, &width));
-        while ((1 << shift) < width) ++shift;
-    }
-    for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
-        const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
-        double *base = u + g0 * group_stride;
-        if (portable) {
+    if (portable) {
+        for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
+            const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
             const dim3 grid((unsigned)((count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS),
                             gy);
-            banded_portable_kernel<<<grid, COHORT_CUDA_THREADS>>>(*v, base, ld, m0, count,
-                                                                  group_stride);
+            banded_portable_kernel<<<grid, COHORT_CUDA_THREADS>>>(*v, u + g0 * group_stride, ld, m0,
+                                                                  count, group_stride);
             COHORT_CUDA_CHECK_LAUNCH("banded_portable_kernel");
-        } else {
-            const dim3 grid((unsigned)((count + width - 1) / width), gy);
-            banded_tiled_kernel<<<grid, (unsigned)(width * v->n_seg), tile_bytes_for(v, width)>>>(
-                *v, base, ld, m0, count, shift, group_stride);
-            COHORT_CUDA_CHECK_LAUNCH("banded_tiled_kernel");
         }
+        return COHORT_OK;
     }
+    int width = 0;
+    COHORT_CALL(tiled_launch_width(max_width, count, groups, &width));
+    return banded_tiled_launch(v, u, ld, m0, count, groups, group_stride, width);
     return COHORT_OK;
 }
 
@@ -334,8 +486,6 @@ static int cuda_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, i
 }
 
 /* ---- the WARP path: the warp-tile kernel of banded_cuda.cuh with no right-hand side ---- */
-
-#define BANDED_WARP_VARIANTS(X) X(1, 0) X(1, 1) X(2, 0) X(2, 2)
 
 /* The kernel built for v's half-bandwidth and border (plain or periodic), or NULL. */
 static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const banded_view *v)
