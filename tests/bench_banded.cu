@@ -433,19 +433,23 @@ static void bench_one(context *c, int64_t n, int64_t m)
         emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
              sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
     }
-    /* the tiled (partitioned) solve at its default budget: what AUTO takes for a solver that
-     * prefers the partitioned form (banded_solver_prefer_partitioned: few long systems) */
-    for (int k = 0; k < 4; ++k) {
-        b.view = banded_solver_view(s[k]);
-        if (cohort_cuda_banded_tile_width(b.view, 0) == 0) continue;
-        b.path = COHORT_CUDA_BANDED_TILED;
-        b.tile_bytes = 0;
-        const double ms = time_median(c, restore_u, run_ours, &b);
-        char name[64];
-        snprintf(name, sizeof name, "%s [tiled]", names[k]);
-        emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
-             sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
-    }
+    /* the tiled (partitioned) solve at its default budget, with the factor in device memory and in
+     * shared memory: what AUTO takes for a solver that prefers the partitioned form
+     * (banded_solver_prefer_partitioned: few long systems) */
+    for (int shared = 0; shared < 2; ++shared)
+        for (int k = 0; k < 4; ++k) {
+            b.view = banded_solver_view(s[k]);
+            if ((shared ? cohort_cuda_banded_tile_groups(b.view, 0)
+                        : cohort_cuda_banded_tile_width(b.view, 0)) == 0)
+                continue;
+            b.path = shared ? COHORT_CUDA_BANDED_TILED_SHARED : COHORT_CUDA_BANDED_TILED;
+            b.tile_bytes = 0;
+            const double ms = time_median(c, restore_u, run_ours, &b);
+            char name[64];
+            snprintf(name, sizeof name, "%s [%s]", names[k], shared ? "tiled shared" : "tiled");
+            emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
+                 sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
+        }
     for (int t = 0; t < c->opt.n_tile_bytes; ++t)
         for (int k = 0; k < 4; ++k) {
             b.view = banded_solver_view(s[k]);

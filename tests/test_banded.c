@@ -3,7 +3,8 @@
  * N*M <= 2^25, whole batches and poisoned sub-batches, whose members must come back with the
  * bits of the whole batch's (also with the partitioned form preferred, for N >= 256, in batches of
  * 1, 2 and 7 and groups of one system). With --backend cuda it also checks that the CUDA paths
- * (portable, tiled at several tile sizes, warp) agree with each other and with the cpu backend.
+ * (portable, tiled at several tile sizes with the factor in device or shared memory, warp) agree
+ * with each other and with the cpu backend.
  * Usage: test_banded --backend cpu|cuda (exit 77 = skipped: no device). */
 #include <math.h>
 #include <stdint.h>
@@ -237,29 +238,55 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
         EXPECT(diff <= BACKEND_AGREEMENT_RTOL, "cuda vs cpu h=%d periodic=%d n=%lld M=%lld: %.3e",
                k->h, k->periodic, (long long)n, (long long)ld, diff);
 #ifdef COHORT_HAVE_CUDA
-        const size_t budgets[] = {0, 24 * 1024, 200 * 1024};
-        for (int p = 0; p < 6; ++p) { /* portable, tiled at three budgets, warp at two */
-            const int path = p == 0   ? COHORT_CUDA_BANDED_PORTABLE
-                             : p <= 3 ? COHORT_CUDA_BANDED_TILED
-                                      : COHORT_CUDA_BANDED_WARP;
-            const size_t budget = p == 0 ? 0 : p <= 3 ? budgets[p - 1] : budgets[(p - 4) * 2];
+        /* portable; tiled and tiled with the factor in shared memory at three budgets (the two
+         * the same arithmetic: the same bits); warp at two */
+        const struct {
+            int path;
+            size_t budget;
+        } runs[] = {{COHORT_CUDA_BANDED_PORTABLE, 0},
+                    {COHORT_CUDA_BANDED_TILED, 0},
+                    {COHORT_CUDA_BANDED_TILED_SHARED, 0},
+                    {COHORT_CUDA_BANDED_TILED, 24 * 1024},
+                    {COHORT_CUDA_BANDED_TILED_SHARED, 24 * 1024},
+                    {COHORT_CUDA_BANDED_TILED, 200 * 1024},
+                    {COHORT_CUDA_BANDED_TILED_SHARED, 200 * 1024},
+                    {COHORT_CUDA_BANDED_WARP, 0},
+                    {COHORT_CUDA_BANDED_WARP, 200 * 1024}};
+        const banded_view *view = banded_solver_view(s);
+        int tiled_done = 0; /* whole holds the tiled path's result at this budget */
+        for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
+            const int path = runs[r].path;
+            const size_t budget = runs[r].budget;
             if (path == COHORT_CUDA_BANDED_TILED &&
-                cohort_cuda_banded_tile_width(banded_solver_view(s), budget) == 0)
+                cohort_cuda_banded_tile_width(view, budget) == 0)
                 continue;
-            if (path == COHORT_CUDA_BANDED_WARP &&
-                cohort_cuda_banded_warp_width(banded_solver_view(s), budget) == 0)
+            if (path == COHORT_CUDA_BANDED_TILED_SHARED &&
+                cohort_cuda_banded_tile_groups(view, budget) == 0)
+                continue;
+            if (path == COHORT_CUDA_BANDED_WARP && cohort_cuda_banded_warp_width(view, budget) == 0)
                 continue;
             solve_on(be, s, u, d, y, n, ld, path, budget);
             const double pd = max_relative_difference(y, x, n, ld, &same);
             EXPECT(pd <= PATH_AGREEMENT_RTOL,
                    "cuda path %d (tile budget %zu, width %d) vs auto "
                    "h=%d periodic=%d n=%lld M=%lld: %.3e",
-                   path, budget, cohort_cuda_banded_tile_width(banded_solver_view(s), budget), k->h,
-                   k->periodic, (long long)n, (long long)ld, pd);
+                   path, budget, cohort_cuda_banded_tile_width(view, budget), k->h, k->periodic,
+                   (long long)n, (long long)ld, pd);
             if (same != ld)
                 printf("note: path %d budget %zu n=%lld M=%lld: %lld of %lld members bitwise "
                        "identical to auto\n",
                        path, budget, (long long)n, (long long)ld, (long long)same, (long long)ld);
+            if (path == COHORT_CUDA_BANDED_TILED) {
+                memcpy(whole, y, bytes);
+                tiled_done = 1;
+            } else if (path == COHORT_CUDA_BANDED_TILED_SHARED) {
+                EXPECT(tiled_done && !memcmp(whole, y, bytes),
+                       "tiled with the factor in shared memory (budget %zu, %d groups) differs "
+                       "from tiled in bits h=%d periodic=%d n=%lld M=%lld",
+                       budget, cohort_cuda_banded_tile_groups(view, budget), k->h, k->periodic,
+                       (long long)n, (long long)ld);
+            }
+            if (path != COHORT_CUDA_BANDED_TILED) tiled_done = 0;
         }
 #endif
     }

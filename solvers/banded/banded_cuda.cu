@@ -39,6 +39,12 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 /* a tiled block: at most this many threads (128 registers a thread), and of tile groups (the
  * named barriers 1..15 beside __syncthreads' 0) */
 enum { TILED_MAX_BLOCK_THREADS = 512, TILED_MAX_GROUPS = 15 };
+/* AUTO takes TILED_SHARED where it keeps at least TILED_AUTO_SHARED_MEMBERS members on an SM, and
+ * where TILED's tile is too narrow (TILE_AUTO_MIN_WIDTH_*) but it keeps TILED_AUTO_MIN_MEMBERS
+ * (bench-banded, H100, 2026-11-23, M = 2^16, the first version of the kernel: penta N = 1024, 12
+ * members, plain 0.83 ms against portable's 1.14, periodic 1.29 against 1.69; tri N = 2048, 8
+ * members, 1.75 against 2.27; penta N = 2048, 2 members, 4.6 against 2.3) */
+enum { TILED_AUTO_SHARED_MEMBERS = 16, TILED_AUTO_MIN_MEMBERS = 8 };
 
 /* Where the tiled solve reads its factor: the block's copy in shared memory (SHARED = 1) or
  * device memory through the read-only path. */
@@ -354,45 +360,76 @@ static banded_tiled_kernel_fn tiled_kernel_for(const banded_view *v, int shared,
     return NULL;
 }
 
-/* One tiled launch of tiles of `width` members (tiled_launch_width). Where at least two tile
- * groups fit in a block beside a copy of the factor, the block keeps the factor in shared memory
- * and runs as many groups as fit (the tile narrowed, down to 4 members, where that keeps more
- * members on an SM; no more groups than give every SM a block), each group taking tile after
- * tile; otherwise one tile a block, the factor read through the read-only path (2026-11-23: the
- * sweeps' stalls on those reads were the tiled kernel's largest cost, PERFORMANCE.md). The
- * arithmetic is the same either way and at every width: the bits do not change. */
+/* A tile group's threads (whole warps) and its area of shared memory in doubles (tile, tips and
+ * border values; a 16-byte multiple). */
+static int tiled_group_threads(const banded_view *v, int width)
+{
+    return (width * v->n_seg + 31) / 32 * 32;
+}
+
+static int64_t tiled_area_doubles(const banded_view *v, int width)
+{
+    return (int64_t)((tile_bytes_for(v, width) / sizeof(double) + 1) & ~(size_t)1);
+}
+
+/* TILED_SHARED's tiles for tiles of at most `width` members: the width (narrowed down to 4
+ * members where that keeps more members on an SM; narrower tiles would split the 32-byte sectors
+ * of a row between tiles) and the tile groups of a block beside the factor's copy (0: none fits).
+ */
+static void tiled_shared_plan(const banded_view *v, int width, int *plan_width, int *plan_groups)
+{
+    int64_t parts[4];
+    const size_t factor_bytes = (size_t)tiled_factor_doubles(*v, parts) * sizeof(double);
+    *plan_width = width, *plan_groups = 0;
+    for (int c = width; c >= 1 && (c >= 4 || c == width); c /= 2) {
+        const size_t area = (size_t)tiled_area_doubles(v, c) * sizeof(double);
+        if (factor_bytes + area > (size_t)TILE_MAX_BYTES) continue;
+        int g = (int)((TILE_MAX_BYTES - factor_bytes) / area);
+        if (g > TILED_MAX_GROUPS) g = TILED_MAX_GROUPS;
+        if (g > TILED_MAX_BLOCK_THREADS / tiled_group_threads(v, c))
+            g = TILED_MAX_BLOCK_THREADS / tiled_group_threads(v, c);
+        if (g * c > *plan_groups * *plan_width || *plan_groups == 0)
+            *plan_width = c, *plan_groups = g;
+    }
+    if (*plan_groups == 0) *plan_width = 0;
+}
+
+extern "C" int cohort_cuda_banded_tile_groups(const banded_view *v, size_t tile_bytes)
+{
+    int width = 0, groups = 0;
+    const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    if (max_width > 0) tiled_shared_plan(v, max_width, &width, &groups);
+    return groups;
+}
+
+/* One tiled launch of tiles of `width` members (tiled_launch_width). shared (TILED_SHARED): the
+ * block copies the factor into shared memory and runs the plan's tile groups (no more than give
+ * every SM a block), each taking tile after tile (2026-11-23: the sweeps' stalls on the factor
+ * read through L1 were the tiled kernel's largest cost, PERFORMANCE.md); otherwise one tile a
+ * block, the factor read through the read-only path. The arithmetic is the same either way and
+ * at every width: the bits do not change. */
 static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int64_t m0,
-                               int64_t count, int64_t groups, int64_t group_stride, int width)
+                               int64_t count, int64_t groups, int64_t group_stride, int width,
+                               int shared)
 {
     int sm_count = 0;
     COHORT_CALL(cohort_cuda_sm_count(&sm_count));
-    int64_t parts[4];
-    const size_t factor_bytes = (size_t)tiled_factor_doubles(*v, parts) * sizeof(double);
-    const int P = v->n_seg;
-    /* a group's threads (whole warps), its area of shared memory (16-byte multiples) */
-    auto group_threads_of = [&](int w) { return (w * P + 31) / 32 * 32; };
-    auto area_doubles_of = [&](int w) { return (int64_t)((tile_bytes_for(v, w) / 8 + 1) & ~1ul); };
-    auto groups_fitting = [&](int w) -> int {
-        if (factor_bytes + (size_t)area_doubles_of(w) * 8 > (size_t)TILE_MAX_BYTES) return 0;
-        int g = (int)((TILE_MAX_BYTES - factor_bytes) / ((size_t)area_doubles_of(w) * 8));
-        if (g > TILED_MAX_GROUPS) g = TILED_MAX_GROUPS;
-        if (g > TILED_MAX_BLOCK_THREADS / group_threads_of(w))
-            g = TILED_MAX_BLOCK_THREADS / group_threads_of(w);
-        return g;
-    };
-    int shared = 0, tile_groups = 1, w = width;
-    for (int c = width; c >= 1 && (c >= 4 || c == width); c /= 2) {
-        const int g = groups_fitting(c);
-        if (g >= 2 && g * c > tile_groups * w * shared) shared = 1, tile_groups = g, w = c;
-    }
+    int w = width, tile_groups = 1;
+    if (shared) tiled_shared_plan(v, width, &w, &tile_groups);
+    if (tile_groups < 1)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "no tile of %d members of n = %lld rows fits beside the factor", width,
+                           (long long)v->n);
     int shift = 0;
     while ((1 << shift) < w) ++shift;
     const int64_t tiles_x = (count + w - 1) / w, tiles = tiles_x * groups;
     const int64_t tiles_per_sm = (tiles + sm_count - 1) / sm_count;
     if (tiles_per_sm < tile_groups) tile_groups = (int)tiles_per_sm;
-    const int group_threads = group_threads_of(w);
-    const int64_t area_doubles = area_doubles_of(w);
-    const size_t smem = (shared ? factor_bytes : 0) + (size_t)tile_groups * area_doubles * 8;
+    const int group_threads = tiled_group_threads(v, w);
+    const int64_t area_doubles = tiled_area_doubles(v, w);
+    int64_t parts[4];
+    const size_t smem = (shared ? (size_t)tiled_factor_doubles(*v, parts) * sizeof(double) : 0) +
+                        (size_t)tile_groups * (size_t)area_doubles * sizeof(double);
     int slot = 0;
     const banded_tiled_kernel_fn kernel = tiled_kernel_for(v, shared, &slot);
     static int shared_limit_raised[8];
@@ -424,6 +461,9 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
     /* AUTO decides the path by the system alone, never by the count: a member's solution then
      * does not depend on how members are batched (the run's chunks, 2D line groups) */
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    int shared_width = 0, shared_groups = 0;
+    if (max_width > 0) tiled_shared_plan(v, max_width, &shared_width, &shared_groups);
+    const int shared_members = shared_width * shared_groups; /* TILED_SHARED's members an SM */
     /* the caller prefers the partitioned form (few long systems a batch) and the factor has it */
     const int partitioned =
         path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
@@ -435,26 +475,43 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
     } else if (path == COHORT_CUDA_BANDED_AUTO && !partitioned) {
-        /* WARP wherever it forms a tile, except plain tridiagonal systems with half-warp tiles,
-         * where the tiled path's many threads per system win (bench-banded, H100: N = 512, 0.29
-         * against 0.35 ms at M = 2^16; for periodic and pentadiagonal systems WARP wins there) */
+        /* WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles, where
+         * the tiled path's many threads per system win (bench-banded, H100, N = 512, M = 2^16:
+         * plain 0.29 ms tiled against 0.35 warp; 2026-11-23, the factor in shared memory, plain
+         * 0.239 and periodic 0.283 against warp's 0.357; pentadiagonal systems stay on WARP) */
         warp_width = cohort_cuda_banded_warp_width(v, 0);
-        if (v->h == 1 && v->border == 0 && warp_width < WARP_MAX_WIDTH &&
-            max_width >= TILE_AUTO_MIN_WIDTH_TRI)
+        if (v->h == 1 && warp_width < WARP_MAX_WIDTH &&
+            (shared_members >= TILED_AUTO_SHARED_MEMBERS ||
+             (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI)))
             warp_width = 0;
     }
     if (warp_width > 0)
         return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width);
-    if (path == COHORT_CUDA_BANDED_TILED && max_width == 0)
+    if ((path == COHORT_CUDA_BANDED_TILED || path == COHORT_CUDA_BANDED_TILED_SHARED) &&
+        max_width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "no tile of n = %lld rows (%d segments) fits in %zu bytes",
                            (long long)v->n, v->n_seg, tile_bytes);
-    /* the tiled path where the partitioned form is preferred (one thread per segment) or a
-     * tile holds enough members to hide the sweeps' latency */
-    const int portable =
-        path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0 ||
-        (path == COHORT_CUDA_BANDED_AUTO && !partitioned &&
-         max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA));
+    if (path == COHORT_CUDA_BANDED_TILED_SHARED && shared_groups == 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "no tile of n = %lld rows fits in shared memory beside its factor",
+                           (long long)v->n);
+    int shared = path == COHORT_CUDA_BANDED_TILED_SHARED;
+    int portable = path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0;
+    if (path == COHORT_CUDA_BANDED_AUTO && !portable) {
+        /* the tiled path where the partitioned form is preferred (one thread per segment) or
+         * enough members stay on an SM to hide the sweeps' latency */
+        if (partitioned)
+            shared = shared_groups >= 2;
+        else if (shared_members >= TILED_AUTO_SHARED_MEMBERS)
+            shared = 1;
+        else if (max_width >= (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA))
+            shared = 0;
+        else if (shared_members >= TILED_AUTO_MIN_MEMBERS)
+            shared = 1;
+        else
+            portable = 1;
+    }
     if (portable) {
         for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
             const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
@@ -468,7 +525,7 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
     }
     int width = 0;
     COHORT_CALL(tiled_launch_width(max_width, count, groups, &width));
-    return banded_tiled_launch(v, u, ld, m0, count, groups, group_stride, width);
+    return banded_tiled_launch(v, u, ld, m0, count, groups, group_stride, width, shared);
     return COHORT_OK;
 }
 

@@ -21,35 +21,46 @@ extern "C" {
  *            cp.async, solves it there through the partitioned form of the factor (one thread
  *            per segment; banded_partitioned_band_solve is its sequential reference) and writes
  *            it once, the periodic correction folded into that store: each value crosses device
- *            memory twice, the least possible;
+ *            memory twice, the least possible; the factor is read through the read-only path;
+ *  TILED_SHARED  the same tiles and arithmetic (the same bits), with the factor copied into each
+ *            block's shared memory and several tile groups a block, each with its own barrier,
+ *            taking tile after tile (where a tile fits beside the factor);
  *  WARP      one thread per system: each warp of a persistent kernel stages all n rows of 32 (or
  *            16) systems in shared memory, beside the factor, and solves them there with
  *            banded_system_solve's arithmetic (the same bits as PORTABLE), writing each value
  *            once; the fused 1D step's kernel without a right-hand side;
  *  AUTO      for a solver that prefers the partitioned form (banded_solver_prefer_partitioned)
- *            and whose factor has one, TILED with the tile narrowed to the batch (one member a
- *            tile for the x lines of one 2D field); otherwise WARP where a warp tile of >= 16
- *            systems fits its default budget (n <= 576; for plain tridiagonal systems, of 32
- *            systems: n <= 288), otherwise TILED where a tile of >= 8 (tridiagonal) or 32
- *            (pentadiagonal) members fits the default budget, otherwise PORTABLE (measured to be
- * where each wins: solvers/banded/PERFORMANCE.md). AUTO decides by the solver alone, never by the
- * batch, so a member's bits do not depend on the batch it is solved in; TILED's tile width follows
- * the batch (at least two blocks an SM), which changes no bits. */
+ *            and whose factor has one, TILED_SHARED where two tile groups fit beside the factor,
+ *            else TILED, the tile narrowed to the batch (one member a tile for the x lines of one
+ *            2D field); otherwise WARP where a warp tile of >= 16 systems fits its default budget
+ *            (n <= 576), except tridiagonal systems with half-warp tiles; then TILED_SHARED where
+ *            it keeps >= 16 members on an SM, TILED where a tile of >= 8 (tridiagonal) or 32
+ *            (pentadiagonal) members fits the default budget, TILED_SHARED where it keeps >= 8,
+ *            otherwise PORTABLE (measured to be where each wins: solvers/banded/PERFORMANCE.md).
+ * AUTO decides by the solver alone, never by the batch, so a member's bits do not depend on the
+ * batch it is solved in; TILED's tile width follows the batch (at least two blocks an SM), which
+ * changes no bits. */
 typedef enum {
     COHORT_CUDA_BANDED_AUTO = 0,
     COHORT_CUDA_BANDED_PORTABLE = 1,
     COHORT_CUDA_BANDED_TILED = 2,
-    COHORT_CUDA_BANDED_WARP = 3
+    COHORT_CUDA_BANDED_WARP = 3,
+    COHORT_CUDA_BANDED_TILED_SHARED = 4
 } cohort_cuda_banded_path;
 
 /* tile_bytes = 0 takes the default budget (of the tile of TILED, of one warp's tile of WARP).
- * TILED or WARP where the tile cannot be formed is an error (COHORT_ERR_INVALID_ARGUMENT). */
+ * TILED, TILED_SHARED or WARP where the tile cannot be formed is an error
+ * (COHORT_ERR_INVALID_ARGUMENT). */
 int cohort_cuda_banded_solve_path(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
                                   int64_t count, cohort_cuda_banded_path path, size_t tile_bytes);
 
 /* The widest tile, in members, that the TILED path forms for v at tile_bytes (0 when none fits and
  * the path falls back to PORTABLE); a launch narrows it to the batch. */
 int cohort_cuda_banded_tile_width(const struct banded_view *v, size_t tile_bytes);
+
+/* The tile groups a block of TILED_SHARED runs for v at the widest tile of tile_bytes (0 when no
+ * tile fits beside the factor in a block's shared memory). */
+int cohort_cuda_banded_tile_groups(const struct banded_view *v, size_t tile_bytes);
 
 /* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */
 int cohort_cuda_banded_warp_width(const struct banded_view *v, size_t tile_bytes);
