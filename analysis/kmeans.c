@@ -20,7 +20,7 @@ typedef struct km {
     int resident;
     kmeans_load_fn load;
     void *ctx;
-    double *feat, *stage, *host_stage, *dist_dev, *centroids_dev;
+    double *feat, *stage, *host_stage, *dist_dev, *centroids_dev, *fold_scratch;
     unsigned char *labels_dev;
     ordered_sum sums;
     unsigned char *labels, *prev;
@@ -68,7 +68,9 @@ static int km_pass(km *s, const double *centroids, int kk, int fold, double *sum
         COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
                         ->nearest_centroid(x, s->n, ld, m0, count, s->centroids_dev, kk,
                                            s->labels_dev, s->dist_dev));
-        if (fold) COHORT_CALL(ordered_sum_add(&s->sums, x, ld, m0, count, first, s->labels_dev));
+        if (fold)
+            COHORT_CALL(
+                ordered_sum_add(&s->sums, s->fold_scratch, x, ld, m0, count, first, s->labels_dev));
         COHORT_CALL(s->be->copy_to_host(s->labels + first, s->labels_dev, (size_t)count));
         COHORT_CALL(
             s->be->copy_to_host(s->dist + first, s->dist_dev, (size_t)count * sizeof(double)));
@@ -210,7 +212,7 @@ static void km_free(km *s)
 {
     const cohort_backend *be = s->be;
     be->release(s->feat), be->release(s->stage), be->release(s->dist_dev);
-    be->release(s->centroids_dev), be->release(s->labels_dev);
+    be->release(s->centroids_dev), be->release(s->labels_dev), be->release(s->fold_scratch);
     ordered_sum_free(&s->sums);
     free(s->host_stage), free(s->labels), free(s->prev), free(s->dist);
 }
@@ -277,6 +279,8 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
     if (rc == COHORT_OK) rc = be->alloc((void **)&s.dist_dev, (size_t)s.chunk * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&s.centroids_dev, kn * sizeof(double));
     if (rc == COHORT_OK) rc = ordered_sum_alloc(&s.sums, be, members, n, k, s.chunk);
+    if (rc == COHORT_OK)
+        rc = be->alloc((void **)&s.fold_scratch, ordered_sum_scratch_bytes(members, n, k, s.chunk));
     if (rc == COHORT_OK && s.resident) { /* load once, in chunks of the staging size */
         const int64_t stage = s.chunk;
         for (int64_t first = 0, count = 0; first < members && rc == COHORT_OK; first += count) {

@@ -7,6 +7,14 @@
 #include "backend/cohort_error.h"
 #include "analysis/reduction_numerics.h"
 
+/* A call of max_count members starting anywhere spans at most this many blocks. */
+static int64_t blocks_per_call(int64_t members, int64_t max_count)
+{
+    const int64_t n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK,
+                  spanned = (max_count + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK + 1;
+    return spanned < n_blocks ? spanned : n_blocks;
+}
+
 int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members, int64_t rows,
                       int classes, int64_t max_count)
 {
@@ -17,24 +25,25 @@ int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members,
                            (long long)members, (long long)rows, classes, (long long)max_count);
     s->be = be, s->members = members, s->rows = rows, s->classes = classes;
     s->n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK;
-    s->max_blocks = (max_count + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK + 1;
-    if (s->max_blocks > s->n_blocks) s->max_blocks = s->n_blocks;
+    s->max_blocks = blocks_per_call(members, max_count);
     const size_t per_block = (size_t)classes * (size_t)rows;
     s->host = calloc((size_t)s->n_blocks * per_block, sizeof(double));
     if (!s->host)
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld blocks of %zu sums", (long long)s->n_blocks,
                            per_block);
-    const int rc =
-        be->alloc((void **)&s->device, (size_t)s->max_blocks * per_block * sizeof(double));
-    if (rc != COHORT_OK) ordered_sum_free(s);
-    return rc;
+    return COHORT_OK;
+}
+
+size_t ordered_sum_scratch_bytes(int64_t members, int64_t rows, int classes, int64_t max_count)
+{
+    return (size_t)blocks_per_call(members, max_count) * (size_t)classes * (size_t)rows *
+           sizeof(double);
 }
 
 void ordered_sum_free(ordered_sum *s)
 {
     free(s->host);
-    if (s->be) s->be->release(s->device);
-    s->host = s->device = NULL;
+    s->host = NULL;
 }
 
 void ordered_sum_reset(ordered_sum *s)
@@ -43,8 +52,8 @@ void ordered_sum_reset(ordered_sum *s)
     s->next = 0;
 }
 
-int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int64_t count,
-                    int64_t first, const unsigned char *cls)
+int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld, int64_t m0,
+                    int64_t count, int64_t first, const unsigned char *cls)
 {
     if (first < s->next || count < 1 || first + count > s->members)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -59,11 +68,11 @@ int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int
     const size_t bytes =
         (size_t)(b1 - b0 + 1) * (size_t)s->classes * (size_t)s->rows * sizeof(double);
     double *host = s->host + (size_t)b0 * (size_t)s->classes * (size_t)s->rows;
-    COHORT_CALL(s->be->copy_to_device(s->device, host, bytes)); /* the carried block sums */
+    COHORT_CALL(s->be->copy_to_device(scratch, host, bytes)); /* the carried block sums */
     COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
                     ->block_fold(x, s->rows, ld, m0, count, first, ORDERED_SUM_BLOCK, s->classes,
-                                 cls, s->device));
-    COHORT_CALL(s->be->copy_to_host(host, s->device, bytes));
+                                 cls, scratch));
+    COHORT_CALL(s->be->copy_to_host(host, scratch, bytes));
     s->next = first + count;
     return COHORT_OK;
 }

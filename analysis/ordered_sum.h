@@ -17,14 +17,17 @@ typedef struct ordered_sum {
     int64_t members, rows, n_blocks, next; /* next: the next global member expected */
     int classes;
     double *host;       /* n_blocks x classes x rows */
-    double *device;     /* the blocks one call touches */
-    int64_t max_blocks; /* ... at most */
+    int64_t max_blocks; /* the blocks one call touches, at most */
 } ordered_sum;
 
-/* rows values per member, `classes` classes, calls of at most max_count members. Errors:
- * COHORT_ERR_INVALID_ARGUMENT, COHORT_ERR_NO_MEMORY. */
+/* rows values per member, `classes` classes, calls of at most max_count members. The sums live
+ * on the host; the blocks a call touches pass through a backend scratch the caller owns
+ * (ordered_sum_scratch_bytes), so that one scratch serves many sums (a structure factor keeps a
+ * sum per output time). Errors: COHORT_ERR_INVALID_ARGUMENT, COHORT_ERR_NO_MEMORY. */
 int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members, int64_t rows,
                       int classes, int64_t max_count);
+/* The backend bytes ordered_sum_add needs as scratch for sums of these sizes. */
+size_t ordered_sum_scratch_bytes(int64_t members, int64_t rows, int classes, int64_t max_count);
 void ordered_sum_free(ordered_sum *s);
 /* Starts again from zero (members from 0 again). */
 void ordered_sum_reset(ordered_sum *s);
@@ -32,8 +35,8 @@ void ordered_sum_reset(ordered_sum *s);
  * class cls[j] (backend memory; NULL: class 0; REDUCTION_SKIP: left out). Members must come in
  * increasing order, each at most once (COHORT_ERR_INVALID_ARGUMENT otherwise); members passed
  * over are absent (another part's, in a run split by `--members`). */
-int ordered_sum_add(ordered_sum *s, const double *x, int64_t ld, int64_t m0, int64_t count,
-                    int64_t first, const unsigned char *cls);
+int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld, int64_t m0,
+                    int64_t count, int64_t first, const unsigned char *cls);
 /* total[c * rows + r]: the sum over all blocks (a fixed pairwise tree). COHORT_ERR_NO_MEMORY. */
 int ordered_sum_total(const ordered_sum *s, double *total);
 

@@ -80,6 +80,16 @@ __global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, 
     }
 }
 
+/* pair[2 i] = u[i]: the lone member beside the zero column (set once, at allocation). A kernel, not
+ * cudaMemcpy2D, whose copy of n rows of 8 bytes goes row by row. */
+__global__ void spectrum_pair_kernel(const double *__restrict__ u, int64_t n,
+                                     double *__restrict__ pair)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        pair[2 * i] = u[i];
+}
+
 /* One batched D2Z straight from the interleaved layout: element i of column j at
  * u[start + j + i * ld] (istride = ld, idist = 1), coefficient k at out[k * batch + j]. cuFFT
  * (CUDA 13.0, H100) refuses two cases of this layout: an input pointer that is not 16-byte
@@ -99,9 +109,11 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
                            (long long)m0, (long long)count, (long long)p->ld);
     int64_t start = m0, batch = count, stride = p->ld;
     if (p->pair) {
-        COHORT_CUDA_CHECK(cudaMemcpy2D(p->pair, 2 * sizeof(double), u, sizeof(double),
-                                       sizeof(double), (size_t)(p->nx * p->ny),
-                                       cudaMemcpyDeviceToDevice));
+        const int64_t n = p->nx * p->ny,
+                      blocks = (n + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
+        spectrum_pair_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), COHORT_CUDA_THREADS>>>(
+            u, n, p->pair);
+        COHORT_CUDA_CHECK_LAUNCH("spectrum_pair_kernel");
         u = p->pair, start = 0, batch = stride = 2;
     }
     if (((uintptr_t)(u + start) & 15u) != 0) --start, ++batch;

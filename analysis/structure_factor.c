@@ -34,6 +34,9 @@ int structure_factor_alloc(const cohort_backend *be, int64_t nx, int64_t ny, dou
     if (rc == COHORT_OK)
         rc = be->alloc((void **)&sf->power, (size_t)sf->rows * (size_t)max_count * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&sf->cls, (size_t)max_count);
+    if (rc == COHORT_OK)
+        rc = be->alloc((void **)&sf->fold_scratch,
+                       ordered_sum_scratch_bytes(members, sf->rows, 1, max_count));
     if (rc != COHORT_OK) {
         structure_factor_free(sf);
         return rc;
@@ -50,6 +53,7 @@ void structure_factor_free(structure_factor *sf)
     if (sf->plan) COHORT_KERNELS(sf->be, reduction_kernels)->spectrum_plan_free(sf->plan);
     sf->be->release(sf->power);
     sf->be->release(sf->cls);
+    sf->be->release(sf->fold_scratch);
     free(sf->host_cls), free(sf->mean_power);
     free(sf);
 }
@@ -105,7 +109,7 @@ int structure_factor_add(structure_factor *sf, int64_t time, const double *u, in
     COHORT_CALL(sf->be->copy_to_device(sf->cls, sf->host_cls, (size_t)count));
     COHORT_CALL(COHORT_KERNELS(sf->be, reduction_kernels)
                     ->spectrum_power(sf->plan, u, m0, count, sf->power));
-    return ordered_sum_add(s, sf->power, count, 0, count, first, sf->cls);
+    return ordered_sum_add(s, sf->fold_scratch, sf->power, count, 0, count, first, sf->cls);
 }
 
 /* The weight of half-spectrum column kx: its conjugate partner is not stored (2), or is (1). */

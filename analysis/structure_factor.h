@@ -26,8 +26,9 @@ typedef struct structure_factor {
     double *power;      /* backend: rows x max_count */
     unsigned char *cls; /* backend: max_count classes (0, or REDUCTION_SKIP) */
     unsigned char *host_cls;
-    double *mean_power; /* host: rows */
-    ordered_sum *sums;  /* one per time, allocated when first used */
+    double *mean_power;   /* host: rows */
+    double *fold_scratch; /* backend: the blocks of one call of the ordered sums */
+    ordered_sum *sums;    /* one per time, allocated when first used */
 } structure_factor;
 
 /* Spectra of nx x ny members (1D: ny = 1) on a domain of side `length`, `members` in all, calls
