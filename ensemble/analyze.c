@@ -13,6 +13,7 @@
 #include "backend/cohort_error.h"
 #include "clustering.h"
 #include "config.h"
+#include "fields/fields.h"
 #include "info.h"
 #include "output.h"
 #include "paths.h"
@@ -140,17 +141,13 @@ static char *default_output(const char *input)
     return out;
 }
 
-/* Whether a member counts at a time, as the run decides it: <C> and <C^2> of its field finite
- * (field_member_moments sums the same values in the same order). A field of finite values can
- * still overflow <C^2>. */
+/* Whether a member counts at a time, as the run decides it: <C> and <C^2> of its field finite,
+ * summed in the run's order. A field of finite values can still overflow <C^2>. */
 static int field_active(const double *c, int64_t n)
 {
-    double sum = 0.0, sum2 = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-        sum += c[j];
-        sum2 += c[j] * c[j];
-    }
-    return isfinite(sum / (double)n) && isfinite(sum2 / (double)n);
+    double mean = 0.0, mean2 = 0.0;
+    fields_member_moments_host(c, n, 1, &mean, &mean2);
+    return isfinite(mean) && isfinite(mean2);
 }
 
 /* Members whose final field does not count (field_active), or that the run flagged in

@@ -1,6 +1,7 @@
 /* Ensemble moments: Welford and Chan against a two-pass reference, bitwise independence of the
  * chunking, skipped members, order errors; the per-member <C>, <C^2> of the backends (deviations
- * from the member's mean, their own mean projected out) against a direct long-double sum. Usage:
+ * from the member's mean, their own mean projected out) against a direct long-double sum, and of
+ * large fields in their lane order, bit for bit. Usage:
  * test_moments [--backend cpu|cuda] (exit 77 = skipped: no device). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "banded_reference.h"
 #include "models/model1d/model1d_numerics.h"
 #include "fields/fields.h"
+#include "fields/fields_numerics.h"
 #include "test_common.h"
 
 static void reference(const double *x, int64_t n, double *mean, double *var)
@@ -139,6 +141,51 @@ int main(int argc, char **argv)
     free(u);
     free(mean);
     free(out);
+
+    /* fields stored as themselves and larger than FIELD_SUM_SEQUENTIAL_MAX points: summed in
+     * lanes, the lanes added by halving (fields_numerics.h), the same bits on every backend; the
+     * order is written out again here, and the values checked against a long-double sum */
+    {
+        const int64_t big_n = 3 * FIELD_SUM_SEQUENTIAL_MAX + 17, big_ld = 5, big_m0 = 1,
+                      big_count = 3;
+        double *big = malloc(big_n * big_ld * sizeof *big), big_out[6];
+        for (int64_t k = 0; k < big_n * big_ld; ++k) big[k] = 0.3 + gsl_rng_uniform(rng);
+        void *dbig = NULL, *dbig_out = NULL;
+        if (be && !be->alloc(&dbig, big_n * big_ld * sizeof *big) &&
+            !be->alloc(&dbig_out, sizeof big_out)) {
+            be->copy_to_device(dbig, big, big_n * big_ld * sizeof *big);
+            be->fill((double *)dbig_out, NAN, 6);
+            EXPECT(fields_moments(be, (const double *)dbig, NULL, big_n, big_ld, big_m0, big_count,
+                                  (double *)dbig_out) == COHORT_OK,
+                   "moments of large fields");
+            be->synchronize();
+            be->copy_to_host(big_out, dbig_out, sizeof big_out);
+            for (int64_t k = 0; k < big_count; ++k) {
+                double lane[FIELD_SUM_LANES], lane2[FIELD_SUM_LANES];
+                long double s = 0.0L, q = 0.0L;
+                for (int l = 0; l < FIELD_SUM_LANES; ++l) lane[l] = lane2[l] = 0.0;
+                for (int64_t j = 0; j < big_n; ++j) {
+                    const double c = big[j * big_ld + big_m0 + k];
+                    lane[j % FIELD_SUM_LANES] += c;
+                    lane2[j % FIELD_SUM_LANES] += c * c;
+                    s += c;
+                    q += (long double)c * c;
+                }
+                for (int h = FIELD_SUM_LANES / 2; h >= 1; h /= 2)
+                    for (int l = 0; l < h; ++l) lane[l] += lane[l + h], lane2[l] += lane2[l + h];
+                const double m1 = lane[0] / (double)big_n, m2 = lane2[0] / (double)big_n;
+                EXPECT(big_out[k] == m1 && big_out[big_count + k] == m2,
+                       "large field %lld on %s: <C> %.17g, <C^2> %.17g, in lane order %.17g, %.17g",
+                       (long long)k, be->name, big_out[k], big_out[big_count + k], m1, m2);
+                EXPECT(fabs(big_out[k] - (double)(s / big_n)) <= 1e-14 * fabs(m1) &&
+                           fabs(big_out[big_count + k] - (double)(q / big_n)) <= 1e-14 * m2,
+                       "large field %lld on %s: against the long-double sums", (long long)k,
+                       be->name);
+            }
+        }
+        if (be) be->release(dbig), be->release(dbig_out);
+        free(big);
+    }
     free(x);
     free(inc);
     gsl_rng_free(rng);

@@ -26,6 +26,12 @@ extern const fields_kernels fields_kernels_cpu, fields_kernels_cuda;
 int fields_moments(const cohort_backend *be, const double *u, const double *mean, int64_t n,
                    int64_t ld, int64_t m0, int64_t count, double *out);
 
+/* <C> and <C^2> of the field x[j * s], j < n, stored as itself, in the order the backends sum
+ * them (field_member_moments up to FIELD_SUM_SEQUENTIAL_MAX points, the lanes beyond): for checks
+ * on the host that must agree with the run's bits. */
+void fields_member_moments_host(const double *x, int64_t n, int64_t s, double *c_mean,
+                                double *c2_mean);
+
 /* out = the fields of members [m0, m0 + count) of u, stored as deviations from mean[m] with the
  * deviation's own mean projected out (field_member_values): what archives store. */
 int fields_values(const cohort_backend *be, const double *u, const double *mean, int64_t n,
