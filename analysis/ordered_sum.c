@@ -68,7 +68,14 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
     const size_t bytes =
         (size_t)(b1 - b0 + 1) * (size_t)s->classes * (size_t)s->rows * sizeof(double);
     double *host = s->host + (size_t)b0 * (size_t)s->classes * (size_t)s->rows;
-    COHORT_CALL(s->be->copy_to_device(scratch, host, bytes)); /* the carried block sums */
+    /* the carried block sums: only block b0 can hold members already (those before `first`);
+     * the later blocks start from zero */
+    const size_t per_block = (size_t)s->classes * (size_t)s->rows;
+    const int carried = s->next > b0 * ORDERED_SUM_BLOCK;
+    if (carried) COHORT_CALL(s->be->copy_to_device(scratch, host, per_block * sizeof(double)));
+    if (bytes > (size_t)carried * per_block * sizeof(double))
+        COHORT_CALL(s->be->fill(scratch + carried * per_block, 0.0,
+                                bytes / sizeof(double) - (size_t)carried * per_block));
     COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
                     ->block_fold(x, s->rows, ld, m0, count, first, ORDERED_SUM_BLOCK, s->classes,
                                  cls, scratch));
@@ -90,6 +97,10 @@ static void pairwise_sum(double *blocks, size_t width, int64_t n)
 int ordered_sum_total(const ordered_sum *s, double *total)
 {
     const size_t width = (size_t)s->classes * (size_t)s->rows;
+    if (s->n_blocks == 1) { /* the tree of one block is the block */
+        memcpy(total, s->host, width * sizeof(double));
+        return COHORT_OK;
+    }
     double *work = malloc((size_t)s->n_blocks * width * sizeof(double));
     if (!work)
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "ordered sum of %lld blocks",
