@@ -446,7 +446,9 @@ static void bench_one(context *c, int64_t n, int64_t m)
             b.tile_bytes = 0;
             const double ms = time_median(c, restore_u, run_ours, &b);
             char name[64];
-            snprintf(name, sizeof name, "%s [%s]", names[k], shared ? "tiled shared" : "tiled");
+            snprintf(name, sizeof name, "%s [%s %d/SM]", names[k],
+                     shared ? "tiled shared" : "tiled",
+                     cohort_cuda_banded_resident_members(b.view, 0, shared));
             emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
                  sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
         }

@@ -39,12 +39,16 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 /* a tiled block: at most this many threads (128 registers a thread), and of tile groups (the
  * named barriers 1..15 beside __syncthreads' 0) */
 enum { TILED_MAX_BLOCK_THREADS = 512, TILED_MAX_GROUPS = 15 };
-/* AUTO takes TILED_SHARED where it keeps at least TILED_AUTO_SHARED_MEMBERS members on an SM, and
- * where TILED's tile is too narrow (TILE_AUTO_MIN_WIDTH_*) but it keeps TILED_AUTO_MIN_MEMBERS
- * (bench-banded, H100, 2026-11-23, M = 2^16, the first version of the kernel: penta N = 1024, 12
- * members, plain 0.83 ms against portable's 1.14, periodic 1.29 against 1.69; tri N = 2048, 8
- * members, 1.75 against 2.27; penta N = 2048, 2 members, 4.6 against 2.3) */
-enum { TILED_AUTO_SHARED_MEMBERS = 16, TILED_AUTO_MIN_MEMBERS = 8 };
+/* AUTO takes the tiled solve where TILED_SHARED keeps at least TILED_AUTO_SHARED_MEMBERS members on
+ * an SM, or TILED's tile is wide enough (TILE_AUTO_MIN_WIDTH_*), or TILED_SHARED keeps
+ * TILED_AUTO_MIN_MEMBERS_* (bench-banded, H100, 2026-11-23, M = 2^16, against the portable path:
+ * tri N = 2048, 4 members (periodic) 1.92 ms against 3.39 and 8 (plain) 1.89 against 2.28; penta
+ * N = 2048, 4 members, 2.43 against 2.28) */
+enum {
+    TILED_AUTO_SHARED_MEMBERS = 16,
+    TILED_AUTO_MIN_MEMBERS_TRI = 4,
+    TILED_AUTO_MIN_MEMBERS_PENTA = 8
+};
 
 /* Where the tiled solve reads its factor: the block's copy in shared memory (SHARED = 1) or
  * device memory through the read-only path. */
@@ -360,6 +364,20 @@ static banded_tiled_kernel_fn tiled_kernel_for(const banded_view *v, int shared,
     return NULL;
 }
 
+/* The tiled kernel for v, its shared-memory limit raised to TILE_MAX_BYTES (once a kernel). */
+static int tiled_kernel_ready(const banded_view *v, int shared, banded_tiled_kernel_fn *kernel)
+{
+    static int shared_limit_raised[8];
+    int slot = 0;
+    *kernel = tiled_kernel_for(v, shared, &slot);
+    if (!shared_limit_raised[slot]) {
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(*kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               TILE_MAX_BYTES));
+        shared_limit_raised[slot] = 1;
+    }
+    return COHORT_OK;
+}
+
 /* A tile group's threads (whole warps) and its area of shared memory in doubles (tile, tips and
  * border values; a 16-byte multiple). */
 static int tiled_group_threads(const banded_view *v, int width)
@@ -392,6 +410,38 @@ static void tiled_shared_plan(const banded_view *v, int width, int *plan_width, 
             *plan_width = c, *plan_groups = g;
     }
     if (*plan_groups == 0) *plan_width = 0;
+}
+
+/* The members TILED (one tile of `width` a block) or TILED_SHARED (its plan's tile groups a
+ * block) keeps resident on an SM, by the occupancy calculator. */
+static int tiled_members_per_sm(const banded_view *v, int width, int shared, int *members)
+{
+    int w = width, tile_groups = 1;
+    if (shared) tiled_shared_plan(v, width, &w, &tile_groups);
+    *members = 0;
+    if (tile_groups < 1) return COHORT_OK;
+    int64_t parts[4];
+    const size_t smem = (shared ? (size_t)tiled_factor_doubles(*v, parts) * sizeof(double) : 0) +
+                        (size_t)tile_groups * (size_t)tiled_area_doubles(v, w) * sizeof(double);
+    banded_tiled_kernel_fn kernel = NULL;
+    COHORT_CALL(tiled_kernel_ready(v, shared, &kernel));
+    int resident = 0;
+    COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, kernel, tile_groups * tiled_group_threads(v, w), smem));
+    *members = resident * tile_groups * w;
+    return COHORT_OK;
+}
+
+extern "C" int cohort_cuda_banded_resident_members(const banded_view *v, size_t tile_bytes,
+                                                   int shared)
+{
+    const int width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    int members = 0;
+    if (width > 0 && tiled_members_per_sm(v, width, shared, &members) != COHORT_OK) {
+        cohort_error_clear();
+        members = 0;
+    }
+    return members;
 }
 
 extern "C" int cohort_cuda_banded_tile_groups(const banded_view *v, size_t tile_bytes)
@@ -430,14 +480,8 @@ static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int6
     int64_t parts[4];
     const size_t smem = (shared ? (size_t)tiled_factor_doubles(*v, parts) * sizeof(double) : 0) +
                         (size_t)tile_groups * (size_t)area_doubles * sizeof(double);
-    int slot = 0;
-    const banded_tiled_kernel_fn kernel = tiled_kernel_for(v, shared, &slot);
-    static int shared_limit_raised[8];
-    if (!shared_limit_raised[slot]) {
-        COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               TILE_MAX_BYTES));
-        shared_limit_raised[slot] = 1;
-    }
+    banded_tiled_kernel_fn kernel = NULL;
+    COHORT_CALL(tiled_kernel_ready(v, shared, &kernel));
     int64_t blocks = (tiles + tile_groups - 1) / tile_groups;
     if (shared) {
         int resident = 0;
@@ -498,19 +542,24 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                            (long long)v->n);
     int shared = path == COHORT_CUDA_BANDED_TILED_SHARED;
     int portable = path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0;
+    if (path == COHORT_CUDA_BANDED_AUTO && !portable && !partitioned) {
+        /* the tiled solve where enough members stay on an SM to hide the sweeps' latency */
+        const int min_members =
+            v->h == 1 ? TILED_AUTO_MIN_MEMBERS_TRI : TILED_AUTO_MIN_MEMBERS_PENTA;
+        portable = shared_members < TILED_AUTO_SHARED_MEMBERS &&
+                   max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA) &&
+                   shared_members < min_members;
+    }
     if (path == COHORT_CUDA_BANDED_AUTO && !portable) {
-        /* the tiled path where the partitioned form is preferred (one thread per segment) or
-         * enough members stay on an SM to hide the sweeps' latency */
-        if (partitioned)
-            shared = shared_groups >= 2;
-        else if (shared_members >= TILED_AUTO_SHARED_MEMBERS)
-            shared = 1;
-        else if (max_width >= (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA))
-            shared = 0;
-        else if (shared_members >= TILED_AUTO_MIN_MEMBERS)
-            shared = 1;
-        else
-            portable = 1;
+        /* TILED and TILED_SHARED give the same bits. TILED_SHARED wherever a tile group fits
+         * beside the factor, except for plain tridiagonal systems where its plan narrows the tile
+         * below TILED's: their small factor stays in L1 for TILED, and the narrower tiles cost
+         * more than they save (bench-banded, H100, 2026-11-23, M = 2^16: N = 1024, tiles of 4
+         * against 8, 0.99 ms against 0.85; where the widths are equal TILED_SHARED wins, N = 512
+         * 0.226 against 0.302 and N = 2048 1.78 against 2.31; periodic systems at N = 1024, tiles
+         * of 4 against 8, 0.98 against 1.20) */
+        shared = partitioned ? shared_groups >= 2 : shared_groups >= 1;
+        if (!partitioned && v->h == 1 && v->border == 0 && shared_width < max_width) shared = 0;
     }
     if (portable) {
         for (int64_t g0 = 0; g0 < groups; g0 += 65535) {

@@ -33,10 +33,13 @@ extern "C" {
  *            and whose factor has one, TILED_SHARED where two tile groups fit beside the factor,
  *            else TILED, the tile narrowed to the batch (one member a tile for the x lines of one
  *            2D field); otherwise WARP where a warp tile of >= 16 systems fits its default budget
- *            (n <= 576), except tridiagonal systems with half-warp tiles; then TILED_SHARED where
- *            it keeps >= 16 members on an SM, TILED where a tile of >= 8 (tridiagonal) or 32
- *            (pentadiagonal) members fits the default budget, TILED_SHARED where it keeps >= 8,
- *            otherwise PORTABLE (measured to be where each wins: solvers/banded/PERFORMANCE.md).
+ *            (n <= 576), except tridiagonal systems with half-warp tiles where TILED_SHARED keeps
+ *            >= 16 members on an SM; else the tiled solve where TILED_SHARED keeps >= 16 members
+ *            on an SM, TILED's tile has >= 8 (tridiagonal) or 32 (pentadiagonal) members, or
+ *            TILED_SHARED keeps >= 4 (tridiagonal) or 8 (pentadiagonal); otherwise PORTABLE. The
+ *            tiled solve is TILED_SHARED where a tile group fits beside the factor, except plain
+ *            tridiagonal systems whose TILED_SHARED tile would be narrower than TILED's (measured
+ *            to be where each wins: solvers/banded/PERFORMANCE.md).
  * AUTO decides by the solver alone, never by the batch, so a member's bits do not depend on the
  * batch it is solved in; TILED's tile width follows the batch (at least two blocks an SM), which
  * changes no bits. */
@@ -61,6 +64,10 @@ int cohort_cuda_banded_tile_width(const struct banded_view *v, size_t tile_bytes
 /* The tile groups a block of TILED_SHARED runs for v at the widest tile of tile_bytes (0 when no
  * tile fits beside the factor in a block's shared memory). */
 int cohort_cuda_banded_tile_groups(const struct banded_view *v, size_t tile_bytes);
+
+/* The members TILED (shared = 0) or TILED_SHARED (1) keeps resident on an SM of the current device
+ * at tile_bytes, by the occupancy calculator (0 when no tile fits). */
+int cohort_cuda_banded_resident_members(const struct banded_view *v, size_t tile_bytes, int shared);
 
 /* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */
 int cohort_cuda_banded_warp_width(const struct banded_view *v, size_t tile_bytes);
