@@ -65,17 +65,16 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
     if (b1 - b0 + 1 > s->max_blocks)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld members exceed the allocated calls",
                            (long long)count);
-    const size_t bytes =
-        (size_t)(b1 - b0 + 1) * (size_t)s->classes * (size_t)s->rows * sizeof(double);
-    double *host = s->host + (size_t)b0 * (size_t)s->classes * (size_t)s->rows;
+    const size_t per_block = (size_t)s->classes * (size_t)s->rows, blocks = (size_t)(b1 - b0 + 1),
+                 bytes = blocks * per_block * sizeof(double);
+    double *host = s->host + (size_t)b0 * per_block;
     /* the carried block sums: only block b0 can hold members already (those before `first`);
      * the later blocks start from zero */
-    const size_t per_block = (size_t)s->classes * (size_t)s->rows;
-    const int carried = s->next > b0 * ORDERED_SUM_BLOCK;
+    const size_t carried = s->next > b0 * ORDERED_SUM_BLOCK;
     if (carried) COHORT_CALL(s->be->copy_to_device(scratch, host, per_block * sizeof(double)));
-    if (bytes > (size_t)carried * per_block * sizeof(double))
-        COHORT_CALL(s->be->fill(scratch + carried * per_block, 0.0,
-                                bytes / sizeof(double) - (size_t)carried * per_block));
+    if (blocks > carried)
+        COHORT_CALL(
+            s->be->fill(scratch + carried * per_block, 0.0, (blocks - carried) * per_block));
     COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
                     ->block_fold(x, s->rows, ld, m0, count, first, ORDERED_SUM_BLOCK, s->classes,
                                  cls, scratch));

@@ -80,6 +80,13 @@ __global__ void spectrum_power_kernel(const cufftDoubleComplex *__restrict__ x, 
     }
 }
 
+/* The blocks of COHORT_CUDA_THREADS for a grid-stride loop over n elements. */
+static unsigned grid_stride_blocks(int64_t n)
+{
+    const int64_t blocks = (n + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
+    return (unsigned)(blocks < 65536 ? blocks : 65536);
+}
+
 /* pair[2 i] = u[i]: the lone member beside the zero column (set once, at allocation). A kernel, not
  * cudaMemcpy2D, whose copy of n rows of 8 bytes goes row by row. */
 __global__ void spectrum_pair_kernel(const double *__restrict__ u, int64_t n,
@@ -109,10 +116,8 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
                            (long long)m0, (long long)count, (long long)p->ld);
     int64_t start = m0, batch = count, stride = p->ld;
     if (p->pair) {
-        const int64_t n = p->nx * p->ny,
-                      blocks = (n + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
-        spectrum_pair_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), COHORT_CUDA_THREADS>>>(
-            u, n, p->pair);
+        const int64_t n = p->nx * p->ny;
+        spectrum_pair_kernel<<<grid_stride_blocks(n), COHORT_CUDA_THREADS>>>(u, n, p->pair);
         COHORT_CUDA_CHECK_LAUNCH("spectrum_pair_kernel");
         u = p->pair, start = 0, batch = stride = 2;
     }
@@ -141,8 +146,7 @@ static int cuda_spectrum_power(void *plan, const double *u, int64_t m0, int64_t 
      * ones overwrite it); test_spectrum checks that u is unchanged. */
     COHORT_CUFFT_CHECK(cufftExecD2Z(p->fft, (cufftDoubleReal *)(u + start), p->out));
     const int64_t total = p->ny * (p->nx / 2 + 1) * count;
-    const int64_t blocks = (total + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
-    spectrum_power_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), COHORT_CUDA_THREADS>>>(
+    spectrum_power_kernel<<<grid_stride_blocks(total), COHORT_CUDA_THREADS>>>(
         p->out, p->nx, p->ny, batch, m0 - start, count, power);
     COHORT_CUDA_CHECK_LAUNCH("spectrum_power_kernel");
     return COHORT_OK;

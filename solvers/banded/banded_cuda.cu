@@ -39,8 +39,9 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 /* a tiled block: at most this many threads (128 registers a thread), and of tile groups (the
  * named barriers 1..15 beside __syncthreads' 0) */
 enum { TILED_MAX_BLOCK_THREADS = 512, TILED_MAX_GROUPS = 15 };
-/* AUTO takes the tiled solve where TILED_SHARED keeps at least TILED_AUTO_SHARED_MEMBERS members on
- * an SM, or TILED's tile is wide enough (TILE_AUTO_MIN_WIDTH_*), or TILED_SHARED keeps
+/* AUTO takes the tiled solve over WARP's half-warp tiles for tridiagonal systems where
+ * TILED_SHARED keeps TILED_AUTO_SHARED_MEMBERS members on an SM; and over the portable path where
+ * TILED's tile is wide enough (TILE_AUTO_MIN_WIDTH_*) or TILED_SHARED keeps
  * TILED_AUTO_MIN_MEMBERS_* (bench-banded, H100, 2026-11-23, M = 2^16, against the portable path:
  * tri N = 2048, 4 members (periodic) 1.92 ms against 3.39 and 8 (plain) 1.89 against 2.28; penta
  * N = 2048, 4 members, 2.43 against 2.28) */
@@ -412,22 +413,33 @@ static void tiled_shared_plan(const banded_view *v, int width, int *plan_width, 
     if (*plan_groups == 0) *plan_width = 0;
 }
 
+/* A tiled block of tile_groups groups of tiles of w members: its shared memory (the factor's copy
+ * with `shared`, then the groups' areas), its kernel (limit raised), and, where resident is not
+ * NULL, the blocks of it an SM holds (the occupancy calculator). */
+static int tiled_block(const banded_view *v, int shared, int w, int tile_groups, size_t *smem,
+                       banded_tiled_kernel_fn *kernel, int *resident)
+{
+    int64_t parts[4];
+    *smem = (shared ? (size_t)tiled_factor_doubles(*v, parts) * sizeof(double) : 0) +
+            (size_t)tile_groups * (size_t)tiled_area_doubles(v, w) * sizeof(double);
+    COHORT_CALL(tiled_kernel_ready(v, shared, kernel));
+    if (resident)
+        COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            resident, *kernel, tile_groups * tiled_group_threads(v, w), *smem));
+    return COHORT_OK;
+}
+
 /* The members TILED (one tile of `width` a block) or TILED_SHARED (its plan's tile groups a
- * block) keeps resident on an SM, by the occupancy calculator. */
+ * block) keeps resident on an SM. */
 static int tiled_members_per_sm(const banded_view *v, int width, int shared, int *members)
 {
-    int w = width, tile_groups = 1;
+    int w = width, tile_groups = 1, resident = 0;
     if (shared) tiled_shared_plan(v, width, &w, &tile_groups);
     *members = 0;
     if (tile_groups < 1) return COHORT_OK;
-    int64_t parts[4];
-    const size_t smem = (shared ? (size_t)tiled_factor_doubles(*v, parts) * sizeof(double) : 0) +
-                        (size_t)tile_groups * (size_t)tiled_area_doubles(v, w) * sizeof(double);
+    size_t smem = 0;
     banded_tiled_kernel_fn kernel = NULL;
-    COHORT_CALL(tiled_kernel_ready(v, shared, &kernel));
-    int resident = 0;
-    COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &resident, kernel, tile_groups * tiled_group_threads(v, w), smem));
+    COHORT_CALL(tiled_block(v, shared, w, tile_groups, &smem, &kernel, &resident));
     *members = resident * tile_groups * w;
     return COHORT_OK;
 }
@@ -477,16 +489,12 @@ static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int6
     if (tiles_per_sm < tile_groups) tile_groups = (int)tiles_per_sm;
     const int group_threads = tiled_group_threads(v, w);
     const int64_t area_doubles = tiled_area_doubles(v, w);
-    int64_t parts[4];
-    const size_t smem = (shared ? (size_t)tiled_factor_doubles(*v, parts) * sizeof(double) : 0) +
-                        (size_t)tile_groups * (size_t)area_doubles * sizeof(double);
+    size_t smem = 0;
+    int resident = 0;
     banded_tiled_kernel_fn kernel = NULL;
-    COHORT_CALL(tiled_kernel_ready(v, shared, &kernel));
+    COHORT_CALL(tiled_block(v, shared, w, tile_groups, &smem, &kernel, shared ? &resident : NULL));
     int64_t blocks = (tiles + tile_groups - 1) / tile_groups;
     if (shared) {
-        int resident = 0;
-        COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &resident, kernel, tile_groups * group_threads, smem));
         if (resident < 1) resident = 1;
         if (blocks > (int64_t)resident * sm_count) blocks = (int64_t)resident * sm_count;
     }
@@ -522,7 +530,9 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
         /* WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles, where
          * the tiled path's many threads per system win (bench-banded, H100, N = 512, M = 2^16:
          * plain 0.29 ms tiled against 0.35 warp; 2026-11-23, the factor in shared memory, plain
-         * 0.239 and periodic 0.283 against warp's 0.357; pentadiagonal systems stay on WARP) */
+         * 0.225 and periodic 0.268 against warp's 0.357). Pentadiagonal systems stay on WARP,
+         * whose bits are the portable path's (TILED_SHARED's 0.361 / 0.385 against 0.375 / 0.420
+         * would change the round-off of ch1d_forced's flow map for a few percent of its solve) */
         warp_width = cohort_cuda_banded_warp_width(v, 0);
         if (v->h == 1 && warp_width < WARP_MAX_WIDTH &&
             (shared_members >= TILED_AUTO_SHARED_MEMBERS ||
@@ -542,14 +552,11 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                            (long long)v->n);
     int shared = path == COHORT_CUDA_BANDED_TILED_SHARED;
     int portable = path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0;
-    if (path == COHORT_CUDA_BANDED_AUTO && !portable && !partitioned) {
+    if (path == COHORT_CUDA_BANDED_AUTO && !portable && !partitioned)
         /* the tiled solve where enough members stay on an SM to hide the sweeps' latency */
-        const int min_members =
-            v->h == 1 ? TILED_AUTO_MIN_MEMBERS_TRI : TILED_AUTO_MIN_MEMBERS_PENTA;
-        portable = shared_members < TILED_AUTO_SHARED_MEMBERS &&
-                   max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA) &&
-                   shared_members < min_members;
-    }
+        portable = max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA) &&
+                   shared_members <
+                       (v->h == 1 ? TILED_AUTO_MIN_MEMBERS_TRI : TILED_AUTO_MIN_MEMBERS_PENTA);
     if (path == COHORT_CUDA_BANDED_AUTO && !portable) {
         /* TILED and TILED_SHARED give the same bits. TILED_SHARED wherever a tile group fits
          * beside the factor, except for plain tridiagonal systems where its plan narrows the tile
