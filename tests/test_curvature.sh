@@ -5,8 +5,8 @@
 #   mcf2d on [-4, 4]^2 to T = 0.1 (seed 000, Table 3), N = 16 .. 128: EOC >= 1.8 in every norm
 #     at every refinement, and within [1.8, 2.3] at the last two;
 #   willmore2d, N = 16, 32, 64: EOC >= 1.7 at the finest pair. The seed's zeta constants are not
-#     printed, and with cohort's defaults (sigma = 1) 32^2 is still pre-asymptotic (seed Table 4
-#     shows the same: EOC 0.8, then 3.8), so this runs the smoother zeta (r = 2, sigma = 1/4)
+#     printed, and with cohort's defaults (sigma = 1/2) 32^2 is still pre-asymptotic (seed Table
+#     4 shows the same: EOC 0.8, then 3.8), so this runs the smoother zeta (r = 2, sigma = 1/4)
 #     over T = 0.01, which the cpu affords to 64^2.
 # Usage: test_curvature.sh COHORT PYTHON SOURCE_DIR WORKDIR
 cohort=${1:?cohort} python=${2:?python} src=${3:?source dir} dir=${4:?workdir}
@@ -59,12 +59,12 @@ done
 
 # zeta's constants swept as members: each member's own exact solution, its own steps
 "$cohort" run mcf.ini --quiet --backend cpu --set grid.nx=32 --set grid.ny=32 \
-    --set sweep.model.zeta_sigma=0.5,1,2 -o swept.nc || bad "swept run"
-"$python" - swept.nc mcf32.nc << 'PY' && ok || bad "the sweep's member sigma = 1 differs from the single run"
+    --set sweep.model.zeta_sigma=1,0.5,2 -o swept.nc || bad "swept run"
+"$python" - swept.nc mcf32.nc << 'PY' && ok || bad "the sweep's member sigma = 0.5 differs from the single run"
 import sys
 from netCDF4 import Dataset
 s, one = Dataset(sys.argv[1]), Dataset(sys.argv[2])
-assert list(s["model_zeta_sigma"][:]) == [0.5, 1.0, 2.0]
+assert list(s["model_zeta_sigma"][:]) == [1.0, 0.5, 2.0]
 for v in ("error_l1", "error_l2", "error_linf", "steps_accepted", "steps_rejected"):
     assert s[v][1] == one[v][0], (v, s[v][:], one[v][:])
 assert len(set(float(x) for x in s["error_l1"][:])) == 3
