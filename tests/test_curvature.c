@@ -25,6 +25,14 @@
 #include "ode/rkm_numerics.h"
 #include "test_common.h"
 
+/* zeta of eq. 30 with n = 2, r = 2, sigma = 1/4 in closed form, independent of the generated
+ * curvature_exact.h (whose axis tables and jets the residual below then checks) */
+static double zeta_closed(double t, double x, double y)
+{
+    return cos(3.14159265358979323846 * t) * (x * x - 4.0) * (y * y - 4.0) / 16.0 *
+           exp(-0.25 * (x * x + y * y));
+}
+
 /* max over nodes of |f - zeta_t(t)| for the flow at N x N cells of [-4, 4]^2, phi = zeta(t) */
 static double residual(const cohort_backend *be, int willmore, int64_t N, double t, int interior)
 {
@@ -36,14 +44,9 @@ static double residual(const cohort_backend *be, int willmore, int64_t N, double
     int rc = curvature_grid_make(be, N, N, 8.0, -4.0, 0, 1, zeta, &g);
     const int64_t n = (N + 1) * (N + 1);
     double *host = malloc((size_t)n * sizeof *host), *u = NULL, *w = NULL, *f = NULL, *tt = NULL;
-    /* zeta and zeta_t evaluated here on the host, not from the grid's tables */
     for (int64_t j = 0; j <= N; ++j)
-        for (int64_t i = 0; i <= N; ++i) {
-            const curvature_axis ax = curvature_axis_at(-4.0 + i * g.h1, &zeta),
-                                 ay = curvature_axis_at(-4.0 + j * g.h2, &zeta);
-            host[j * (N + 1) + i] =
-                curvature_exact_zeta(t, -4.0 + i * g.h1, -4.0 + j * g.h2, &ax, &ay, &zeta);
-        }
+        for (int64_t i = 0; i <= N; ++i)
+            host[j * (N + 1) + i] = zeta_closed(t, -4.0 + i * g.h1, -4.0 + j * g.h2);
     if (rc == COHORT_OK) rc = be->alloc((void **)&u, (size_t)n * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&w, (size_t)n * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&f, (size_t)n * sizeof(double));
@@ -60,11 +63,8 @@ static double residual(const cohort_backend *be, int willmore, int64_t N, double
         for (int64_t i = 1; i < N; ++i) {
             const int near = i == 1 || j == 1 || i == N - 1 || j == N - 1;
             if (near == interior) continue;
-            const curvature_axis ax = curvature_axis_at(-4.0 + i * g.h1, &zeta),
-                                 ay = curvature_axis_at(-4.0 + j * g.h2, &zeta);
-            const double zt =
-                -3.14159265358979323846 * sin(3.14159265358979323846 * t) *
-                curvature_exact_zeta(0.0, -4.0 + i * g.h1, -4.0 + j * g.h2, &ax, &ay, &zeta);
+            const double zt = -3.14159265358979323846 * sin(3.14159265358979323846 * t) *
+                              zeta_closed(0.0, -4.0 + i * g.h1, -4.0 + j * g.h2);
             worst = fmax(worst, fabs(host[j * (N + 1) + i] - zt));
         }
     be->release(u), be->release(w), be->release(f), be->release(tt);

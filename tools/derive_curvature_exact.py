@@ -121,41 +121,57 @@ def ccode(e):
         "M_PI", "3.14159265358979323846")
 
 
-X = sp.symbols("ax0:5", real=True)  # xpow(x, n, k), k = 0 .. 4
-Y = sp.symbols("ay0:5", real=True)
-GX, GY, RN, R2N = sp.symbols("gx gy rn r2n", real=True)  # exp(-sigma x^2), ..., r^n, r^(-2n)
+# zeta = cos(pi t) X(x) Y(y) with X(a) = (a^n - r^n) exp(-sigma a^2) / r^n (and Y the same
+# function): a node's jets d^(a+b) zeta / dx^a dy^b are cos(pi t) X^(a)(x) Y^(b)(y), products of
+# per-axis tables. The flows' operators are derived for a generic f(x, y) and written in its jets
+# z_ab, so a node evaluates the operator once (some 420 operations for Willmore) instead of the
+# expansion of zeta's own derivatives (1,184).
+a_, g_, rn_ = sp.symbols("a g rn", real=True)
+AX = sp.symbols("ax0:5", real=True)  # X^(k)(x), k = 0 .. 4, from the axis table
+AY = sp.symbols("ay0:5", real=True)
+C, S = sp.symbols("c s", real=True)  # cos(pi t), sin(pi t)
+JET = {(i, k - i): sp.Symbol(f"z{i}{k - i}", real=True) for k in range(5) for i in range(k + 1)}
 
 
-def factored(expr):
-    """The expression in the factors that depend on x alone or y alone (x^n and its derivatives,
-    the Gaussian), which the caller takes from per-axis tables, and in r^n: only sqrt, sin and cos
-    are left to evaluate per node."""
-    expr = expr.subs(sp.exp(-sigma * (x**2 + y**2)), GX * GY)
-    expr = expr.replace(lambda e: isinstance(e, xpow),
-                        lambda e: (X if e.args[0] == x else Y)[int(e.args[2])])
-    expr = expr.subs({r**(-2 * n): R2N, r**n: RN})
-    left = expr.atoms(sp.exp, xpow) | {a for a in expr.atoms(sp.Pow) if a.base == r}
-    if left:
-        sys.exit(f"factors left in the expression: {left}")
-    return expr
+def in_jets(expr, f):
+    """expr (in the derivatives of f(x, y)) in the jet symbols z_ab."""
+    sub = {}
+    for (i, k), z in JET.items():
+        if i + k:
+            sub[sp.Derivative(f, *([(x, i)] if i else []), *([(y, k)] if k else []))] = z
+    return expr.subs(sub).subs(f, JET[(0, 0)])
+
+
+def axis_derivatives():
+    """X^(k)(a), k = 0 .. 4, in xpow(a, n, j), g = exp(-sigma a^2) and rn = r^n."""
+    X = (xpow(a_, n, 0) - r**n) * sp.exp(-sigma * a_**2) / r**n
+    out = []
+    for k in range(5):
+        e = sp.diff(X, a_, k).subs(sp.exp(-sigma * a_**2), g_).subs(r**n, rn_)
+        out.append(sp.expand(e))
+    if any(e.atoms(sp.exp) for e in out):
+        sys.exit("exp left in the axis derivatives")
+    return out
 
 
 def emit(name, expr, doc):
     """COHORT_HD_CALLED (not inlined on the device): the fused and the per-stage kernels then
-    evaluate the long expressions with the same roundings."""
-    subs, (e,) = sp.cse([factored(expr)], optimizations="basic")
+    evaluate the long expressions with the same roundings. Only the jets expr uses are formed."""
+    subs, (e,) = sp.cse([expr], optimizations="basic")
+    used = set().union(e.free_symbols, *(v.free_symbols for _, v in subs))
+    jets = [(ik, z) for ik, z in JET.items() if z in used]
     lines = [f"/* {doc} */",
-             f"COHORT_HD_CALLED double {name}(double t, double x, double y, const curvature_axis *ax,",
-             "                         const curvature_axis *ay, const curvature_exact_params *p)",
-             "{",
-             "    const double n = p->n, rn = p->rn, r2n = p->r2n, sigma = p->sigma;",
-             "    const double ax0 = ax->xpow[0], ax1 = ax->xpow[1], ax2 = ax->xpow[2], "
-             "ax3 = ax->xpow[3], ax4 = ax->xpow[4], gx = ax->gauss;",
-             "    const double ay0 = ay->xpow[0], ay1 = ay->xpow[1], ay2 = ay->xpow[2], "
-             "ay3 = ay->xpow[3], ay4 = ay->xpow[4], gy = ay->gauss;",
-             "    (void)t, (void)x, (void)y, (void)n, (void)rn, (void)r2n, (void)sigma;",
-             "    (void)ax0, (void)ax1, (void)ax2, (void)ax3, (void)ax4, (void)gx;",
-             "    (void)ay0, (void)ay1, (void)ay2, (void)ay3, (void)ay4, (void)gy;"]
+             f"COHORT_HD_CALLED double {name}(double t, const curvature_axis *ax, "
+             "const curvature_axis *ay)",
+             "{"]
+    if C in used or jets:
+        lines.append("    const double c = cos(3.14159265358979323846 * t);")
+    if S in used:
+        lines.append("    const double s = sin(3.14159265358979323846 * t);")
+    if AX[0] in used or AY[0] in used:
+        lines.append("    const double ax0 = ax->d[0], ay0 = ay->d[0];")
+    for (i, k), z in jets:
+        lines.append(f"    const double {z} = c * ax->d[{i}] * ay->d[{k}];")
     for s_, v in subs:
         lines.append(f"    const double {s_} = {ccode(v)};")
     lines.append(f"    return {ccode(e)};")
@@ -163,13 +179,19 @@ def emit(name, expr, doc):
     return "\n".join(lines)
 
 
+def operations(expr):
+    """The operators of expr after common subexpressions are taken out (sqrt, sin, cos as one)."""
+    subs, (e,) = sp.cse([expr], optimizations="basic")
+    return sum(sp.count_ops(v) for _, v in subs) + sp.count_ops(e)
+
+
 def main():
-    zeta = sp.cos(sp.pi * t) * (xpow(x, n, 0) - r**n) * (xpow(y, n, 0) - r**n) / r**(2 * n) * sp.exp(
-        -sigma * (x**2 + y**2))
-    zt = sp.diff(zeta, t)
-    f_mc = zt - mcf_rhs(zeta)
-    w_rhs, w = willmore_rhs_and_w(zeta)
-    f_w = zt - w_rhs
+    f = sp.Function("f")(x, y)
+    mc = in_jets(mcf_rhs(f), f)
+    willmore, w = willmore_rhs_and_w(f)
+    willmore, w = in_jets(willmore, f), in_jets(w, f)
+    # zeta_t = -pi sin(pi t) X Y
+    zt = -sp.pi * S * AX[0] * AY[0]
     check_gradient_flow()
     print("/* Generated by tools/derive_curvature_exact.py (SymPy " + sp.__version__ +
           "); do not edit. The exact solution")
@@ -177,7 +199,10 @@ def main():
           "forcing terms")
     print(" * that make zeta an exact solution of the mean-curvature and the Willmore flow of "
           "graphs (derivation")
-    print(" * and sign conventions in the script). */")
+    print(" * and sign conventions in the script). Operators per node, counted as SymPy's count_ops "
+          "after")
+    print(f" * common subexpressions, jets not included: w {operations(w)}, F_MC "
+          f"{operations(zt - mc)}, F_W {operations(zt - willmore)}. */")
     print("#ifndef COHORT_CURVATURE_EXACT_H\n#define COHORT_CURVATURE_EXACT_H\n")
     print("#include <math.h>\n\n#include \"backend/cohort_hd.h\"\n")
     print("/* The k-th derivative of x^n, n (n - 1) ... (n - k + 1) x^(n - k): 0 where the falling "
@@ -185,27 +210,36 @@ def main():
     print("COHORT_HD double curvature_xpow(double x, double n, int k)\n{\n    double c = 1.0;\n"
           "    for (int q = 0; q < k; ++q) c *= n - q;\n"
           "    return c == 0.0 ? 0.0 : c * pow(x, n - k);\n}\n")
-    print("/* zeta's constants: the exponent n, the radius r, the decay sigma, and r^n, r^(-2n) */")
-    print("typedef struct curvature_exact_params {\n    double n, r, sigma, rn, r2n;\n} "
+    print("/* zeta's constants: the exponent n, the radius r, the decay sigma, and r^n */")
+    print("typedef struct curvature_exact_params {\n    double n, r, sigma, rn;\n} "
           "curvature_exact_params;\n")
     print("COHORT_HD curvature_exact_params curvature_exact_params_make(double n, double r, "
-          "double sigma)\n{\n    const curvature_exact_params p = {n, r, sigma, pow(r, n), "
-          "pow(r, -2.0 * n)};\n    return p;\n}\n")
-    print("/* What zeta depends on along one axis, at one coordinate a: d^k/da^k a^n (k = 0 .. 4) "
-          "and\n * exp(-sigma a^2); tabulated once per grid line, so that a node evaluates no "
-          "pow or exp. */")
-    print("typedef struct curvature_axis {\n    double xpow[5], gauss;\n} curvature_axis;\n")
-    print("COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_params *p)"
-          "\n{\n    curvature_axis v;\n    for (int k = 0; k < 5; ++k) v.xpow[k] = "
-          "curvature_xpow(a, p->n, k);\n    v.gauss = exp(-p->sigma * a * a);\n    return v;\n}\n")
-    print(emit("curvature_exact_zeta", zeta,
-               "zeta(t, x, y) = cos(pi t) (x^n - r^n)(y^n - r^n) / r^(2n) exp(-sigma (x^2 + y^2))"))
+          "double sigma)\n{\n    const curvature_exact_params p = {n, r, sigma, pow(r, n)};\n"
+          "    return p;\n}\n")
+    print("/* zeta's factor along one axis, X(a) = (a^n - r^n) exp(-sigma a^2) / r^n, and its "
+          "derivatives:\n * d[k] = X^(k)(a), k = 0 .. 4; tabulated once per grid line, so that "
+          "a node evaluates no pow or\n * exp. */")
+    print("typedef struct curvature_axis {\n    double d[5];\n} curvature_axis;\n")
+    derivs = axis_derivatives()
+    subs, es = sp.cse(derivs, optimizations="basic")
+    body = ["COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_params *p)",
+            "{",
+            "    const double n = p->n, sigma = p->sigma, rn = p->rn, g = exp(-sigma * a * a);"]
+    for s_, v in subs:
+        body.append(f"    const double {s_} = {ccode(v)};")
+    body.append("    curvature_axis v;")
+    for k, e in enumerate(es):
+        body.append(f"    v.d[{k}] = {ccode(e)};")
+    body += ["    return v;", "}", ""]
+    print("\n".join(body))
+    print(emit("curvature_exact_zeta", C * AX[0] * AY[0],
+               "zeta(t, x, y) = cos(pi t) X(x) Y(y), at the node whose axis entries are ax, ay"))
     print()
     print(emit("curvature_exact_w", w, "w = Q div(grad zeta / Q) at (t, x, y)"))
     print()
-    print(emit("curvature_exact_forcing_mcf", f_mc, "F_MC = zeta_t - Q div(grad zeta / Q)"))
+    print(emit("curvature_exact_forcing_mcf", zt - mc, "F_MC = zeta_t - Q div(grad zeta / Q)"))
     print()
-    print(emit("curvature_exact_forcing_willmore", f_w,
+    print(emit("curvature_exact_forcing_willmore", zt - willmore,
                "F_W = zeta_t + Q div(E grad w - w^2 / (2 Q^3) grad zeta)"))
     print("\n#endif")
 

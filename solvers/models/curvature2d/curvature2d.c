@@ -93,8 +93,7 @@ int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double
                           .x0 = origin,
                           .y0 = origin,
                           .neumann = neumann,
-                          .manufactured = manufactured,
-                          .zeta = zeta};
+                          .manufactured = manufactured};
     const int64_t extent[2] = {nx + 1, ny + 1};
     const double h[2] = {g->h1, g->h2};
     curvature_axis *axes[2] = {NULL, NULL};

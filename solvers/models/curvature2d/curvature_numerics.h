@@ -35,7 +35,6 @@ typedef struct curvature_grid {
     double x0, y0;    /* the lower-left corner, grid.origin */
     int neumann;      /* model.boundary = neumann, else Dirichlet */
     int manufactured; /* initial.kind = manufactured: forcing F and Dirichlet data from zeta */
-    curvature_exact_params zeta;
     /* zeta's factors along x at x_i (nx + 1) and along y at y_j (ny + 1), backend memory
      * (curvature_grid_make) */
     const curvature_axis *axis_x, *axis_y;
@@ -115,9 +114,7 @@ COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int6
 {
     if (curvature_is_boundary(g, i, j)) {
         if (!g->neumann)
-            return g->manufactured ? curvature_exact_w(t, g->x0 + i * g->h1, g->y0 + j * g->h2,
-                                                       &g->axis_x[i], &g->axis_y[j], &g->zeta)
-                                   : 0.0;
+            return g->manufactured ? curvature_exact_w(t, &g->axis_x[i], &g->axis_y[j]) : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
     double f[3][3], px[4], py[4], q[4], q_node;
@@ -133,11 +130,9 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
 {
     if (curvature_is_boundary(g, i, j)) {
         if (!g->neumann) /* zeta = cos(pi t) zeta(0): g_t = -pi sin(pi t) zeta(0) */
-            return g->manufactured
-                       ? -3.14159265358979323846 * sin(3.14159265358979323846 * t) *
-                             curvature_exact_zeta(0.0, g->x0 + i * g->h1, g->y0 + j * g->h2,
-                                                  &g->axis_x[i], &g->axis_y[j], &g->zeta)
-                       : 0.0;
+            return g->manufactured ? -3.14159265358979323846 * sin(3.14159265358979323846 * t) *
+                                         curvature_exact_zeta(0.0, &g->axis_x[i], &g->axis_y[j])
+                                   : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
     double f[3][3], rhs;
@@ -151,10 +146,9 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
         rhs = curvature_w_point(f, g->h1, g->h2, px, py, q, &q_node);
     }
     if (g->manufactured) {
-        const double x = g->x0 + i * g->h1, y = g->y0 + j * g->h2;
         const curvature_axis *ax = &g->axis_x[i], *ay = &g->axis_y[j];
-        rhs += w_all ? curvature_exact_forcing_willmore(t, x, y, ax, ay, &g->zeta)
-                     : curvature_exact_forcing_mcf(t, x, y, ax, ay, &g->zeta);
+        rhs += w_all ? curvature_exact_forcing_willmore(t, ax, ay)
+                     : curvature_exact_forcing_mcf(t, ax, ay);
     }
     return rhs;
 }
@@ -166,8 +160,7 @@ COHORT_HD double curvature_initial_node(const curvature_grid *g, double amplitud
 {
     if (g->neumann) i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     const double x = g->x0 + i * g->h1, y = g->y0 + j * g->h2;
-    if (g->manufactured)
-        return curvature_exact_zeta(0.0, x, y, &g->axis_x[i], &g->axis_y[j], &g->zeta);
+    if (g->manufactured) return curvature_exact_zeta(0.0, &g->axis_x[i], &g->axis_y[j]);
     return amplitude * sin(mode * 3.14159265358979323846 * sqrt(x * x + y * y));
 }
 
@@ -200,9 +193,8 @@ COHORT_HD void curvature_observe_row(const curvature_grid *g, const double *u, i
         energy += w * w / q_node * cell;
     }
     for (int64_t i = 0; g->manufactured && i <= g->nx; ++i) {
-        const double e = fabs(u[(j * nx1 + i) * ld] -
-                              curvature_exact_zeta(t, g->x0 + i * g->h1, g->y0 + j * g->h2,
-                                                   &g->axis_x[i], &g->axis_y[j], &g->zeta));
+        const double e =
+            fabs(u[(j * nx1 + i) * ld] - curvature_exact_zeta(t, &g->axis_x[i], &g->axis_y[j]));
         l1 += e * cell, l2 += e * e * cell;
         linf = e > linf || e != e ? e : linf;
     }
