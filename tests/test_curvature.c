@@ -12,8 +12,9 @@
  *       copies of their interior neighbours (eq. 19-20), the mean-curvature flow lowers the area
  *       and the Willmore flow the Willmore energy at every record;
  *   (d) a Dirichlet run's boundary nodes keep their values;
- *   (e) where the backend has the fused advance (cuda: one block per member, ode/rkm_cuda.cuh),
- *       it gives the per-stage path's steps and state bit for bit. */
+ *   (e) where the backend has the fused advance (cuda, ode/rkm_cuda.cuh), it gives the per-stage
+ *       path's steps and state bit for bit, with one block a member (block barriers; some
+ *       threads own two nodes), with two and three (grid barriers), and as the launch chooses. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -179,6 +180,7 @@ typedef struct flow_ctx {
     const curvature_kernels *k;
     curvature_grid g;
     double *w;
+    int64_t blocks_per_member; /* of the fused advance, 0: its own choice */
 } flow_ctx;
 
 static int flow_rhs(void *ctx, const double *t, const double *u, double *f, int64_t ld,
@@ -192,51 +194,59 @@ static int flow_rhs(void *ctx, const double *t, const double *u, double *f, int6
 static int flow_fused(void *ctx, const rkm_fused_args *a)
 {
     flow_ctx *c = ctx;
-    return c->k->advance_fused(&c->g, c->w, a);
+    rkm_fused_args b = *a;
+    b.blocks_per_member = c->blocks_per_member;
+    return c->k->advance_fused(&c->g, c->w, &b);
 }
 
 static void fused_against_per_stage(const cohort_backend *be, int willmore, int neumann)
 {
     const curvature_kernels *k = COHORT_KERNELS(be, curvature_kernels);
     if (!k->advance_fused) return;
-    enum { N = 20, COUNT = 5 };
-    const int64_t n = (N + 1) * (N + 1);
-    flow_ctx c = {k, {0}, NULL};
+    enum { N = 20, COUNT = 5, PATHS = 5 };
+    const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 0};
+    flow_ctx c = {k, {0}, NULL, 0};
     EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann,
                                curvature_exact_params_make(2, 1, 1), &c.g) == COHORT_OK,
            "%s", cohort_error_detail());
-    double *u = NULL, *amp = NULL, *out[2];
-    int64_t acc[2][COUNT], rej[2][COUNT];
+    double *u = NULL, *amp = NULL, *out[PATHS] = {NULL};
+    int64_t acc[PATHS][COUNT], rej[PATHS][COUNT];
     const double amplitudes[COUNT] = {1.0, 0.5, 0.25, 0.75, 0.1};
     int rc = be->alloc((void **)&u, (size_t)(n * COUNT) * sizeof(double));
     if (rc == COHORT_OK && willmore)
         rc = be->alloc((void **)&c.w, (size_t)(n * COUNT) * sizeof(double));
     if (rc == COHORT_OK) rc = be->alloc((void **)&amp, sizeof amplitudes);
     if (rc == COHORT_OK) rc = be->copy_to_device(amp, amplitudes, sizeof amplitudes);
-    for (int path = 0; path < 2 && rc == COHORT_OK; ++path) {
+    /* path 0: per stage; 1-4: fused with blocks[path] blocks a member */
+    for (int path = 0; path < PATHS && rc == COHORT_OK; ++path) {
         rkm_integrator *r = NULL;
         const rkm_rhs f = {flow_rhs, &c, path ? flow_fused : NULL};
+        c.blocks_per_member = blocks[path];
         out[path] = malloc((size_t)(n * COUNT) * sizeof(double));
         rc = rkm_alloc(be, n, COUNT, &r);
         if (rc == COHORT_OK) rc = k->initial(&c.g, 1.0, amp, 3.0, u, COUNT, COUNT);
         if (rc == COHORT_OK) rc = rkm_start(r, 0.0, willmore ? 1e-6 : 1e-4, COUNT);
         for (int q = 1; q <= 2 && rc == COHORT_OK; ++q)
-            rc = rkm_advance(r, &f, u, 0.01 * q, 1e-7, COUNT);
+            rc = rkm_advance_on(r, &f, u, 0.01 * q, 1e-7, COUNT,
+                                path ? RKM_PATH_FUSED : RKM_PATH_PER_STAGE);
         if (rc == COHORT_OK) rc = rkm_members(r, COUNT, acc[path], rej[path], NULL, NULL);
         if (rc == COHORT_OK)
             rc = be->copy_to_host(out[path], u, (size_t)(n * COUNT) * sizeof(double));
         rkm_free(r);
     }
     EXPECT(rc == COHORT_OK, "%s", cohort_error_detail());
-    int64_t differ = 0;
-    for (int64_t q = 0; rc == COHORT_OK && q < n * COUNT; ++q) differ += out[0][q] != out[1][q];
-    EXPECT(rc == COHORT_OK && differ == 0 && !memcmp(acc[0], acc[1], sizeof acc[0]) &&
-               !memcmp(rej[0], rej[1], sizeof rej[0]),
-           "%s, %s: %lld values differ; member 0 steps %lld/%lld per stage, %lld/%lld fused",
-           willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
-           (long long)differ, (long long)acc[0][0], (long long)rej[0][0], (long long)acc[1][0],
-           (long long)rej[1][0]);
-    free(out[0]), free(out[1]);
+    for (int path = 1; path < PATHS && rc == COHORT_OK; ++path) {
+        int64_t differ = 0;
+        for (int64_t q = 0; q < n * COUNT; ++q) differ += out[0][q] != out[path][q];
+        EXPECT(differ == 0 && !memcmp(acc[0], acc[path], sizeof acc[0]) &&
+                   !memcmp(rej[0], rej[path], sizeof rej[0]),
+               "%s, %s, fused with %lld blocks a member: %lld values differ; member 0 steps "
+               "%lld/%lld per stage, %lld/%lld fused",
+               willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
+               (long long)blocks[path], (long long)differ, (long long)acc[0][0],
+               (long long)rej[0][0], (long long)acc[path][0], (long long)rej[path][0]);
+    }
+    for (int path = 0; path < PATHS; ++path) free(out[path]);
     be->release(u), be->release(amp), be->release(c.w);
     curvature_grid_release(be, &c.g);
 }

@@ -16,6 +16,9 @@ struct rkm_integrator {
     double *t_stage;     /* ld */
     /* k2 is dead once stage 3's argument is formed, so k5 takes its place */
     double *arg, *k1, *k2_k5, *k3, *k4;
+    /* the fused advance's second argument array and scratch, allocated at its first use */
+    double *arg_odd;
+    unsigned long long *flags; /* 2 ld + 2 */
 };
 
 int rkm_alloc(const cohort_backend *be, int64_t n, int64_t ld, rkm_integrator **out)
@@ -47,6 +50,7 @@ void rkm_free(rkm_integrator *r)
     const cohort_backend *be = r->be;
     be->release(r->members), be->release(r->t_stage), be->release(r->arg), be->release(r->k1);
     be->release(r->k2_k5), be->release(r->k3), be->release(r->k4);
+    be->release(r->arg_odd), be->release(r->flags);
     free(r);
 }
 
@@ -65,9 +69,15 @@ int rkm_start(rkm_integrator *r, double t0, double tau0, int64_t count)
     return rc;
 }
 
-/* Algorithm 4.1 for every member at once, until each has reached t_to. */
 int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, double tolerance,
                 int64_t count)
+{
+    return rkm_advance_on(r, f, u, t_to, tolerance, count, RKM_PATH_AUTO);
+}
+
+/* Algorithm 4.1 for every member at once, until each has reached t_to. */
+int rkm_advance_on(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, double tolerance,
+                   int64_t count, rkm_path path)
 {
     if (!f || !f->eval || !u) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "rhs and u are required");
     if (count < 1 || count > r->ld)
@@ -77,10 +87,35 @@ int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, dou
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "tolerance %g", tolerance);
     const rkm_kernels *k = r->k;
     const int64_t n = r->n, ld = r->ld;
-    if (f->advance_fused && r->be->kind == COHORT_BACKEND_CUDA && n <= RKM_FUSED_MAX_VALUES &&
-        count <= RKM_FUSED_MAX_MEMBERS) {
-        const rkm_fused_args a = {r->members, u, r->arg, r->k1, r->k2_k5, r->k3,
-                                  r->k4,      n, ld,     count, t_to,     tolerance};
+    if (path == RKM_PATH_FUSED && !f->advance_fused)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "the fused path needs advance_fused");
+    if (path == RKM_PATH_AUTO)
+        path =
+            f->advance_fused && r->be->kind == COHORT_BACKEND_CUDA &&
+                    count <= RKM_FUSED_MAX_MEMBERS &&
+                    (n * count <= RKM_FUSED_MAX_VALUES || (count == 1 && n <= RKM_FUSED_MAX_SINGLE))
+                ? RKM_PATH_FUSED
+                : RKM_PATH_PER_STAGE;
+    if (path == RKM_PATH_FUSED) {
+        if (!r->arg_odd)
+            COHORT_CALL(r->be->alloc((void **)&r->arg_odd, (size_t)(n * ld) * sizeof(double)));
+        if (!r->flags)
+            COHORT_CALL(r->be->alloc((void **)&r->flags, (size_t)(2 * ld + 2) * sizeof *r->flags));
+        const rkm_fused_args a = {.members = r->members,
+                                  .u = u,
+                                  .arg = r->arg,
+                                  .arg_odd = r->arg_odd,
+                                  .k1 = r->k1,
+                                  .k2_k5 = r->k2_k5,
+                                  .k3 = r->k3,
+                                  .k4 = r->k4,
+                                  .flags = r->flags,
+                                  .n = n,
+                                  .ld = ld,
+                                  .count = count,
+                                  .t_to = t_to,
+                                  .tolerance = tolerance,
+                                  .blocks_per_member = 0};
         return f->advance_fused(f->ctx, &a);
     }
     /* Asking how many members still step costs a synchronisation on cuda: ask every

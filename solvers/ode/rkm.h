@@ -18,20 +18,30 @@ extern "C" {
 #endif
 
 /* What a fused advance works on (backend memory): the members' bookkeeping, the state and the
- * stage arrays (k5 shares k2's), the sizes, the target time and the tolerance. */
+ * stage arrays (k5 shares k2's; the stage arguments alternate between arg and arg_odd), 2 ld + 2
+ * words of scratch, the sizes, the target time and the tolerance, and the blocks per member
+ * (0: the launch chooses; rkm_cuda.cuh). */
 typedef struct rkm_fused_args {
     struct rkm_member *members;
-    double *u, *arg, *k1, *k2_k5, *k3, *k4;
+    double *u, *arg, *arg_odd, *k1, *k2_k5, *k3, *k4;
+    unsigned long long *flags;
     int64_t n, ld, count;
     double t_to, tolerance;
+    int64_t blocks_per_member;
 } rkm_fused_args;
 
-/* Batches the fused advance takes: members of at most this many values, at most this many
- * members. One block per member runs latency-bound (measured on an H100, mcf2d per step: 32 us
- * at 17^2 and 60 us at 33^2 fused against ~140 us per stage; 193 us at 65^2 and 781 us at 129^2
- * fused against 135 us per stage), so larger members and batches fill the device through the
- * per-stage kernels. */
-enum { RKM_FUSED_MAX_VALUES = 33 * 33, RKM_FUSED_MAX_MEMBERS = 264 };
+/* Batches the fused advance takes: at most RKM_FUSED_MAX_MEMBERS members, and at most
+ * RKM_FUSED_MAX_VALUES values in all or a single member of at most RKM_FUSED_MAX_SINGLE. Measured
+ * on an H100 (bench-rkm-paths, mcf2d / willmore2d, microseconds a step, per stage against fused):
+ * single members 53 / 86 against 27 / 55 at 16^2, 66 / 105 against 25 / 54 at 128^2, 438 / 1,159
+ * against 276 / 680 at 1024^2; batches 56 against 27 at 16^2 x 4, 70 against 47 at 16^2 x 256,
+ * 210 against 155 at 128^2 x 16, but 120 against 161 at 64^2 x 64 (2^18 values): beyond that
+ * the per-stage kernels, which fill the device, are faster. */
+enum {
+    RKM_FUSED_MAX_MEMBERS = 264,
+    RKM_FUSED_MAX_VALUES = 1 << 18,
+    RKM_FUSED_MAX_SINGLE = 1025 * 1025
+};
 
 /* The right-hand side: f[v * ld + m] = f(t[m], u)_v for members [0, count); t in backend memory.
  * advance_fused (optional, cuda): Algorithm 4.1 for the whole advance in one launch, one block
@@ -53,9 +63,16 @@ void rkm_free(rkm_integrator *r);
 int rkm_start(rkm_integrator *r, double t0, double tau0, int64_t count);
 
 /* Advances members [0, count) of u from their times to t_to (reached exactly), each with its own
- * steps, e < tolerance per accepted step. */
+ * steps, e < tolerance per accepted step: fused where f has it, the backend is cuda and the batch
+ * is within RKM_FUSED_MAX_*, else per stage. */
 int rkm_advance(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, double tolerance,
                 int64_t count);
+
+/* rkm_advance on a path of the caller's choice (tests and benchmarks; the same bits on each):
+ * RKM_PATH_FUSED needs f->advance_fused. */
+typedef enum rkm_path { RKM_PATH_AUTO, RKM_PATH_PER_STAGE, RKM_PATH_FUSED } rkm_path;
+int rkm_advance_on(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, double tolerance,
+                   int64_t count, rkm_path path);
 
 /* Host copies of each member's accepted and rejected steps, time and next step (any may be NULL).
  */

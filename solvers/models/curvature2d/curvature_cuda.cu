@@ -115,20 +115,26 @@ static int curvature_observe_cuda(const curvature_grid *g, const double *u, doub
     return COHORT_OK;
 }
 
-/* The flows for the fused advance: one member's nodes over the block's threads, Willmore's w pass
- * first (the same node functions as curvature_node_kernel) */
+/* The flows for the fused advance (ode/rkm_cuda.cuh): the member's nodes the thread owns,
+ * Willmore's w pass first (the same node functions as curvature_node_kernel) */
 struct curvature_block_rhs {
     curvature_grid g;
     double *w; /* NULL: mean curvature */
-    __device__ void eval(double t, const double *u, double *f, int64_t m, int64_t ld) const
+    __device__ int passes() const
+    {
+        return w ? 2 : 1;
+    }
+    template <class Sync>
+    __device__ void eval(double t, const double *u, double *f, int64_t m, int64_t ld,
+                         rkm_nodes nodes, const Sync &sync) const
     {
         const int64_t nx1 = g.nx + 1, n = nx1 * (g.ny + 1);
         if (w) {
-            for (int64_t v = threadIdx.x; v < n; v += blockDim.x)
+            for (int64_t v = nodes.first; v < n; v += nodes.stride)
                 w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t);
-            __syncthreads();
+            sync();
         }
-        for (int64_t v = threadIdx.x; v < n; v += blockDim.x)
+        for (int64_t v = nodes.first; v < n; v += nodes.stride)
             f[v * ld + m] =
                 curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, t);
     }
