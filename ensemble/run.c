@@ -288,6 +288,33 @@ static int run_checkpoint_restore_flight(const checkpoint *ck, const run_positio
     return COHORT_OK;
 }
 
+/* --resume after a stop between the file's final rename (output_close) and the checkpoint's
+ * removal: OUT and OUT.checkpoint both there, OUT written last. OUT is then complete and the
+ * checkpoint stale: it goes, and the run has nothing left to do. (An OUT older than its checkpoint
+ * is an earlier run's file that an interrupted --overwrite run was to replace: resumed as usual,
+ * which refuses it without --overwrite.) */
+static int run_resume_found_complete(const char *path, int quiet)
+{
+    char *checkpoint_path = malloc(strlen(path) + sizeof ".checkpoint");
+    if (!checkpoint_path) return 0;
+    sprintf(checkpoint_path, "%s.checkpoint", path);
+    struct stat out, ck;
+    const int complete =
+        stat(path, &out) == 0 && S_ISREG(out.st_mode) && stat(checkpoint_path, &ck) == 0 &&
+        (out.st_mtim.tv_sec > ck.st_mtim.tv_sec ||
+         (out.st_mtim.tv_sec == ck.st_mtim.tv_sec && out.st_mtim.tv_nsec >= ck.st_mtim.tv_nsec));
+    if (complete) {
+        checkpoint_remove(checkpoint_path);
+        if (!quiet)
+            fprintf(stderr,
+                    "cohort run: --resume: %s is complete (the run stopped after writing it, "
+                    "before removing its checkpoint); removed %s\n",
+                    path, checkpoint_path);
+    }
+    free(checkpoint_path);
+    return complete;
+}
+
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
 {
     const config_value *configured = config_get(c, "output", "path");
@@ -367,6 +394,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
     const char *path = NULL;
+    if (opt->resume &&
+        run_resume_found_complete(opt->output_path ? opt->output_path
+                                                   : config_get(c, "output", "path")->text,
+                                  opt->quiet)) {
+        run_plan_free(&p);
+        return 0;
+    }
     if (run_output_path(c, opt, &path)) {
         run_plan_free(&p);
         return EXIT_BAD_INPUT;

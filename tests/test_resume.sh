@@ -189,6 +189,7 @@ for sig in TERM INT; do
     # a fresh run over an interrupted one is refused: it would lose the checkpoint
     expect_refusal none.nc "stop\.nc\.checkpoint exists.*--resume.*--overwrite" "$cohort" run \
         ch2d.ini --backend "$backend" --quiet -o stop.nc $long
+    cp -p stop.nc.checkpoint stale.checkpoint
     if "$cohort" run ch2d.ini --backend "$backend" --quiet -o stop.nc $long --resume &&
         "$compare" --attributes long-full.nc stop.nc > /dev/null; then
         ok
@@ -199,6 +200,23 @@ for sig in TERM INT; do
     lines=$("$cohort" info stop.nc | grep -c "cohort run ch2d.ini")
     [ "$lines" -eq 2 ] && ok || bad "SIG$sig: the history has $lines lines of cohort run, not 2"
 done
+
+# a stop after the file's final rename, before its checkpoint's removal: --resume finds the file
+# complete, removes the stale checkpoint, leaves the file as it was and exits 0; a checkpoint
+# newer than the file is an interrupted run's, and --resume still refuses to replace the file
+cp -p stop.nc done-before.nc
+cp -p stale.checkpoint stop.nc.checkpoint
+if "$cohort" run ch2d.ini --backend "$backend" -o stop.nc $long --resume 2> done.err &&
+    grep -q "is complete" done.err && [ ! -e stop.nc.checkpoint ] && cmp -s stop.nc done-before.nc; then
+    ok
+else
+    bad "--resume over a complete file and its stale checkpoint: $(cat done.err)"
+fi
+cp stale.checkpoint stop.nc.checkpoint
+touch stop.nc.checkpoint
+expect_refusal none.nc "stop\.nc: the file exists" "$cohort" run ch2d.ini --backend "$backend" \
+    --quiet -o stop.nc $long --resume
+rm -f stop.nc.checkpoint
 
 # starting over with --overwrite removes the interrupted run's checkpoint and its copy
 rm -f over.nc*

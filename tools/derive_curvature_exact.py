@@ -161,13 +161,13 @@ def emit(name, expr, doc):
     used = set().union(e.free_symbols, *(v.free_symbols for _, v in subs))
     jets = [(ik, z) for ik, z in JET.items() if z in used]
     lines = [f"/* {doc} */",
-             f"COHORT_HD_CALLED double {name}(double t, const curvature_axis *ax, "
+             f"COHORT_HD_CALLED double {name}(curvature_time_factors tf, const curvature_axis *ax, "
              "const curvature_axis *ay)",
              "{"]
     if C in used or jets:
-        lines.append("    const double c = cos(3.14159265358979323846 * t);")
+        lines.append("    const double c = tf.cos_pi_t;")
     if S in used:
-        lines.append("    const double s = sin(3.14159265358979323846 * t);")
+        lines.append("    const double s = tf.sin_pi_t;")
     if AX[0] in used or AY[0] in used:
         lines.append("    const double ax0 = ax->d[0], ay0 = ay->d[0];")
     for (i, k), z in jets:
@@ -220,6 +220,14 @@ def main():
           "derivatives:\n * d[k] = X^(k)(a), k = 0 .. 4; tabulated once per grid line, so that "
           "a node evaluates no pow or\n * exp. */")
     print("typedef struct curvature_axis {\n    double d[5];\n} curvature_axis;\n")
+    print("/* zeta's time factor cos(pi t) and its derivative's sin(pi t), formed once per member "
+          "and time\n * (not per node) and handed to the functions below. */")
+    print("typedef struct curvature_time_factors {\n    double cos_pi_t, sin_pi_t;\n} "
+          "curvature_time_factors;\n")
+    print("COHORT_HD curvature_time_factors curvature_time_factors_at(double t)\n{\n"
+          "    const curvature_time_factors tf = {cos(3.14159265358979323846 * t),\n"
+          "                                       sin(3.14159265358979323846 * t)};\n"
+          "    return tf;\n}\n")
     derivs = axis_derivatives()
     subs, es = sp.cse(derivs, optimizations="basic")
     body = ["COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_params *p)",
@@ -233,7 +241,8 @@ def main():
     body += ["    return v;", "}", ""]
     print("\n".join(body))
     print(emit("curvature_exact_zeta", C * AX[0] * AY[0],
-               "zeta(t, x, y) = cos(pi t) X(x) Y(y), at the node whose axis entries are ax, ay"))
+               "zeta(t, x, y) = cos(pi t) X(x) Y(y), at the node whose axis entries are ax, ay, tf "
+               "those of t"))
     print()
     print(emit("curvature_exact_w", w, "w = Q div(grad zeta / Q) at (t, x, y)"))
     print()

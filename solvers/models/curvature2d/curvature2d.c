@@ -90,6 +90,8 @@ int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double
                           .ny = ny,
                           .h1 = length / (double)nx,
                           .h2 = length / (double)ny,
+                          .inv_h1 = 1.0 / (length / (double)nx),
+                          .inv_h2 = 1.0 / (length / (double)ny),
                           .x0 = origin,
                           .y0 = origin,
                           .neumann = neumann,

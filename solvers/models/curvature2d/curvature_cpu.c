@@ -5,28 +5,42 @@
 
 #include "backend/cohort_error.h"
 
-static int curvature_w_cpu(const curvature_grid *g, const double *t, const double *u, double *w,
-                           int64_t ld, int64_t count)
+enum { CURVATURE_CPU_MEMBERS = 64 }; /* the members whose time factors a row forms at once */
+
+/* w (w_pass) or phi_t (w_all = NULL: mean curvature) at every node, rows in parallel; the time
+ * factors once per row and member, not per node. */
+static void curvature_nodes_cpu(const curvature_grid *g, const double *t, const double *u,
+                                const double *w_all, int w_pass, double *out, int64_t ld,
+                                int64_t count)
 {
     const int64_t nx1 = g->nx + 1;
 #pragma omp parallel for schedule(static)
     for (int64_t j = 0; j <= g->ny; ++j)
-        for (int64_t i = 0; i <= g->nx; ++i)
-            for (int64_t m = 0; m < count; ++m)
-                w[(j * nx1 + i) * ld + m] = curvature_w_node(g, u + m, ld, i, j, t[m]);
+        for (int64_t m0 = 0; m0 < count; m0 += CURVATURE_CPU_MEMBERS) {
+            const int64_t m1 =
+                m0 + CURVATURE_CPU_MEMBERS < count ? m0 + CURVATURE_CPU_MEMBERS : count;
+            curvature_time_factors tf[CURVATURE_CPU_MEMBERS];
+            for (int64_t m = m0; m < m1; ++m) tf[m - m0] = curvature_time_factors_at(t[m]);
+            for (int64_t i = 0; i <= g->nx; ++i)
+                for (int64_t m = m0; m < m1; ++m)
+                    out[(j * nx1 + i) * ld + m] =
+                        w_pass ? curvature_w_node(g, u + m, ld, i, j, tf[m - m0])
+                               : curvature_rhs_node(g, u + m, w_all ? w_all + m : NULL, ld, i, j,
+                                                    tf[m - m0]);
+        }
+}
+
+static int curvature_w_cpu(const curvature_grid *g, const double *t, const double *u, double *w,
+                           int64_t ld, int64_t count)
+{
+    curvature_nodes_cpu(g, t, u, NULL, 1, w, ld, count);
     return COHORT_OK;
 }
 
 static int curvature_rhs_cpu(const curvature_grid *g, const double *t, const double *u,
                              const double *w, double *f, int64_t ld, int64_t count)
 {
-    const int64_t nx1 = g->nx + 1;
-#pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j <= g->ny; ++j)
-        for (int64_t i = 0; i <= g->nx; ++i)
-            for (int64_t m = 0; m < count; ++m)
-                f[(j * nx1 + i) * ld + m] =
-                    curvature_rhs_node(g, u + m, w ? w + m : NULL, ld, i, j, t[m]);
+    curvature_nodes_cpu(g, t, u, w, 0, f, ld, count);
     return COHORT_OK;
 }
 

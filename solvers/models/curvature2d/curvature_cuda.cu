@@ -13,31 +13,41 @@ static unsigned blocks_for(int64_t threads)
     return (unsigned)((threads + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
 }
 
-/* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t; I: the index type */
+/* The nodes a thread of curvature_node_kernel takes: the time factors (a cos and a sin, tens of
+ * FP64 instructions) are formed once for them. */
+enum { CURVATURE_NODES_PER_THREAD = 4 };
+
+/* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t; I: the index type. Thread (m, slice)
+ * takes nodes slice, slice + slices, ... of member m, so a warp still reads consecutive addresses
+ * of many members or consecutive nodes of one. */
 template <int PASS, typename I>
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     curvature_node_kernel(const __grid_constant__ curvature_grid g, const double *__restrict__ t,
                           const double *__restrict__ u, const double *__restrict__ w,
-                          double *__restrict__ out, int64_t ld, int64_t count)
+                          double *__restrict__ out, int64_t ld, int64_t count, I slices)
 {
     const I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-    const I nx1 = (I)(g.nx + 1);
-    if (idx >= (I)(nx1 * (g.ny + 1) * count)) return;
-    const I m = idx % (I)count, v = idx / (I)count, i = v % nx1, j = v / nx1;
-    out[(int64_t)v * ld + m] =
-        PASS == 0 ? curvature_w_node(&g, u + m, ld, i, j, t[m])
-                  : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, t[m]);
+    const I nx1 = (I)(g.nx + 1), n = nx1 * (I)(g.ny + 1);
+    if (idx >= slices * (I)count) return;
+    const I m = idx % (I)count;
+    const curvature_time_factors tf = curvature_time_factors_at(t[m]);
+    for (I v = idx / (I)count; v < n; v += slices)
+        out[(int64_t)v * ld + m] =
+            PASS == 0
+                ? curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf)
+                : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1, v / nx1, tf);
 }
 
 template <int PASS>
 static int curvature_node_launch(const curvature_grid *g, const double *t, const double *u,
                                  const double *w, double *out, int64_t ld, int64_t count)
 {
-    const int64_t threads = (g->nx + 1) * (g->ny + 1) * count;
-    COHORT_CUDA_WITH_INDEX(
-        threads, I,
-        curvature_node_kernel<PASS, I>
-        <<<blocks_for(threads), COHORT_CUDA_THREADS>>>(*g, t, u, w, out, ld, count));
+    const int64_t n = (g->nx + 1) * (g->ny + 1),
+                  slices = (n + CURVATURE_NODES_PER_THREAD - 1) / CURVATURE_NODES_PER_THREAD;
+    COHORT_CUDA_WITH_INDEX(n * count, I,
+                           curvature_node_kernel<PASS, I>
+                           <<<blocks_for(slices * count), COHORT_CUDA_THREADS>>>(
+                               *g, t, u, w, out, ld, count, (I)slices));
     COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel");
     return COHORT_OK;
 }
@@ -129,14 +139,15 @@ struct curvature_block_rhs {
                          rkm_nodes nodes, const Sync &sync) const
     {
         const int64_t nx1 = g.nx + 1, n = nx1 * (g.ny + 1);
+        const curvature_time_factors tf = curvature_time_factors_at(t);
         if (w) {
             for (int64_t v = nodes.first; v < n; v += nodes.stride)
-                w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t);
+                w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf);
             sync();
         }
         for (int64_t v = nodes.first; v < n; v += nodes.stride)
             f[v * ld + m] =
-                curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, t);
+                curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, tf);
     }
 };
 

@@ -39,6 +39,19 @@ typedef struct curvature_axis {
     double d[5];
 } curvature_axis;
 
+/* zeta's time factor cos(pi t) and its derivative's sin(pi t), formed once per member and time
+ * (not per node) and handed to the functions below. */
+typedef struct curvature_time_factors {
+    double cos_pi_t, sin_pi_t;
+} curvature_time_factors;
+
+COHORT_HD curvature_time_factors curvature_time_factors_at(double t)
+{
+    const curvature_time_factors tf = {cos(3.14159265358979323846 * t),
+                                       sin(3.14159265358979323846 * t)};
+    return tf;
+}
+
 COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_params *p)
 {
     const double n = p->n, sigma = p->sigma, rn = p->rn, g = exp(-sigma * a * a);
@@ -74,20 +87,20 @@ COHORT_HD curvature_axis curvature_axis_at(double a, const curvature_exact_param
     return v;
 }
 
-/* zeta(t, x, y) = cos(pi t) X(x) Y(y), at the node whose axis entries are ax, ay */
-COHORT_HD_CALLED double curvature_exact_zeta(double t, const curvature_axis *ax,
+/* zeta(t, x, y) = cos(pi t) X(x) Y(y), at the node whose axis entries are ax, ay, tf those of t */
+COHORT_HD_CALLED double curvature_exact_zeta(curvature_time_factors tf, const curvature_axis *ax,
                                              const curvature_axis *ay)
 {
-    const double c = cos(3.14159265358979323846 * t);
+    const double c = tf.cos_pi_t;
     const double ax0 = ax->d[0], ay0 = ay->d[0];
     return ax0 * ay0 * c;
 }
 
 /* w = Q div(grad zeta / Q) at (t, x, y) */
-COHORT_HD_CALLED double curvature_exact_w(double t, const curvature_axis *ax,
+COHORT_HD_CALLED double curvature_exact_w(curvature_time_factors tf, const curvature_axis *ax,
                                           const curvature_axis *ay)
 {
-    const double c = cos(3.14159265358979323846 * t);
+    const double c = tf.cos_pi_t;
     const double z01 = c * ax->d[0] * ay->d[1];
     const double z10 = c * ax->d[1] * ay->d[0];
     const double z02 = c * ax->d[0] * ay->d[2];
@@ -98,11 +111,12 @@ COHORT_HD_CALLED double curvature_exact_w(double t, const curvature_axis *ax,
 }
 
 /* F_MC = zeta_t - Q div(grad zeta / Q) */
-COHORT_HD_CALLED double curvature_exact_forcing_mcf(double t, const curvature_axis *ax,
+COHORT_HD_CALLED double curvature_exact_forcing_mcf(curvature_time_factors tf,
+                                                    const curvature_axis *ax,
                                                     const curvature_axis *ay)
 {
-    const double c = cos(3.14159265358979323846 * t);
-    const double s = sin(3.14159265358979323846 * t);
+    const double c = tf.cos_pi_t;
+    const double s = tf.sin_pi_t;
     const double ax0 = ax->d[0], ay0 = ay->d[0];
     const double z01 = c * ax->d[0] * ay->d[1];
     const double z10 = c * ax->d[1] * ay->d[0];
@@ -115,11 +129,12 @@ COHORT_HD_CALLED double curvature_exact_forcing_mcf(double t, const curvature_ax
 }
 
 /* F_W = zeta_t + Q div(E grad w - w^2 / (2 Q^3) grad zeta) */
-COHORT_HD_CALLED double curvature_exact_forcing_willmore(double t, const curvature_axis *ax,
+COHORT_HD_CALLED double curvature_exact_forcing_willmore(curvature_time_factors tf,
+                                                         const curvature_axis *ax,
                                                          const curvature_axis *ay)
 {
-    const double c = cos(3.14159265358979323846 * t);
-    const double s = sin(3.14159265358979323846 * t);
+    const double c = tf.cos_pi_t;
+    const double s = tf.sin_pi_t;
     const double ax0 = ax->d[0], ay0 = ay->d[0];
     const double z01 = c * ax->d[0] * ay->d[1];
     const double z10 = c * ax->d[1] * ay->d[0];
