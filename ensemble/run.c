@@ -293,11 +293,8 @@ static int run_checkpoint_restore_flight(const checkpoint *ck, const run_positio
  * checkpoint stale: it goes, and the run has nothing left to do. (An OUT older than its checkpoint
  * is an earlier run's file that an interrupted --overwrite run was to replace: resumed as usual,
  * which refuses it without --overwrite.) */
-static int run_resume_found_complete(const char *path, int quiet)
+static int run_resume_found_complete(const char *path, const char *checkpoint_path, int quiet)
 {
-    char *checkpoint_path = malloc(strlen(path) + sizeof ".checkpoint");
-    if (!checkpoint_path) return 0;
-    sprintf(checkpoint_path, "%s.checkpoint", path);
     struct stat out, ck;
     const int complete =
         stat(path, &out) == 0 && S_ISREG(out.st_mode) && stat(checkpoint_path, &ck) == 0 &&
@@ -311,14 +308,19 @@ static int run_resume_found_complete(const char *path, int quiet)
                     "before removing its checkpoint); removed %s\n",
                     path, checkpoint_path);
     }
-    free(checkpoint_path);
     return complete;
+}
+
+/* The run's output path: -o, else output.path. */
+static const char *run_output_name(const cohort_config *c, const run_options *opt)
+{
+    return opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
 }
 
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
 {
     const config_value *configured = config_get(c, "output", "path");
-    *path = opt->output_path ? opt->output_path : configured->text;
+    *path = run_output_name(c, opt);
     char option[CONFIG_ORIGIN + 32] = "-o", err[1024];
     if (!opt->output_path) snprintf(option, sizeof option, "%s: output.path =", configured->origin);
     if (!paths_check_output(*path, option, &opt->config_path, 1, opt->overwrite, err, sizeof err))
@@ -393,18 +395,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     p.chunk = chunk_size(c, be, &p, end - first);
 
     /* the file first: an unwritable path is the user's to fix, before any work is done */
-    const char *path = NULL;
-    if (opt->resume &&
-        run_resume_found_complete(opt->output_path ? opt->output_path
-                                                   : config_get(c, "output", "path")->text,
-                                  opt->quiet)) {
-        run_plan_free(&p);
-        return 0;
-    }
-    if (run_output_path(c, opt, &path)) {
-        run_plan_free(&p);
-        return EXIT_BAD_INPUT;
-    }
+    const char *path = run_output_name(c, opt);
     char *config_text = config_render(c);
     /* --resume: the checkpoint of the same configuration, whose chunk the run keeps */
     char *checkpoint_path = malloc(strlen(path) + sizeof ".checkpoint");
@@ -416,6 +407,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         return EXIT_FAILURE_RUNNING;
     }
     sprintf(checkpoint_path, "%s.checkpoint", path);
+    const int finished =
+        opt->resume && run_resume_found_complete(path, checkpoint_path, opt->quiet);
+    if (finished || run_output_path(c, opt, &path)) {
+        free(config_text), free(checkpoint_path);
+        run_plan_free(&p);
+        return finished ? 0 : EXIT_BAD_INPUT;
+    }
     struct stat interrupted;
     if (!opt->resume && stat(checkpoint_path, &interrupted) == 0) {
         /* an interrupted run's checkpoint: continued with --resume, or given up with --overwrite

@@ -90,12 +90,11 @@ int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double
                           .ny = ny,
                           .h1 = length / (double)nx,
                           .h2 = length / (double)ny,
-                          .inv_h1 = 1.0 / (length / (double)nx),
-                          .inv_h2 = 1.0 / (length / (double)ny),
                           .x0 = origin,
                           .y0 = origin,
                           .neumann = neumann,
                           .manufactured = manufactured};
+    g->inv_h1 = 1.0 / g->h1, g->inv_h2 = 1.0 / g->h2;
     const int64_t extent[2] = {nx + 1, ny + 1};
     const double h[2] = {g->h1, g->h2};
     curvature_axis *axes[2] = {NULL, NULL};
