@@ -14,7 +14,8 @@
  *   (d) a Dirichlet run's boundary nodes keep their values;
  *   (e) where the backend has the fused advance (cuda, ode/rkm_cuda.cuh), it gives the per-stage
  *       path's steps and state bit for bit, with one block a member (block barriers; some
- *       threads own two nodes), with two and three (grid barriers), and as the launch chooses. */
+ *       threads own two nodes), with two and three (cluster barriers where the device has them,
+ *       else grid barriers), with nine (grid barriers), and as the launch chooses. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -203,8 +204,10 @@ static void fused_against_per_stage(const cohort_backend *be, int willmore, int 
 {
     const curvature_kernels *k = COHORT_KERNELS(be, curvature_kernels);
     if (!k->advance_fused) return;
-    enum { N = 20, COUNT = 5, PATHS = 5 };
-    const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 0};
+    /* fused with 1 block a member (the block's barrier), 2 and 3 (a cluster's on compute capability
+     * 9.0, else the grid's), 9 (the grid's) and the launch's choice */
+    enum { N = 20, COUNT = 5, PATHS = 6 };
+    const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 9, 0};
     flow_ctx c = {k, {0}, NULL, 0};
     EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann,
                                curvature_exact_params_make(2, 1, 1), &c.g) == COHORT_OK,

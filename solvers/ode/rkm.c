@@ -16,8 +16,9 @@ struct rkm_integrator {
     double *t_stage;     /* ld */
     /* k2 is dead once stage 3's argument is formed, so k5 takes its place */
     double *arg, *k1, *k2_k5, *k3, *k4;
-    /* the fused advance's second argument array and scratch, allocated at its first use */
-    double *arg_odd;
+    /* the fused advance's second argument array, second state array and scratch, allocated at its
+     * first use */
+    double *arg_odd, *u_next;
     unsigned long long *flags; /* 2 ld + 2 */
 };
 
@@ -50,7 +51,7 @@ void rkm_free(rkm_integrator *r)
     const cohort_backend *be = r->be;
     be->release(r->members), be->release(r->t_stage), be->release(r->arg), be->release(r->k1);
     be->release(r->k2_k5), be->release(r->k3), be->release(r->k4);
-    be->release(r->arg_odd), be->release(r->flags);
+    be->release(r->arg_odd), be->release(r->u_next), be->release(r->flags);
     free(r);
 }
 
@@ -97,8 +98,11 @@ int rkm_advance_on(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, 
                 ? RKM_PATH_FUSED
                 : RKM_PATH_PER_STAGE;
     if (path == RKM_PATH_FUSED) {
-        if (!r->arg_odd)
-            COHORT_CALL(r->be->alloc((void **)&r->arg_odd, (size_t)(n * ld) * sizeof(double)));
+        double **fused_arrays[] = {&r->arg_odd, &r->u_next};
+        for (int q = 0; q < 2; ++q)
+            if (!*fused_arrays[q])
+                COHORT_CALL(
+                    r->be->alloc((void **)fused_arrays[q], (size_t)(n * ld) * sizeof(double)));
         if (!r->flags)
             COHORT_CALL(r->be->alloc((void **)&r->flags, (size_t)(2 * ld + 2) * sizeof *r->flags));
         const rkm_fused_args a = {.members = r->members,
@@ -109,6 +113,7 @@ int rkm_advance_on(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, 
                                   .k2_k5 = r->k2_k5,
                                   .k3 = r->k3,
                                   .k4 = r->k4,
+                                  .u_next = r->u_next,
                                   .flags = r->flags,
                                   .n = n,
                                   .ld = ld,

@@ -18,12 +18,12 @@ extern "C" {
 #endif
 
 /* What a fused advance works on (backend memory): the members' bookkeeping, the state and the
- * stage arrays (k5 shares k2's; the stage arguments alternate between arg and arg_odd), 2 ld + 2
- * words of scratch, the sizes, the target time and the tolerance, and the blocks per member
- * (0: the launch chooses; rkm_cuda.cuh). */
+ * stage arrays (k5 shares k2's; the stage arguments alternate between arg and arg_odd), a second
+ * state array (u_next), 2 ld + 2 words of scratch, the sizes, the target time and the tolerance,
+ * and the blocks per member (0: the launch chooses; rkm_cuda.cuh). */
 typedef struct rkm_fused_args {
     struct rkm_member *members;
-    double *u, *arg, *arg_odd, *k1, *k2_k5, *k3, *k4;
+    double *u, *arg, *arg_odd, *k1, *k2_k5, *k3, *k4, *u_next;
     unsigned long long *flags;
     int64_t n, ld, count;
     double t_to, tolerance;

@@ -5,23 +5,37 @@
  *
  * A member is a group of `blocks_per_member` blocks. Each thread owns the values first, first +
  * stride, ... of its member and alone forms their stage arguments, stage values, error and update,
- * so the only exchanges are the neighbours a right-hand side reads: a barrier after each stage's
- * arguments (the stage arguments alternate between two arrays, so that forming stage s + 1's
- * cannot overwrite what stage s still reads), one after the error's maximum and one after the
- * update. The barrier is the block's where a member is one block, else the whole grid's
- * (cooperative launch; every block then holds its member's bookkeeping and takes the same
- * decisions from the same e).
+ * so the only exchanges are the neighbours a right-hand side reads and the member's error: a
+ * barrier after each stage's arguments (the stage arguments alternate between two arrays, so that
+ * forming stage s + 1's cannot overwrite what stage s still reads) and one after the error's
+ * maximum. The update is formed with the error, into the state array that the member's state does
+ * not occupy (u and u_next alternate), and becomes the state where the step is accepted: so no
+ * barrier waits for it. Every thread holds the member's bookkeeping and takes the same decisions
+ * from the same e, so none waits for another's decision either.
+ *
+ * The barrier is the block's where a member is one block; the cluster's where it is a
+ * thread-block cluster of 2 .. RKM_FUSED_MAX_CLUSTER blocks (compute capability 9.0: a hardware
+ * barrier, and the error's maximum read from the other blocks' shared memory); else the whole
+ * grid's (cooperative launch; the maximum through global memory, and one more barrier a step for
+ * whether any member steps on).
+ *
+ * Where a thread owns at most one value (ONE: the member's blocks have a thread for each), that
+ * value's state and stage values stay in the thread's registers between the passes: only the
+ * stage arguments and the state, which neighbours read, go through memory, so a step waits on 6
+ * fewer round trips to memory. Such a kernel takes a whole SM (255 registers,
+ * no spills to local memory); the others take 128 registers, two blocks an SM.
  *
  * The arithmetic is rkm_numerics.h's in the per-stage path's order, and e is the same exact
  * maximum, so a member's steps and state are bitwise those of the per-stage path whatever the
  * blocks per member (test_curvature checks it).
  *
  * Rhs: a device functor with
- *   template <class Sync> __device__ void eval(double t, const double *u, double *f, int64_t m,
- *                                              int64_t ld, rkm_nodes nodes, const Sync &sync)
- *       const;
- * that writes f(t, u) of member m at the values the thread owns (nodes), reading u anywhere, and
- * calls sync() between passes where it has several (each pass writing only owned values), and
+ *   template <class Sync, class Out> __device__ void eval(double t, const double *u, int64_t m,
+ *                                                         int64_t ld, rkm_nodes nodes,
+ *                                                         const Sync &sync, const Out &out) const;
+ * that hands f(t, u) of member m at each value v the thread owns (nodes) to out(v, f_v), reading
+ * u anywhere, and calls sync() between passes where it has several (each pass writing only owned
+ * values), and
  *   __device__ int passes() const;
  * their number (a member that no longer steps passes the same barriers). */
 #ifndef COHORT_RKM_CUDA_CUH
@@ -30,18 +44,26 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <type_traits>
 
 #include "backend/cuda_check.cuh"
 #include "ode/rkm.h"
 #include "ode/rkm_numerics.h"
 
-/* 256 threads, at most 128 registers each, so that two blocks share an SM. The right-hand sides
- * then spill to local memory, and one block an SM (255 registers) is faster for the smallest
- * members, but slower where members span many blocks (H100, microseconds a step of mcf2d /
- * willmore2d, two blocks against one: 26.7 / 55.2 against 25.9 / 52.8 at 16^2, 29.0 / 60.9
- * against 37.6 / 80.6 at 256^2, 276 / 680 against 426 / 984 at 1024^2). */
+/* 256 threads. Where they keep stage values in memory, at most 128 registers each, so that two
+ * blocks share an SM: the right-hand sides then spill to local memory, but one block an SM (255
+ * registers) was slower where members span many blocks (H100, microseconds a step of mcf2d /
+ * willmore2d, two blocks against one: 29.0 / 60.9 against 37.6 / 80.6 at 256^2, 276 / 680
+ * against 426 / 984 at 1024^2). Where they hold them in registers (ONE), one block an SM: 205
+ * registers, no spills. */
 enum { RKM_FUSED_THREADS = 256, RKM_FUSED_MIN_BLOCKS = 2 };
+
+/* The most blocks of a member that run as a cluster: the portable cluster size. */
+enum { RKM_FUSED_MAX_CLUSTER = 8 };
+
+/* the barrier a member's blocks share */
+enum rkm_sync_kind { RKM_SYNC_BLOCK, RKM_SYNC_CLUSTER, RKM_SYNC_GRID };
 
 /* the values a thread owns: first, first + stride, ... below n */
 struct rkm_nodes {
@@ -55,6 +77,35 @@ struct rkm_block_sync {
     }
 };
 
+struct rkm_cluster_sync {
+    __device__ void operator()() const
+    {
+#if defined(_CG_HAS_CLUSTER_GROUP)
+        cooperative_groups::this_cluster().sync();
+#else
+        __trap(); /* rkm_fused_launch runs clusters only where the device has them */
+#endif
+    }
+};
+
+/* the largest of the values at `bits` in the shared memory of the cluster's blocks, after a
+ * cluster barrier */
+static __device__ unsigned long long rkm_cluster_max(unsigned long long *bits)
+{
+    unsigned long long most = 0;
+#if defined(_CG_HAS_CLUSTER_GROUP)
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    for (unsigned r = 0; r < cluster.num_blocks(); ++r) {
+        const unsigned long long b = *cluster.map_shared_rank(bits, r);
+        most = b > most ? b : most;
+    }
+#else
+    (void)bits;
+    __trap();
+#endif
+    return most;
+}
+
 struct rkm_grid_sync {
     __device__ void operator()() const
     {
@@ -62,103 +113,189 @@ struct rkm_grid_sync {
     }
 };
 
-/* GRID: a member spans several blocks. flags (GRID only, 2 count + 2 words): each member's e bits
- * at [2 m + parity] and whether any member steps on at [2 count + parity], the parity of the step
- * alternating so that a slot is cleared a barrier after its last reader and before its next
- * writer. */
-template <class Rhs, bool GRID>
-__global__ void __launch_bounds__(RKM_FUSED_THREADS, RKM_FUSED_MIN_BLOCKS)
+/* SYNC, the barrier of a member's blocks (one block: the block's). The error's maximum: e_bits,
+ * each block's, in shared memory, alternating with the parity of the step so that a slot is
+ * cleared a barrier after its last reader (a cluster's other blocks among them) and before its
+ * next writer; with RKM_SYNC_GRID also flags (2 count + 2 words): each member's e bits at [2 m +
+ * parity] and whether any member steps on at [2 count + parity], alike. */
+template <class Rhs, rkm_sync_kind SYNC, bool ONE>
+__global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLOCKS)
     rkm_fused_kernel(const Rhs rhs, const rkm_fused_args a, unsigned long long *flags)
 {
+    constexpr bool GRID = SYNC == RKM_SYNC_GRID, CLUSTER = SYNC == RKM_SYNC_CLUSTER;
     const int64_t per = a.blocks_per_member, m = blockIdx.x / per, rank = blockIdx.x % per;
     const int64_t n = a.n, ld = a.ld;
     const rkm_nodes nodes = {rank * blockDim.x + threadIdx.x, per * blockDim.x};
-    typename std::conditional<GRID, rkm_grid_sync, rkm_block_sync>::type sync;
+    typename std::conditional<
+        GRID, rkm_grid_sync,
+        typename std::conditional<CLUSTER, rkm_cluster_sync, rkm_block_sync>::type>::type sync;
     unsigned long long *const e_slot = flags + 2 * m, *const any_slot = flags + 2 * a.count;
-    __shared__ rkm_member s;
-    __shared__ unsigned long long e_bits;
-    __shared__ int stepping;
+    __shared__ unsigned long long e_bits[2];
+    rkm_member s = a.members[m];
+    /* the member's state and the array its next accepted step goes to */
+    double *u = a.u, *u_next = a.u_next;
+    /* the owned values' state, stage values and update: with ONE the registers (the loops over
+     * owned values below then run at most once), else the arrays */
+    enum { U, K1, K2_K5, K3, K4, U_NEXT };
+    double held[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    double *const k_arrays[5] = {NULL, a.k1, a.k2_k5, a.k3, a.k4};
+    const auto value = [&](int which, int64_t q) -> double & {
+        return ONE ? held[which] : which == U ? u[q] : k_arrays[which][q];
+    };
     if (threadIdx.x == 0) {
-        s = a.members[m];
+        e_bits[0] = e_bits[1] = 0;
         if (GRID && rank == 0) e_slot[0] = e_slot[1] = 0;
         if (GRID && blockIdx.x == 0) any_slot[0] = any_slot[1] = 0;
     }
+    if (ONE && nodes.first < n) held[U] = u[nodes.first * ld + m];
     sync();
-    double *const stage_out[6] = {NULL, a.k1, a.k2_k5, a.k3, a.k4, a.k2_k5};
     for (int64_t step = 0;; ++step) {
         const int parity = (int)(step & 1);
-        if (threadIdx.x == 0) stepping = rkm_member_begin(&s, a.t_to), e_bits = 0;
-        __syncthreads();
+        const int stepping = rkm_member_begin(&s, a.t_to);
         const double h = s.h;
         for (int stage = 1; stage <= 5; ++stage) {
             double *const arg = stage % 2 ? a.arg : a.arg_odd;
             if (stage > 1) {
                 for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride) {
                     const int64_t q = v * ld + m;
-                    arg[q] =
-                        rkm_stage_argument(stage, a.u[q], h, a.k1[q], stage == 3 ? a.k2_k5[q] : 0.0,
-                                           stage >= 4 ? a.k3[q] : 0.0, stage == 5 ? a.k4[q] : 0.0);
+                    arg[q] = rkm_stage_argument(
+                        stage, value(U, q), h, value(K1, q), stage == 3 ? value(K2_K5, q) : 0.0,
+                        stage >= 4 ? value(K3, q) : 0.0, stage == 5 ? value(K4, q) : 0.0);
                 }
                 sync();
             }
             /* the slots of the step after this one were last read before the barrier above */
-            if (GRID && stage == 2 && threadIdx.x == 0) {
-                if (rank == 0) e_slot[!parity] = 0;
-                if (blockIdx.x == 0) any_slot[!parity] = 0;
+            if (stage == 2 && threadIdx.x == 0) {
+                e_bits[!parity] = 0;
+                if (GRID && rank == 0) e_slot[!parity] = 0;
+                if (GRID && blockIdx.x == 0) any_slot[!parity] = 0;
             }
+            /* k_s (k5 in k2's place) */
+            const int out = stage == 1 ? K1 : stage == 3 ? K3 : stage == 4 ? K4 : K2_K5;
             if (stepping)
-                rhs.eval(s.t + rkm_stage_time_fraction(stage) * h, stage == 1 ? a.u : arg,
-                         stage_out[stage], m, ld, nodes, sync);
+                rhs.eval(s.t + rkm_stage_time_fraction(stage) * h, stage == 1 ? u : arg, m, ld,
+                         nodes, sync, [&](int64_t v, double f) {
+                             if (!ONE) {
+                                 value(out, v * ld + m) = f;
+                                 return;
+                             }
+                             /* constant register indices, not held[out] (local memory) */
+                             held[K1] = out == K1 ? f : held[K1];
+                             held[K2_K5] = out == K2_K5 ? f : held[K2_K5];
+                             held[K3] = out == K3 ? f : held[K3];
+                             held[K4] = out == K4 ? f : held[K4];
+                         });
             else
                 for (int pass = 1; pass < rhs.passes(); ++pass) sync();
         }
-        /* eq. 27, as rkm_error_kernel: the maximum of the bits of non-negative values */
+        /* eq. 27, as rkm_error_kernel: the maximum of the bits of non-negative values; and the
+         * update of eq. 28, the state should the step be accepted */
         unsigned long long e = 0;
         for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride) {
             const int64_t q = v * ld + m;
             const unsigned long long bits = (unsigned long long)__double_as_longlong(
-                rkm_error_point(h, a.k1[q], a.k3[q], a.k4[q], a.k2_k5[q]));
+                rkm_error_point(h, value(K1, q), value(K3, q), value(K4, q), value(K2_K5, q)));
             e = bits > e ? bits : e;
+            const double next =
+                rkm_update_value(value(U, q), h, value(K1, q), value(K4, q), value(K2_K5, q));
+            u_next[q] = held[U_NEXT] = next;
         }
-        atomicMax(&e_bits, e);
-        __syncthreads();
+        atomicMax(&e_bits[parity], e);
         if (GRID) {
-            if (threadIdx.x == 0) atomicMax(&e_slot[parity], e_bits);
-            sync();
+            __syncthreads();
+            if (threadIdx.x == 0) atomicMax(&e_slot[parity], e_bits[parity]);
         }
-        if (threadIdx.x == 0) {
-            s.e = __longlong_as_double(
-                (long long)(GRID ? *(volatile unsigned long long *)&e_slot[parity] : e_bits));
-            rkm_member_control(&s, a.t_to, a.tolerance);
-            if (GRID && rank == 0 && s.t < a.t_to) atomicOr(&any_slot[parity], 1ull);
-        }
-        __syncthreads();
-        if (s.update)
-            for (int64_t v = nodes.first; v < n; v += nodes.stride) {
-                const int64_t q = v * ld + m;
-                a.u[q] = rkm_update_value(a.u[q], h, a.k1[q], a.k4[q], a.k2_k5[q]);
-            }
         sync();
-        if (GRID ? *(volatile unsigned long long *)&any_slot[parity] == 0 : !(s.t < a.t_to)) break;
+        s.e =
+            __longlong_as_double((long long)(GRID ? *(volatile unsigned long long *)&e_slot[parity]
+                                             : CLUSTER ? rkm_cluster_max(&e_bits[parity])
+                                                       : e_bits[parity]));
+        if (rkm_member_control(&s, a.t_to, a.tolerance)) {
+            double *const state = u_next;
+            u_next = u, u = state, held[U] = held[U_NEXT];
+        }
+        if (GRID) {
+            if (threadIdx.x == 0 && rank == 0 && s.t < a.t_to) atomicOr(&any_slot[parity], 1ull);
+            sync();
+            if (*(volatile unsigned long long *)&any_slot[parity] == 0) break;
+        } else if (!(s.t < a.t_to)) {
+            break;
+        }
     }
+    /* the state where the caller has it; a cluster's blocks last read each other's e_bits */
+    for (int64_t v = nodes.first; u != a.u && v < n; v += nodes.stride)
+        a.u[v * ld + m] = value(U, v * ld + m);
+    if (CLUSTER) sync();
     if (threadIdx.x == 0 && rank == 0) a.members[m] = s;
 }
 
-/* The blocks per member: a.blocks_per_member where it is set (> 0), else enough blocks for a
- * value per thread, at most as many as stay resident with the others' (a cooperative launch needs
- * every block resident). One block a member runs the block-barrier kernel. */
-template <class Rhs> static int rkm_fused_launch(const Rhs &rhs, const rkm_fused_args *a)
+/* The launch of `count` members as clusters of `per` blocks (dims: the attribute it points to). */
+static cudaLaunchConfig_t rkm_cluster_config(int64_t count, int64_t per, cudaLaunchAttribute *dims)
+{
+    *dims = cudaLaunchAttribute{};
+    dims->id = cudaLaunchAttributeClusterDimension;
+    dims->val.clusterDim.x = (unsigned)per, dims->val.clusterDim.y = 1, dims->val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)(count * per)), config.blockDim = dim3(RKM_FUSED_THREADS);
+    config.attrs = dims, config.numAttrs = 1;
+    return config;
+}
+
+/* Whether members of `per` blocks can run as clusters of rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER,
+ * ONE>: the device has clusters (compute capability 9.0 and above) and one fits. Asked once per
+ * device and size (the answer does not change; the query costs about as much as a short advance).
+ */
+template <class Rhs, bool ONE>
+static int rkm_fused_cluster_fits(int64_t count, int64_t per, int *fits)
+{
+    enum { DEVICES = 64, UNKNOWN = 0, NO, YES };
+    static std::atomic<int> known[DEVICES][RKM_FUSED_MAX_CLUSTER + 1];
+    int device = 0, has_clusters = 0, clusters = 0;
+    *fits = 0;
+    if (per < 2 || per > RKM_FUSED_MAX_CLUSTER) return COHORT_OK;
+    COHORT_CUDA_CHECK(cudaGetDevice(&device));
+    std::atomic<int> *const answer = device < DEVICES ? &known[device][per] : NULL;
+    if (answer && answer->load() != UNKNOWN) {
+        *fits = answer->load() == YES;
+        return COHORT_OK;
+    }
+    COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
+    if (has_clusters) {
+        cudaLaunchAttribute dims;
+        const cudaLaunchConfig_t config = rkm_cluster_config(count, per, &dims);
+        COHORT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(
+            &clusters, rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER, ONE>, &config));
+    }
+    *fits = clusters > 0;
+    if (answer) answer->store(*fits ? YES : NO);
+    return COHORT_OK;
+}
+
+/* rkm_fused_launch with `per` blocks a member as asked (a->blocks_per_member > 0) or chosen */
+template <class Rhs, bool ONE>
+static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t per)
 {
     rkm_fused_args args = *a;
-    int64_t per = args.blocks_per_member;
-    if (per <= 0) per = (args.n + RKM_FUSED_THREADS - 1) / RKM_FUSED_THREADS;
+    unsigned long long *flags = args.flags;
+    int cluster = 0;
+    COHORT_CALL((rkm_fused_cluster_fits<Rhs, ONE>(args.count, per, &cluster)));
+    if (cluster) {
+        args.blocks_per_member = per;
+        cudaLaunchAttribute dims;
+        const cudaLaunchConfig_t config = rkm_cluster_config(args.count, per, &dims);
+        COHORT_CUDA_CHECK(cudaLaunchKernelEx(&config, rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER, ONE>,
+                                             rhs, args, flags));
+        return COHORT_OK;
+    }
     if (per > 1) {
         int device = 0, sms = 0, resident = 0;
         COHORT_CUDA_CHECK(cudaGetDevice(&device));
         COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &resident, rkm_fused_kernel<Rhs, true>, RKM_FUSED_THREADS, 0));
+            &resident, rkm_fused_kernel<Rhs, RKM_SYNC_GRID, ONE>, RKM_FUSED_THREADS, 0));
         const int64_t most = (int64_t)sms * resident / args.count;
+        /* fewer blocks than values: the kernel that keeps its stage values in memory */
+        if (ONE && most < per) return rkm_fused_launch_as<Rhs, false>(rhs, a, per);
         if (args.blocks_per_member > most)
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "%lld blocks for each of %lld members: at most %lld stay resident",
@@ -168,17 +305,32 @@ template <class Rhs> static int rkm_fused_launch(const Rhs &rhs, const rkm_fused
     }
     if (per <= 1) {
         args.blocks_per_member = 1;
-        rkm_fused_kernel<Rhs, false><<<(unsigned)args.count, RKM_FUSED_THREADS>>>(rhs, args, NULL);
+        rkm_fused_kernel<Rhs, RKM_SYNC_BLOCK, ONE>
+            <<<(unsigned)args.count, RKM_FUSED_THREADS>>>(rhs, args, NULL);
         COHORT_CUDA_CHECK_LAUNCH("rkm_fused_kernel");
         return COHORT_OK;
     }
     args.blocks_per_member = per;
-    unsigned long long *flags = args.flags;
     void *params[] = {(void *)&rhs, (void *)&args, (void *)&flags};
-    COHORT_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)rkm_fused_kernel<Rhs, true>,
-                                                  dim3((unsigned)(args.count * per)),
-                                                  dim3(RKM_FUSED_THREADS), params, 0, 0));
+    COHORT_CUDA_CHECK(cudaLaunchCooperativeKernel(
+        (const void *)rkm_fused_kernel<Rhs, RKM_SYNC_GRID, ONE>, dim3((unsigned)(args.count * per)),
+        dim3(RKM_FUSED_THREADS), params, 0, 0));
     return COHORT_OK;
+}
+
+/* The blocks per member: a.blocks_per_member where it is set (> 0), else enough blocks for a
+ * value per thread. One block a member runs with the block's barrier; 2 .. RKM_FUSED_MAX_CLUSTER
+ * as a cluster where the device has them; more (or where it has none) as a cooperative grid, at
+ * most as many blocks as stay resident with the others' (every block of a cooperative launch must
+ * be resident). Where the blocks have a thread for each value, the kernel holds the stage values
+ * in registers (ONE). */
+template <class Rhs> static int rkm_fused_launch(const Rhs &rhs, const rkm_fused_args *a)
+{
+    const int64_t per = a->blocks_per_member > 0
+                            ? a->blocks_per_member
+                            : (a->n + RKM_FUSED_THREADS - 1) / RKM_FUSED_THREADS;
+    return per * RKM_FUSED_THREADS >= a->n ? rkm_fused_launch_as<Rhs, true>(rhs, a, per)
+                                           : rkm_fused_launch_as<Rhs, false>(rhs, a, per);
 }
 
 #endif

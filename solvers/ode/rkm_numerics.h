@@ -1,6 +1,10 @@
 /* The arithmetic of the Runge-Kutta-Merson integrator (seed 000, Algorithm 4.1), shared by the
- * OpenMP loops (rkm_cpu.c) and the CUDA kernels (rkm_cuda.cu). The stage values k_s are stored as
- * f (not tau f as the seed writes them); every combination multiplies by the member's step h. */
+ * OpenMP loops (rkm_cpu.c) and the CUDA kernels (rkm_cuda.cu, and a model's fused advance through
+ * rkm_cuda.cuh). The stage values k_s are stored as f (not tau f as the seed writes them); every
+ * combination multiplies by the member's step h. The per-point combinations are called, not
+ * inlined (COHORT_HD_CALLED), so that the per-stage kernels and every fused kernel contract them
+ * into the same FMAs: inlined, nvcc contracted stage 5's argument differently in a fused kernel
+ * that holds its stage values in registers than in the per-stage kernel. */
 #ifndef COHORT_RKM_NUMERICS_H
 #define COHORT_RKM_NUMERICS_H
 
@@ -20,8 +24,8 @@ COHORT_HD double rkm_stage_time_fraction(int stage)
                         : 1.0;
 }
 
-COHORT_HD double rkm_stage_argument(int stage, double u, double h, double k1, double k2, double k3,
-                                    double k4)
+COHORT_HD_CALLED double rkm_stage_argument(int stage, double u, double h, double k1, double k2,
+                                           double k3, double k4)
 {
     switch (stage) {
     case 2:
@@ -37,13 +41,13 @@ COHORT_HD double rkm_stage_argument(int stage, double u, double h, double k1, do
 
 /* eq. 27: the local error estimate at one point, |h/3 (k1/5 - 9 k3/10 + 4 k4/5 - k5/10)|; the
  * member's e is the maximum over its own grid. */
-COHORT_HD double rkm_error_point(double h, double k1, double k3, double k4, double k5)
+COHORT_HD_CALLED double rkm_error_point(double h, double k1, double k3, double k4, double k5)
 {
     return fabs(h / 3.0 * (0.2 * k1 - 0.9 * k3 + 0.8 * k4 - 0.1 * k5));
 }
 
 /* eq. 28: the accepted update u + h/6 (k1 + 4 k4 + k5). */
-COHORT_HD double rkm_update_value(double u, double h, double k1, double k4, double k5)
+COHORT_HD_CALLED double rkm_update_value(double u, double h, double k1, double k4, double k5)
 {
     return u + h / 6.0 * (k1 + 4.0 * k4 + k5);
 }

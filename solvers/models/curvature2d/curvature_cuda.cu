@@ -134,9 +134,9 @@ struct curvature_block_rhs {
     {
         return w ? 2 : 1;
     }
-    template <class Sync>
-    __device__ void eval(double t, const double *u, double *f, int64_t m, int64_t ld,
-                         rkm_nodes nodes, const Sync &sync) const
+    template <class Sync, class Out>
+    __device__ void eval(double t, const double *u, int64_t m, int64_t ld, rkm_nodes nodes,
+                         const Sync &sync, const Out &out) const
     {
         const int64_t nx1 = g.nx + 1, n = nx1 * (g.ny + 1);
         const curvature_time_factors tf = curvature_time_factors_at(t);
@@ -146,8 +146,7 @@ struct curvature_block_rhs {
             sync();
         }
         for (int64_t v = nodes.first; v < n; v += nodes.stride)
-            f[v * ld + m] =
-                curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, tf);
+            out(v, curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, tf));
     }
 };
 
