@@ -44,9 +44,9 @@ enum {
 };
 
 /* The right-hand side: f[v * ld + m] = f(t[m], u)_v for members [0, count); t in backend memory.
- * advance_fused (optional, cuda): Algorithm 4.1 for the whole advance in one launch, one block
- * per member (rkm_cuda.cuh instantiated with the model's right-hand side); the same arithmetic as
- * the per-stage path, so the same bits. */
+ * advance_fused (optional, cuda): Algorithm 4.1 for the whole advance in one launch
+ * (rkm_cuda.cuh instantiated with the model's right-hand side); the same arithmetic as the
+ * per-stage path, so the same bits. */
 typedef struct rkm_rhs {
     int (*eval)(void *ctx, const double *t, const double *u, double *f, int64_t ld, int64_t count);
     void *ctx;

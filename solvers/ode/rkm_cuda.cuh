@@ -44,7 +44,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
+#include <mutex>
 #include <type_traits>
 
 #include "backend/cuda_check.cuh"
@@ -241,33 +241,41 @@ static cudaLaunchConfig_t rkm_cluster_config(int64_t count, int64_t per, cudaLau
     return config;
 }
 
-/* Whether members of `per` blocks can run as clusters of rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER,
- * ONE>: the device has clusters (compute capability 9.0 and above) and one fits. Asked once per
- * device and size (the answer does not change; the query costs about as much as a short advance).
- */
-template <class Rhs, bool ONE>
-static int rkm_fused_cluster_fits(int64_t count, int64_t per, int *fits)
+/* What launches of rkm_fused_kernel<Rhs, *, ONE> need to know of the device: its SMs, the grid
+ * kernel's blocks that stay resident on one, and for each size 2 .. RKM_FUSED_MAX_CLUSTER whether
+ * a cluster fits (compute capability 9.0 and above). Asked once per device: the answers do not
+ * change, and the queries cost about as much as a short advance. */
+typedef struct rkm_fused_device {
+    int sms, resident, cluster_fits[RKM_FUSED_MAX_CLUSTER + 1];
+} rkm_fused_device;
+
+template <class Rhs, bool ONE> static int rkm_fused_device_get(rkm_fused_device *d)
 {
-    enum { DEVICES = 64, UNKNOWN = 0, NO, YES };
-    static std::atomic<int> known[DEVICES][RKM_FUSED_MAX_CLUSTER + 1];
-    int device = 0, has_clusters = 0, clusters = 0;
-    *fits = 0;
-    if (per < 2 || per > RKM_FUSED_MAX_CLUSTER) return COHORT_OK;
+    enum { DEVICES = 64 };
+    static std::mutex lock;
+    static bool known[DEVICES];
+    static rkm_fused_device answers[DEVICES];
+    int device = 0, has_clusters = 0;
     COHORT_CUDA_CHECK(cudaGetDevice(&device));
-    std::atomic<int> *const answer = device < DEVICES ? &known[device][per] : NULL;
-    if (answer && answer->load() != UNKNOWN) {
-        *fits = answer->load() == YES;
+    std::lock_guard<std::mutex> hold(lock);
+    if (device < DEVICES && known[device]) {
+        *d = answers[device];
         return COHORT_OK;
     }
+    *d = rkm_fused_device{};
+    COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, device));
+    COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &d->resident, rkm_fused_kernel<Rhs, RKM_SYNC_GRID, ONE>, RKM_FUSED_THREADS, 0));
     COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
-    if (has_clusters) {
+    for (int per = 2; has_clusters && per <= RKM_FUSED_MAX_CLUSTER; ++per) {
         cudaLaunchAttribute dims;
-        const cudaLaunchConfig_t config = rkm_cluster_config(count, per, &dims);
+        const cudaLaunchConfig_t config = rkm_cluster_config(1, per, &dims);
+        int clusters = 0;
         COHORT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(
             &clusters, rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER, ONE>, &config));
+        d->cluster_fits[per] = clusters > 0;
     }
-    *fits = clusters > 0;
-    if (answer) answer->store(*fits ? YES : NO);
+    if (device < DEVICES) answers[device] = *d, known[device] = true;
     return COHORT_OK;
 }
 
@@ -277,9 +285,9 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
 {
     rkm_fused_args args = *a;
     unsigned long long *flags = args.flags;
-    int cluster = 0;
-    COHORT_CALL((rkm_fused_cluster_fits<Rhs, ONE>(args.count, per, &cluster)));
-    if (cluster) {
+    rkm_fused_device device;
+    COHORT_CALL((rkm_fused_device_get<Rhs, ONE>(&device)));
+    if (per >= 2 && per <= RKM_FUSED_MAX_CLUSTER && device.cluster_fits[per]) {
         args.blocks_per_member = per;
         cudaLaunchAttribute dims;
         const cudaLaunchConfig_t config = rkm_cluster_config(args.count, per, &dims);
@@ -288,12 +296,7 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
         return COHORT_OK;
     }
     if (per > 1) {
-        int device = 0, sms = 0, resident = 0;
-        COHORT_CUDA_CHECK(cudaGetDevice(&device));
-        COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &resident, rkm_fused_kernel<Rhs, RKM_SYNC_GRID, ONE>, RKM_FUSED_THREADS, 0));
-        const int64_t most = (int64_t)sms * resident / args.count;
+        const int64_t most = (int64_t)device.sms * device.resident / args.count;
         /* fewer blocks than values: the kernel that keeps its stage values in memory */
         if (ONE && most < per) return rkm_fused_launch_as<Rhs, false>(rhs, a, per);
         if (args.blocks_per_member > most)
