@@ -82,7 +82,7 @@ static void row(const cohort_backend *be, int willmore, int64_t N, int64_t count
 {
     flow c = {COHORT_KERNELS(be, curvature_kernels), {0}, NULL, -1};
     const int64_t n = (N + 1) * (N + 1);
-    CHECK_COHORT(curvature_grid_make(be, N, N, 8.0, -4.0, 0, 1,
+    CHECK_COHORT(curvature_grid_make(be, N, N, 8.0, -4.0, 0, 1, willmore,
                                      curvature_exact_params_make(2.0, 1.0, 0.5), &c.g));
     if (willmore) CHECK_COHORT(be->alloc((void **)&c.w, (size_t)(n * count) * sizeof(double)));
     const double h = 8.0 / (double)N;

@@ -43,7 +43,7 @@ static double residual(const cohort_backend *be, int willmore, int64_t N, double
      * tail varying on a scale of 1/8 at |x| = 4, where 128^2 is still pre-asymptotic) */
     const curvature_exact_params zeta = curvature_exact_params_make(2.0, 2.0, 0.25);
     curvature_grid g;
-    int rc = curvature_grid_make(be, N, N, 8.0, -4.0, 0, 1, zeta, &g);
+    int rc = curvature_grid_make(be, N, N, 8.0, -4.0, 0, 1, willmore, zeta, &g);
     const int64_t n = (N + 1) * (N + 1);
     double *host = malloc((size_t)n * sizeof *host), *u = NULL, *w = NULL, *f = NULL, *tt = NULL;
     for (int64_t j = 0; j <= N; ++j)
@@ -209,7 +209,7 @@ static void fused_against_per_stage(const cohort_backend *be, int willmore, int 
     enum { N = 20, COUNT = 5, PATHS = 6 };
     const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 9, 0};
     flow_ctx c = {k, {0}, NULL, 0};
-    EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann,
+    EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann, willmore,
                                curvature_exact_params_make(2, 1, 1), &c.g) == COHORT_OK,
            "%s", cohort_error_detail());
     double *u = NULL, *amp = NULL, *out[PATHS] = {NULL};
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
     /* (b) a plane and a paraboloid */
     enum { N = 16 };
     curvature_grid g;
-    EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, 0, 0, curvature_exact_params_make(2, 1, 1),
+    EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, 0, 0, 0, curvature_exact_params_make(2, 1, 1),
                                &g) == COHORT_OK,
            "%s", cohort_error_detail());
     double phi[(N + 1) * (N + 1)];

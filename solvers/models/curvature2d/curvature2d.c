@@ -82,9 +82,16 @@ int curvature2d_check(const cohort_model *m, const cohort_model_values *v, const
     return 0;
 }
 
+/* host's bytes into new backend memory at *device */
+static int upload(const cohort_backend *be, const void *host, size_t bytes, void **device)
+{
+    const int rc = be->alloc(device, bytes);
+    return rc == COHORT_OK ? be->copy_to_device(*device, host, bytes) : rc;
+}
+
 int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double length,
-                        double origin, int neumann, int manufactured, curvature_exact_params zeta,
-                        curvature_grid *g)
+                        double origin, int neumann, int manufactured, int willmore,
+                        curvature_exact_params zeta, curvature_grid *g)
 {
     *g = (curvature_grid){.nx = nx,
                           .ny = ny,
@@ -95,37 +102,37 @@ int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double
                           .neumann = neumann,
                           .manufactured = manufactured};
     g->inv_h1 = 1.0 / g->h1, g->inv_h2 = 1.0 / g->h2;
-    const int64_t extent[2] = {nx + 1, ny + 1};
-    const double h[2] = {g->h1, g->h2};
-    curvature_axis *axes[2] = {NULL, NULL};
-    for (int d = 0; d < 2; ++d) {
-        curvature_axis *host = malloc((size_t)extent[d] * sizeof *host);
-        if (!host) {
-            curvature_grid_release(be, g);
-            return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld grid lines", (long long)extent[d]);
-        }
-        for (int64_t i = 0; i < extent[d]; ++i)
-            host[i] = curvature_axis_at(origin + (double)i * h[d], &zeta);
-        int rc = be->alloc((void **)&axes[d], (size_t)extent[d] * sizeof *host);
-        if (rc == COHORT_OK)
-            rc = be->copy_to_device(axes[d], host, (size_t)extent[d] * sizeof *host);
-        free(host);
-        if (d)
-            g->axis_y = axes[d];
-        else
-            g->axis_x = axes[d];
-        if (rc != COHORT_OK) {
-            curvature_grid_release(be, g);
-            return rc;
-        }
+    const int64_t nx1 = nx + 1, ny1 = ny + 1, nodes = manufactured && willmore ? nx1 * ny1 : 0;
+    curvature_axis *ax = malloc((size_t)nx1 * sizeof *ax), *ay = malloc((size_t)ny1 * sizeof *ay);
+    curvature_willmore_forcing *table = nodes ? malloc((size_t)nodes * sizeof *table) : NULL;
+    void *axis_x = NULL, *axis_y = NULL, *forcing = NULL;
+    int rc = !ax || !ay || (nodes && !table)
+                 ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "zeta's tables of %lld x %lld nodes",
+                               (long long)nx1, (long long)ny1)
+                 : COHORT_OK;
+    if (rc == COHORT_OK) {
+        for (int64_t i = 0; i < nx1; ++i)
+            ax[i] = curvature_axis_at(origin + (double)i * g->h1, &zeta);
+        for (int64_t j = 0; j < ny1; ++j)
+            ay[j] = curvature_axis_at(origin + (double)j * g->h2, &zeta);
+        for (int64_t v = 0; v < nodes; ++v)
+            table[v] = curvature_willmore_forcing_at(&ax[v % nx1], &ay[v / nx1]);
+        rc = upload(be, ax, (size_t)nx1 * sizeof *ax, &axis_x);
     }
-    return COHORT_OK;
+    if (rc == COHORT_OK) rc = upload(be, ay, (size_t)ny1 * sizeof *ay, &axis_y);
+    if (rc == COHORT_OK && nodes) rc = upload(be, table, (size_t)nodes * sizeof *table, &forcing);
+    free(ax), free(ay), free(table);
+    g->axis_x = axis_x, g->axis_y = axis_y, g->forcing_willmore = forcing;
+    if (rc != COHORT_OK) curvature_grid_release(be, g);
+    return rc;
 }
 
 void curvature_grid_release(const cohort_backend *be, curvature_grid *g)
 {
     be->release((void *)g->axis_x), be->release((void *)g->axis_y);
+    be->release((void *)g->forcing_willmore);
     g->axis_x = g->axis_y = NULL;
+    g->forcing_willmore = NULL;
 }
 
 int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
@@ -137,7 +144,7 @@ int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
     s->willmore = m->variant == CURVATURE2D_WILLMORE;
     const int rc = curvature_grid_make(
         be, v->nx, v->ny, v->length, v->origin, v->boundary == COHORT_BOUNDARY_NEUMANN,
-        !strcmp(v->initial_kind, m->exact_kind),
+        !strcmp(v->initial_kind, m->exact_kind), m->variant == CURVATURE2D_WILLMORE,
         curvature_exact_params_make(v->param[CURVATURE2D_PARAM_N], v->param[CURVATURE2D_PARAM_R],
                                     v->param[CURVATURE2D_PARAM_SIGMA]),
         &s->g);

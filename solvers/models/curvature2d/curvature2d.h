@@ -18,11 +18,12 @@ enum { CURVATURE2D_PARAM_N, CURVATURE2D_PARAM_R, CURVATURE2D_PARAM_SIGMA, CURVAT
 extern const cohort_model_param curvature2d_params[CURVATURE2D_N_PARAMS];
 extern const cohort_model_observable curvature2d_observables[2];
 
-/* The grid of nx x ny cells of [origin, origin + length]^2, with zeta's per-axis factors in be's
- * memory (curvature_grid_release frees them). */
+/* The grid of nx x ny cells of [origin, origin + length]^2, with zeta's per-axis factors and, for
+ * the Willmore flow (willmore), F_W's per-node table in be's memory (curvature_grid_release frees
+ * them). */
 int curvature_grid_make(const cohort_backend *be, int64_t nx, int64_t ny, double length,
-                        double origin, int neumann, int manufactured, curvature_exact_params zeta,
-                        curvature_grid *g);
+                        double origin, int neumann, int manufactured, int willmore,
+                        curvature_exact_params zeta, curvature_grid *g);
 void curvature_grid_release(const cohort_backend *be, curvature_grid *g);
 
 int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,

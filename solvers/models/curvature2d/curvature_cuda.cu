@@ -13,8 +13,8 @@ static unsigned blocks_for(int64_t threads)
     return (unsigned)((threads + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
 }
 
-/* The nodes a thread of curvature_node_kernel takes: the time factors (a cos and a sin, tens of
- * FP64 instructions) are formed once for them. */
+/* The nodes a thread of curvature_node_kernel takes: phi_t's time factors (a cos and a sin, tens
+ * of FP64 instructions) are formed once for them. */
 enum { CURVATURE_NODES_PER_THREAD = 4 };
 
 /* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t; I: the index type. Thread (m, slice)
@@ -30,12 +30,15 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     const I nx1 = (I)(g.nx + 1), n = nx1 * (I)(g.ny + 1);
     if (idx >= slices * (I)count) return;
     const I m = idx % (I)count;
+    if (PASS == 0) {
+        for (I v = idx / (I)count; v < n; v += slices)
+            out[(int64_t)v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t[m]);
+        return;
+    }
     const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     for (I v = idx / (I)count; v < n; v += slices)
         out[(int64_t)v * ld + m] =
-            PASS == 0
-                ? curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf)
-                : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1, v / nx1, tf);
+            curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1, v / nx1, tf);
 }
 
 template <int PASS>
@@ -139,12 +142,12 @@ struct curvature_block_rhs {
                          const Sync &sync, const Out &out) const
     {
         const int64_t nx1 = g.nx + 1, n = nx1 * (g.ny + 1);
-        const curvature_time_factors tf = curvature_time_factors_at(t);
         if (w) {
             for (int64_t v = nodes.first; v < n; v += nodes.stride)
-                w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf);
+                w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t);
             sync();
         }
+        const curvature_time_factors tf = curvature_time_factors_at(t);
         for (int64_t v = nodes.first; v < n; v += nodes.stride)
             out(v, curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, tf));
     }

@@ -37,9 +37,11 @@ typedef struct curvature_grid {
     double x0, y0;         /* the lower-left corner, grid.origin */
     int neumann;           /* model.boundary = neumann, else Dirichlet */
     int manufactured;      /* initial.kind = manufactured: forcing F and Dirichlet data from zeta */
-    /* zeta's factors along x at x_i (nx + 1) and along y at y_j (ny + 1), backend memory
+    /* zeta's factors along x at x_i (nx + 1) and along y at y_j (ny + 1), and for the Willmore
+     * flow F_W's table, an entry a node laid out as a member's values (else NULL); backend memory
      * (curvature_grid_make) */
     const curvature_axis *axis_x, *axis_y;
+    const curvature_willmore_forcing *forcing_willmore;
 } curvature_grid;
 
 /* phi's (or w's) 3 x 3 neighbourhood of interior node (i, j): f[dj + 1][di + 1]. */
@@ -72,8 +74,11 @@ COHORT_HD double curvature_w_point(const double f[3][3], double r1, double r2, d
 {
     double q[4];
     curvature_edge_gradients(f, r1, r2, px, py);
-    for (int e = 0; e < 4; ++e)
-        q[e] = sqrt(1.0 + px[e] * px[e] + py[e] * py[e]), inv_q[e] = 1.0 / q[e];
+    for (int e = 0; e < 4; ++e) q[e] = sqrt(1.0 + px[e] * px[e] + py[e] * py[e]);
+    /* the four reciprocals from one division (~10 FP64 instructions on the device, a product 1) */
+    const double q01 = q[0] * q[1], q23 = q[2] * q[3], r = 1.0 / (q01 * q23);
+    const double r01 = r * q23, r23 = r * q01;
+    inv_q[0] = r01 * q[1], inv_q[1] = r01 * q[0], inv_q[2] = r23 * q[3], inv_q[3] = r23 * q[2];
     /* the outward normal gradient on E, N is +px, +py; on W, S the inward -px, -py */
     const double h =
         (px[0] * inv_q[0] - px[2] * inv_q[2]) * r1 + (py[1] * inv_q[1] - py[3] * inv_q[3]) * r2;
@@ -113,14 +118,17 @@ COHORT_HD int64_t curvature_clamp(int64_t i, int64_t n)
     return i < 1 ? 1 : i > n - 1 ? n - 1 : i;
 }
 
-/* w at node (i, j) of the member at u at the time whose factors are tf: Q H inside, the boundary
- * condition on the boundary. */
+/* w at node (i, j) of the member at u at time t: Q H inside, the boundary condition on the
+ * boundary (only there are t's factors formed: a sine and a cosine cost more FP64 instructions
+ * than a node's w). */
 COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
-                                  int64_t j, curvature_time_factors tf)
+                                  int64_t j, double t)
 {
     if (curvature_is_boundary(g, i, j)) {
         if (!g->neumann)
-            return g->manufactured ? curvature_exact_w(tf, &g->axis_x[i], &g->axis_y[j]) : 0.0;
+            return g->manufactured ? curvature_exact_w(curvature_time_factors_at(t), &g->axis_x[i],
+                                                       &g->axis_y[j])
+                                   : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
     double f[3][3], px[4], py[4], inv_q[4], q_node;
@@ -152,11 +160,10 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
         double px[4], py[4], inv_q[4], q_node;
         rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, px, py, inv_q, &q_node);
     }
-    if (g->manufactured) {
-        const curvature_axis *ax = &g->axis_x[i], *ay = &g->axis_y[j];
-        rhs += w_all ? curvature_exact_forcing_willmore(tf, ax, ay)
-                     : curvature_exact_forcing_mcf(tf, ax, ay);
-    }
+    if (g->manufactured)
+        rhs += w_all
+                   ? curvature_exact_forcing_willmore(tf, &g->forcing_willmore[j * (g->nx + 1) + i])
+                   : curvature_exact_forcing_mcf(tf, &g->axis_x[i], &g->axis_y[j]);
     return rhs;
 }
 
