@@ -25,6 +25,11 @@
  * fewer round trips to memory. Such a kernel takes a whole SM (255 registers,
  * no spills to local memory); the others take 128 registers, two blocks an SM.
  *
+ * On compute capability 9.0 the block and cluster launches are programmatic dependent launches:
+ * an advance lets the next one's launch begin as soon as its own blocks run, and the next waits
+ * on the device (cudaGridDependencySynchronize) until this one has finished and its writes are
+ * visible, so that consecutive advances (one a record) do not pay a launch's latency between them.
+ *
  * The arithmetic is rkm_numerics.h's in the per-stage path's order, and e is the same exact
  * maximum, so a member's steps and state are bitwise those of the per-stage path whatever the
  * blocks per member (test_curvature checks it).
@@ -123,6 +128,11 @@ __global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLO
     rkm_fused_kernel(const Rhs rhs, const rkm_fused_args a, unsigned long long *flags)
 {
     constexpr bool GRID = SYNC == RKM_SYNC_GRID, CLUSTER = SYNC == RKM_SYNC_CLUSTER;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* no-ops unless launched as a programmatic dependent launch */
+    cudaTriggerProgrammaticLaunchCompletion();
+    cudaGridDependencySynchronize();
+#endif
     const int64_t per = a.blocks_per_member, m = blockIdx.x / per, rank = blockIdx.x % per;
     const int64_t n = a.n, ld = a.ld;
     const rkm_nodes nodes = {rank * blockDim.x + threadIdx.x, per * blockDim.x};
@@ -147,8 +157,8 @@ __global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLO
         if (GRID && rank == 0) e_slot[0] = e_slot[1] = 0;
         if (GRID && blockIdx.x == 0) any_slot[0] = any_slot[1] = 0;
     }
+    /* no barrier here: the slots above are next written, and first read, after stage 2's */
     if (ONE && nodes.first < n) held[U] = u[nodes.first * ld + m];
-    sync();
     for (int64_t step = 0;; ++step) {
         const int parity = (int)(step & 1);
         const int stepping = rkm_member_begin(&s, a.t_to);
@@ -229,24 +239,37 @@ __global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLO
     if (threadIdx.x == 0 && rank == 0) a.members[m] = s;
 }
 
-/* The launch of `count` members as clusters of `per` blocks (dims: the attribute it points to). */
-static cudaLaunchConfig_t rkm_cluster_config(int64_t count, int64_t per, cudaLaunchAttribute *dims)
+/* The launch of `count` members of `per` blocks, as clusters where per > 1, as a programmatic
+ * dependent launch where dependent (attrs: the 2 attributes it points to). */
+static cudaLaunchConfig_t rkm_fused_config(int64_t count, int64_t per, int dependent,
+                                           cudaLaunchAttribute attrs[2])
 {
-    *dims = cudaLaunchAttribute{};
-    dims->id = cudaLaunchAttributeClusterDimension;
-    dims->val.clusterDim.x = (unsigned)per, dims->val.clusterDim.y = 1, dims->val.clusterDim.z = 1;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)(count * per)), config.blockDim = dim3(RKM_FUSED_THREADS);
-    config.attrs = dims, config.numAttrs = 1;
+    config.attrs = attrs;
+    if (per > 1) {
+        cudaLaunchAttribute *dims = &attrs[config.numAttrs++];
+        *dims = cudaLaunchAttribute{};
+        dims->id = cudaLaunchAttributeClusterDimension;
+        dims->val.clusterDim.x = (unsigned)per, dims->val.clusterDim.y = 1;
+        dims->val.clusterDim.z = 1;
+    }
+    if (dependent) {
+        cudaLaunchAttribute *pdl = &attrs[config.numAttrs++];
+        *pdl = cudaLaunchAttribute{};
+        pdl->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        pdl->val.programmaticStreamSerializationAllowed = 1;
+    }
     return config;
 }
 
 /* What launches of rkm_fused_kernel<Rhs, *, ONE> need to know of the device: its SMs, the grid
- * kernel's blocks that stay resident on one, and for each size 2 .. RKM_FUSED_MAX_CLUSTER whether
- * a cluster fits (compute capability 9.0 and above). Asked once per device: the answers do not
- * change, and the queries cost about as much as a short advance. */
+ * kernel's blocks that stay resident on one, for each size 2 .. RKM_FUSED_MAX_CLUSTER whether
+ * a cluster fits, and whether it takes programmatic dependent launches (both compute capability
+ * 9.0 and above). Asked once per device: the answers do not change, and the queries cost about as
+ * much as a short advance. */
 typedef struct rkm_fused_device {
-    int sms, resident, cluster_fits[RKM_FUSED_MAX_CLUSTER + 1];
+    int sms, resident, cluster_fits[RKM_FUSED_MAX_CLUSTER + 1], dependent;
 } rkm_fused_device;
 
 template <class Rhs, bool ONE> static int rkm_fused_device_get(rkm_fused_device *d)
@@ -255,7 +278,7 @@ template <class Rhs, bool ONE> static int rkm_fused_device_get(rkm_fused_device 
     static std::mutex lock;
     static bool known[DEVICES];
     static rkm_fused_device answers[DEVICES];
-    int device = 0, has_clusters = 0;
+    int device = 0, has_clusters = 0, major = 0;
     COHORT_CUDA_CHECK(cudaGetDevice(&device));
     std::lock_guard<std::mutex> hold(lock);
     if (device < DEVICES && known[device]) {
@@ -266,10 +289,12 @@ template <class Rhs, bool ONE> static int rkm_fused_device_get(rkm_fused_device 
     COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, device));
     COHORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &d->resident, rkm_fused_kernel<Rhs, RKM_SYNC_GRID, ONE>, RKM_FUSED_THREADS, 0));
+    COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    d->dependent = major >= 9;
     COHORT_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
     for (int per = 2; has_clusters && per <= RKM_FUSED_MAX_CLUSTER; ++per) {
-        cudaLaunchAttribute dims;
-        const cudaLaunchConfig_t config = rkm_cluster_config(1, per, &dims);
+        cudaLaunchAttribute attrs[2];
+        const cudaLaunchConfig_t config = rkm_fused_config(1, per, 0, attrs);
         int clusters = 0;
         COHORT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(
             &clusters, rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER, ONE>, &config));
@@ -287,10 +312,11 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
     unsigned long long *flags = args.flags;
     rkm_fused_device device;
     COHORT_CALL((rkm_fused_device_get<Rhs, ONE>(&device)));
+    cudaLaunchAttribute attrs[2];
     if (per >= 2 && per <= RKM_FUSED_MAX_CLUSTER && device.cluster_fits[per]) {
         args.blocks_per_member = per;
-        cudaLaunchAttribute dims;
-        const cudaLaunchConfig_t config = rkm_cluster_config(args.count, per, &dims);
+        const cudaLaunchConfig_t config =
+            rkm_fused_config(args.count, per, device.dependent, attrs);
         COHORT_CUDA_CHECK(cudaLaunchKernelEx(&config, rkm_fused_kernel<Rhs, RKM_SYNC_CLUSTER, ONE>,
                                              rhs, args, flags));
         return COHORT_OK;
@@ -308,9 +334,10 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
     }
     if (per <= 1) {
         args.blocks_per_member = 1;
-        rkm_fused_kernel<Rhs, RKM_SYNC_BLOCK, ONE>
-            <<<(unsigned)args.count, RKM_FUSED_THREADS>>>(rhs, args, NULL);
-        COHORT_CUDA_CHECK_LAUNCH("rkm_fused_kernel");
+        const cudaLaunchConfig_t config = rkm_fused_config(args.count, 1, device.dependent, attrs);
+        unsigned long long *none = NULL;
+        COHORT_CUDA_CHECK(cudaLaunchKernelEx(&config, rkm_fused_kernel<Rhs, RKM_SYNC_BLOCK, ONE>,
+                                             rhs, args, none));
         return COHORT_OK;
     }
     args.blocks_per_member = per;
