@@ -22,8 +22,8 @@
  * Where a thread owns at most one value (ONE: the member's blocks have a thread for each), that
  * value's state and stage values stay in the thread's registers between the passes: only the
  * stage arguments and the state, which neighbours read, go through memory, so a step waits on 6
- * fewer round trips to memory. Such a kernel takes a whole SM (255 registers,
- * no spills to local memory); the others take 128 registers, two blocks an SM.
+ * fewer round trips to memory. Such a kernel may take a whole SM (up to 255 registers); the
+ * others at most 128 registers, two blocks an SM.
  *
  * On compute capability 9.0 the block and cluster launches are programmatic dependent launches:
  * an advance lets the next one's launch begin as soon as its own blocks run, and the next waits
@@ -57,11 +57,11 @@
 #include "ode/rkm_numerics.h"
 
 /* 256 threads. Where they keep stage values in memory, at most 128 registers each, so that two
- * blocks share an SM: the right-hand sides then spill to local memory, but one block an SM (255
- * registers) was slower where members span many blocks (H100, microseconds a step of mcf2d /
- * willmore2d, two blocks against one: 29.0 / 60.9 against 37.6 / 80.6 at 256^2, 276 / 680
- * against 426 / 984 at 1024^2). Where they hold them in registers (ONE), one block an SM: 205
- * registers, no spills. */
+ * blocks share an SM: one block an SM (255 registers) was slower where members span many blocks
+ * (H100, microseconds a step of mcf2d / willmore2d, two blocks against one: 29.0 / 60.9 against
+ * 37.6 / 80.6 at 256^2, 276 / 680 against 426 / 984 at 1024^2). Where they hold them in registers
+ * (ONE), one block an SM. ptxas, curvature flows at 327cb4f: 120-122 registers and 146-154 (ONE),
+ * no spills. */
 enum { RKM_FUSED_THREADS = 256, RKM_FUSED_MIN_BLOCKS = 2 };
 
 /* The most blocks of a member that run as a cluster: the portable cluster size. */

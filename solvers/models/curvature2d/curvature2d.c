@@ -144,7 +144,7 @@ int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
     s->willmore = m->variant == CURVATURE2D_WILLMORE;
     const int rc = curvature_grid_make(
         be, v->nx, v->ny, v->length, v->origin, v->boundary == COHORT_BOUNDARY_NEUMANN,
-        !strcmp(v->initial_kind, m->exact_kind), m->variant == CURVATURE2D_WILLMORE,
+        !strcmp(v->initial_kind, m->exact_kind), s->willmore,
         curvature_exact_params_make(v->param[CURVATURE2D_PARAM_N], v->param[CURVATURE2D_PARAM_R],
                                     v->param[CURVATURE2D_PARAM_SIGMA]),
         &s->g);
