@@ -13,9 +13,10 @@
  *       and the Willmore flow the Willmore energy at every record;
  *   (d) a Dirichlet run's boundary nodes keep their values;
  *   (e) where the backend has the fused advance (cuda, ode/rkm_cuda.cuh), it gives the per-stage
- *       path's steps and state bit for bit, with one block a member (block barriers; some
- *       threads own two nodes), with two and three (cluster barriers where the device has them,
- *       else grid barriers), with nine (grid barriers), and as the launch chooses. */
+ *       path's steps and state bit for bit at 16^2 and 20^2, with one block a member (block
+ *       barriers; at 16^2 a thread a node and the arrays in shared memory, at 20^2 some threads
+ *       own two nodes), with two and three (cluster barriers where the device has them, else
+ *       grid barriers), with nine (grid barriers), and as the launch chooses. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -200,13 +201,14 @@ static int flow_fused(void *ctx, const rkm_fused_args *a)
     return c->k->advance_fused(&c->g, c->w, &b);
 }
 
-static void fused_against_per_stage(const cohort_backend *be, int willmore, int neumann)
+static void fused_against_per_stage(const cohort_backend *be, int willmore, int neumann, int64_t N)
 {
     const curvature_kernels *k = COHORT_KERNELS(be, curvature_kernels);
     if (!k->advance_fused) return;
-    /* fused with 1 block a member (the block's barrier), 2 and 3 (a cluster's on compute capability
-     * 9.0, else the grid's), 9 (the grid's) and the launch's choice */
-    enum { N = 20, COUNT = 5, PATHS = 6 };
+    /* fused with 1 block a member (the block's barrier; at 16^2 a thread a node and the arrays in
+     * shared memory, at 20^2 not), 2 and 3 (a cluster's on compute capability 9.0, else the
+     * grid's), 9 (the grid's) and the launch's choice (16^2: one block, 20^2: a cluster of 2) */
+    enum { COUNT = 5, PATHS = 6 };
     const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 9, 0};
     flow_ctx c = {k, {0}, NULL, 0};
     EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann, willmore,
@@ -241,13 +243,14 @@ static void fused_against_per_stage(const cohort_backend *be, int willmore, int 
     for (int path = 1; path < PATHS && rc == COHORT_OK; ++path) {
         int64_t differ = 0;
         for (int64_t q = 0; q < n * COUNT; ++q) differ += out[0][q] != out[path][q];
-        EXPECT(differ == 0 && !memcmp(acc[0], acc[path], sizeof acc[0]) &&
-                   !memcmp(rej[0], rej[path], sizeof rej[0]),
-               "%s, %s, fused with %lld blocks a member: %lld values differ; member 0 steps "
-               "%lld/%lld per stage, %lld/%lld fused",
-               willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
-               (long long)blocks[path], (long long)differ, (long long)acc[0][0],
-               (long long)rej[0][0], (long long)acc[path][0], (long long)rej[path][0]);
+        EXPECT(
+            differ == 0 && !memcmp(acc[0], acc[path], sizeof acc[0]) &&
+                !memcmp(rej[0], rej[path], sizeof rej[0]),
+            "%s, %s, %lld^2, fused with %lld blocks a member: %lld values differ; member 0 steps "
+            "%lld/%lld per stage, %lld/%lld fused",
+            willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
+            (long long)N, (long long)blocks[path], (long long)differ, (long long)acc[0][0],
+            (long long)rej[0][0], (long long)acc[path][0], (long long)rej[path][0]);
     }
     for (int path = 0; path < PATHS; ++path) free(out[path]);
     be->release(u), be->release(amp), be->release(c.w);
@@ -311,6 +314,7 @@ int main(int argc, char **argv)
     /* (e) */
     for (int willmore = 0; willmore <= 1; ++willmore)
         for (int neumann = 0; neumann <= 1; ++neumann)
-            fused_against_per_stage(be, willmore, neumann);
+            for (int64_t size = 16; size <= 20; size += 4)
+                fused_against_per_stage(be, willmore, neumann, size);
     return test_summary();
 }

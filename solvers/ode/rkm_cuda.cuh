@@ -13,7 +13,10 @@
  * barrier waits for it. Every thread holds the member's bookkeeping and takes the same decisions
  * from the same e, so none waits for another's decision either.
  *
- * The barrier is the block's where a member is one block; the cluster's where it is a
+ * The barrier is the block's where a member is one block (and where that block has a thread for
+ * each value, at most RKM_SHARED_THREADS, the member's arrays that neighbours read, its states,
+ * stage arguments and the right-hand side's scratch, are in the block's shared memory); the
+ * cluster's where it is a
  * thread-block cluster of 2 .. RKM_FUSED_MAX_CLUSTER blocks (compute capability 9.0: a hardware
  * barrier, and the error's maximum read from the other blocks' shared memory); else the whole
  * grid's (cooperative launch; the maximum through global memory, and one more barrier a step for
@@ -22,8 +25,8 @@
  * Where a thread owns at most one value (ONE: the member's blocks have a thread for each), that
  * value's state and stage values stay in the thread's registers between the passes: only the
  * stage arguments and the state, which neighbours read, go through memory, so a step waits on 6
- * fewer round trips to memory. Such a kernel may take a whole SM (up to 255 registers); the
- * others at most 128 registers, two blocks an SM.
+ * fewer round trips to memory. Such a kernel may take a whole SM (up to 255 registers, 204 with
+ * RKM_SHARED_THREADS); the others at most 128 registers, two blocks an SM.
  *
  * On compute capability 9.0 the block and cluster launches are programmatic dependent launches:
  * an advance lets the next one's launch begin as soon as its own blocks run, and the next waits
@@ -35,14 +38,19 @@
  * blocks per member (test_curvature checks it).
  *
  * Rhs: a device functor with
- *   template <class Sync, class Out> __device__ void eval(double t, const double *u, int64_t m,
- *                                                         int64_t ld, rkm_nodes nodes,
- *                                                         const Sync &sync, const Out &out) const;
- * that hands f(t, u) of member m at each value v the thread owns (nodes) to out(v, f_v), reading
- * u anywhere, and calls sync() between passes where it has several (each pass writing only owned
- * values), and
- *   __device__ int passes() const;
- * their number (a member that no longer steps passes the same barriers). */
+ *   template <class Sync, class Out> __device__ void eval(double t, const double *u,
+ *                                                         double *scratch, int64_t ld,
+ *                                                         rkm_nodes nodes, const Sync &sync,
+ *                                                         const Out &out) const;
+ * that hands f(t, u) of the member whose value v is u[v * ld] at each value v the thread owns
+ * (nodes) to out(v, f_v), reading u anywhere, and calls sync() between passes where it has
+ * several, each pass but the last writing only owned values of one scratch array (n values laid
+ * out as u; pass p's at scratch + p n ld), which the later passes read anywhere;
+ *   __host__ __device__ int passes() const;
+ * their number (a member that no longer steps passes the same barriers); and
+ *   double *scratch;
+ * the scratch arrays in memory laid out as the state, member m's at scratch + m (NULL where
+ * passes() is 1), which the kernel hands to eval unless it keeps them in shared memory. */
 #ifndef COHORT_RKM_CUDA_CUH
 #define COHORT_RKM_CUDA_CUH
 
@@ -60,9 +68,13 @@
  * blocks share an SM: one block an SM (255 registers) was slower where members span many blocks
  * (H100, microseconds a step of mcf2d / willmore2d, two blocks against one: 29.0 / 60.9 against
  * 37.6 / 80.6 at 256^2, 276 / 680 against 426 / 984 at 1024^2). Where they hold them in registers
- * (ONE), one block an SM. ptxas, curvature flows at 327cb4f: 120-122 registers and 146-154 (ONE),
- * no spills. */
+ * (ONE), one block an SM. ptxas, curvature flows: 124-126 registers, 152 (ONE, shared memory)
+ * and 170-178 (ONE), no spills. */
 enum { RKM_FUSED_THREADS = 256, RKM_FUSED_MIN_BLOCKS = 2 };
+
+/* The most values of a member that is one block with its arrays in shared memory (a thread
+ * each, one block an SM: at most 204 registers a thread). */
+enum { RKM_SHARED_THREADS = 320 };
 
 /* The most blocks of a member that run as a cluster: the portable cluster size. */
 enum { RKM_FUSED_MAX_CLUSTER = 8 };
@@ -70,9 +82,12 @@ enum { RKM_FUSED_MAX_CLUSTER = 8 };
 /* the barrier a member's blocks share */
 enum rkm_sync_kind { RKM_SYNC_BLOCK, RKM_SYNC_CLUSTER, RKM_SYNC_GRID };
 
-/* the values a thread owns: first, first + stride, ... below n */
+/* the values a thread owns: first, first + stride, ... below n; at most one where single (a
+ * constant of the kernel, so that a right-hand side may keep a value's data between passes at no
+ * cost to the kernels where a thread owns several) */
 struct rkm_nodes {
     int64_t first, stride;
+    bool single;
 };
 
 struct rkm_block_sync {
@@ -122,56 +137,71 @@ struct rkm_grid_sync {
  * each block's, in shared memory, alternating with the parity of the step so that a slot is
  * cleared a barrier after its last reader (a cluster's other blocks among them) and before its
  * next writer; with RKM_SYNC_GRID also flags (2 count + 2 words): each member's e bits at [2 m +
- * parity] and whether any member steps on at [2 count + parity], alike. */
+ * parity] and whether any member steps on at [2 count + parity], alike. A member of one block
+ * with a thread for each value (SHARED) keeps every array its neighbours read in shared memory:
+ * the two states, the two stage arguments and the right-hand side's scratch, n values each
+ * (rkm_fused_shared_bytes), so that its barriers wait for no store to the L2 cache and its reads
+ * of neighbours take tens of cycles, not hundreds. */
 template <class Rhs, rkm_sync_kind SYNC, bool ONE>
-__global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLOCKS)
+__global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_SHARED_THREADS
+                                                                : RKM_FUSED_THREADS,
+                                  ONE ? 1 : RKM_FUSED_MIN_BLOCKS)
     rkm_fused_kernel(const Rhs rhs, const rkm_fused_args a, unsigned long long *flags)
 {
     constexpr bool GRID = SYNC == RKM_SYNC_GRID, CLUSTER = SYNC == RKM_SYNC_CLUSTER;
+    constexpr bool SHARED = SYNC == RKM_SYNC_BLOCK && ONE;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     /* no-ops unless launched as a programmatic dependent launch */
     cudaTriggerProgrammaticLaunchCompletion();
     cudaGridDependencySynchronize();
 #endif
+    extern __shared__ double shared_arrays[];
     const int64_t per = a.blocks_per_member, m = blockIdx.x / per, rank = blockIdx.x % per;
     const int64_t n = a.n, ld = a.ld;
-    const rkm_nodes nodes = {rank * blockDim.x + threadIdx.x, per * blockDim.x};
+    const rkm_nodes nodes = {rank * blockDim.x + threadIdx.x, per * blockDim.x, ONE};
     typename std::conditional<
         GRID, rkm_grid_sync,
         typename std::conditional<CLUSTER, rkm_cluster_sync, rkm_block_sync>::type>::type sync;
     unsigned long long *const e_slot = flags + 2 * m, *const any_slot = flags + 2 * a.count;
     __shared__ unsigned long long e_bits[2];
     rkm_member s = a.members[m];
-    /* the member's state and the array its next accepted step goes to */
-    double *u = a.u, *u_next = a.u_next;
+    /* the member's arrays that neighbours read, value v at [v * wl]: the state and the array its
+     * next accepted step goes to (they alternate), the stage arguments, the scratch */
+    const int64_t wl = SHARED ? 1 : ld;
+    double *u = SHARED ? shared_arrays : a.u + m, *u_next = SHARED ? u + n : a.u_next + m;
+    double *const arg_even = SHARED ? u_next + n : a.arg + m, *const arg_odd = SHARED
+                                                                                   ? arg_even + n
+                                                                                   : a.arg_odd + m;
+    double *const scratch = rhs.passes() == 1 ? NULL : SHARED ? arg_odd + n : rhs.scratch + m;
     /* the owned values' state, stage values and update: with ONE the registers (the loops over
      * owned values below then run at most once), else the arrays */
     enum { U, K1, K2_K5, K3, K4, U_NEXT };
     double held[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    double *const k_arrays[5] = {NULL, a.k1, a.k2_k5, a.k3, a.k4};
-    const auto value = [&](int which, int64_t q) -> double & {
-        return ONE ? held[which] : which == U ? u[q] : k_arrays[which][q];
+    double *const k_arrays[5] = {NULL, a.k1 + m, a.k2_k5 + m, a.k3 + m, a.k4 + m};
+    const auto value = [&](int which, int64_t v) -> double & {
+        return ONE ? held[which] : which == U ? u[v * wl] : k_arrays[which][v * ld];
     };
     if (threadIdx.x == 0) {
         e_bits[0] = e_bits[1] = 0;
         if (GRID && rank == 0) e_slot[0] = e_slot[1] = 0;
         if (GRID && blockIdx.x == 0) any_slot[0] = any_slot[1] = 0;
     }
-    /* no barrier here: the slots above are next written, and first read, after stage 2's */
-    if (ONE && nodes.first < n) held[U] = u[nodes.first * ld + m];
+    if (ONE && nodes.first < n) held[U] = a.u[nodes.first * ld + m];
+    if (SHARED && nodes.first < n) u[nodes.first] = held[U];
+    /* only the shared state needs a barrier here: the slots above are next written, and first
+     * read, after stage 2's */
+    if (SHARED) sync();
     for (int64_t step = 0;; ++step) {
         const int parity = (int)(step & 1);
         const int stepping = rkm_member_begin(&s, a.t_to);
         const double h = s.h;
         for (int stage = 1; stage <= 5; ++stage) {
-            double *const arg = stage % 2 ? a.arg : a.arg_odd;
+            double *const arg = stage % 2 ? arg_even : arg_odd;
             if (stage > 1) {
-                for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride) {
-                    const int64_t q = v * ld + m;
-                    arg[q] = rkm_stage_argument(
-                        stage, value(U, q), h, value(K1, q), stage == 3 ? value(K2_K5, q) : 0.0,
-                        stage >= 4 ? value(K3, q) : 0.0, stage == 5 ? value(K4, q) : 0.0);
-                }
+                for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride)
+                    arg[v * wl] = rkm_stage_argument(
+                        stage, value(U, v), h, value(K1, v), stage == 3 ? value(K2_K5, v) : 0.0,
+                        stage >= 4 ? value(K3, v) : 0.0, stage == 5 ? value(K4, v) : 0.0);
                 sync();
             }
             /* the slots of the step after this one were last read before the barrier above */
@@ -183,10 +213,10 @@ __global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLO
             /* k_s (k5 in k2's place) */
             const int out = stage == 1 ? K1 : stage == 3 ? K3 : stage == 4 ? K4 : K2_K5;
             if (stepping)
-                rhs.eval(s.t + rkm_stage_time_fraction(stage) * h, stage == 1 ? u : arg, m, ld,
-                         nodes, sync, [&](int64_t v, double f) {
+                rhs.eval(s.t + rkm_stage_time_fraction(stage) * h, stage == 1 ? u : arg, scratch,
+                         wl, nodes, sync, [&](int64_t v, double f) {
                              if (!ONE) {
-                                 value(out, v * ld + m) = f;
+                                 value(out, v) = f;
                                  return;
                              }
                              /* constant register indices, not held[out] (local memory) */
@@ -202,13 +232,12 @@ __global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLO
          * update of eq. 28, the state should the step be accepted */
         unsigned long long e = 0;
         for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride) {
-            const int64_t q = v * ld + m;
             const unsigned long long bits = (unsigned long long)__double_as_longlong(
-                rkm_error_point(h, value(K1, q), value(K3, q), value(K4, q), value(K2_K5, q)));
+                rkm_error_point(h, value(K1, v), value(K3, v), value(K4, v), value(K2_K5, v)));
             e = bits > e ? bits : e;
             const double next =
-                rkm_update_value(value(U, q), h, value(K1, q), value(K4, q), value(K2_K5, q));
-            u_next[q] = held[U_NEXT] = next;
+                rkm_update_value(value(U, v), h, value(K1, v), value(K4, v), value(K2_K5, v));
+            u_next[v * wl] = held[U_NEXT] = next;
         }
         atomicMax(&e_bits[parity], e);
         if (GRID) {
@@ -233,10 +262,16 @@ __global__ void __launch_bounds__(RKM_FUSED_THREADS, ONE ? 1 : RKM_FUSED_MIN_BLO
         }
     }
     /* the state where the caller has it; a cluster's blocks last read each other's e_bits */
-    for (int64_t v = nodes.first; u != a.u && v < n; v += nodes.stride)
-        a.u[v * ld + m] = value(U, v * ld + m);
+    for (int64_t v = nodes.first; u != a.u + m && v < n; v += nodes.stride)
+        a.u[v * ld + m] = value(U, v);
     if (CLUSTER) sync();
     if (threadIdx.x == 0 && rank == 0) a.members[m] = s;
+}
+
+/* The dynamic shared memory of a SHARED kernel: four arrays of n values and the scratch */
+template <class Rhs> static size_t rkm_fused_shared_bytes(const Rhs &rhs, int64_t n)
+{
+    return (size_t)(4 + rhs.passes() - 1) * (size_t)n * sizeof(double);
 }
 
 /* The launch of `count` members of `per` blocks, as clusters where per > 1, as a programmatic
@@ -334,7 +369,10 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
     }
     if (per <= 1) {
         args.blocks_per_member = 1;
-        const cudaLaunchConfig_t config = rkm_fused_config(args.count, 1, device.dependent, attrs);
+        cudaLaunchConfig_t config = rkm_fused_config(args.count, 1, device.dependent, attrs);
+        if (ONE) /* SHARED: a thread for each value, in whole warps */
+            config.blockDim = dim3((unsigned)((args.n + 31) / 32 * 32)),
+            config.dynamicSmemBytes = rkm_fused_shared_bytes(rhs, args.n);
         unsigned long long *none = NULL;
         COHORT_CUDA_CHECK(cudaLaunchKernelEx(&config, rkm_fused_kernel<Rhs, RKM_SYNC_BLOCK, ONE>,
                                              rhs, args, none));
@@ -348,19 +386,23 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
     return COHORT_OK;
 }
 
-/* The blocks per member: a.blocks_per_member where it is set (> 0), else enough blocks for a
- * value per thread. One block a member runs with the block's barrier; 2 .. RKM_FUSED_MAX_CLUSTER
- * as a cluster where the device has them; more (or where it has none) as a cooperative grid, at
- * most as many blocks as stay resident with the others' (every block of a cooperative launch must
- * be resident). Where the blocks have a thread for each value, the kernel holds the stage values
- * in registers (ONE). */
+/* The blocks per member: a.blocks_per_member where it is set (> 0), else one where a block has a
+ * thread for each value (at most RKM_SHARED_THREADS), or enough blocks of RKM_FUSED_THREADS for
+ * a value per thread. One block a member runs with the block's barrier, and with a thread for
+ * each value holds the member's arrays in shared memory; 2 .. RKM_FUSED_MAX_CLUSTER as a cluster
+ * where the device has them; more (or where it has none) as a cooperative grid, at most as many
+ * blocks as stay resident with the others' (every block of a cooperative launch must be
+ * resident). Where the blocks have a thread for each value, the kernel holds the stage values in
+ * registers (ONE). */
 template <class Rhs> static int rkm_fused_launch(const Rhs &rhs, const rkm_fused_args *a)
 {
-    const int64_t per = a->blocks_per_member > 0
-                            ? a->blocks_per_member
+    const int64_t per = a->blocks_per_member > 0 ? a->blocks_per_member
+                        : a->n <= RKM_SHARED_THREADS
+                            ? 1
                             : (a->n + RKM_FUSED_THREADS - 1) / RKM_FUSED_THREADS;
-    return per * RKM_FUSED_THREADS >= a->n ? rkm_fused_launch_as<Rhs, true>(rhs, a, per)
-                                           : rkm_fused_launch_as<Rhs, false>(rhs, a, per);
+    const bool one = per == 1 ? a->n <= RKM_SHARED_THREADS : per * RKM_FUSED_THREADS >= a->n;
+    return one ? rkm_fused_launch_as<Rhs, true>(rhs, a, per)
+               : rkm_fused_launch_as<Rhs, false>(rhs, a, per);
 }
 
 #endif

@@ -30,15 +30,18 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     const I nx1 = (I)(g.nx + 1), n = nx1 * (I)(g.ny + 1);
     if (idx >= slices * (I)count) return;
     const I m = idx % (I)count;
+    /* the w pass's edge data, which the flux pass's kernel forms again */
+    curvature_edges edges = {};
     if (PASS == 0) {
         for (I v = idx / (I)count; v < n; v += slices)
-            out[(int64_t)v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t[m]);
+            out[(int64_t)v * ld + m] =
+                curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t[m], &edges);
         return;
     }
     const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     for (I v = idx / (I)count; v < n; v += slices)
-        out[(int64_t)v * ld + m] =
-            curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1, v / nx1, tf);
+        out[(int64_t)v * ld + m] = curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld,
+                                                      v % nx1, v / nx1, tf, 0, edges);
 }
 
 template <int PASS>
@@ -129,27 +132,34 @@ static int curvature_observe_cuda(const curvature_grid *g, const double *u, doub
 }
 
 /* The flows for the fused advance (ode/rkm_cuda.cuh): the member's nodes the thread owns,
- * Willmore's w pass first (the same node functions as curvature_node_kernel) */
+ * Willmore's w pass first into the scratch (the same node functions as curvature_node_kernel).
+ * Where the thread owns one node, the flux pass takes the edge data of phi that the w pass formed
+ * at it (4 square roots and a division fewer; the same values, so the same bits as the per-stage
+ * kernels, which form them twice). */
 struct curvature_block_rhs {
     curvature_grid g;
-    double *w; /* NULL: mean curvature */
-    __device__ int passes() const
+    double *scratch; /* w, laid out as the state; NULL: mean curvature */
+    __host__ __device__ int passes() const
     {
-        return w ? 2 : 1;
+        return scratch ? 2 : 1;
     }
     template <class Sync, class Out>
-    __device__ void eval(double t, const double *u, int64_t m, int64_t ld, rkm_nodes nodes,
+    __device__ void eval(double t, const double *u, double *w, int64_t ld, rkm_nodes nodes,
                          const Sync &sync, const Out &out) const
     {
-        const int64_t nx1 = g.nx + 1, n = nx1 * (g.ny + 1);
+        /* a member has at most RKM_FUSED_MAX_SINGLE nodes: 32-bit division (64-bit is a called
+         * routine) */
+        const int nx1 = (int)(g.nx + 1), n = nx1 * (int)(g.ny + 1);
+        curvature_edges edges = {};
         if (w) {
-            for (int64_t v = nodes.first; v < n; v += nodes.stride)
-                w[v * ld + m] = curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t);
+            for (int v = (int)nodes.first; v < n; v += (int)nodes.stride)
+                w[v * ld] = curvature_w_node(&g, u, ld, v % nx1, v / nx1, t, &edges);
             sync();
         }
         const curvature_time_factors tf = curvature_time_factors_at(t);
-        for (int64_t v = nodes.first; v < n; v += nodes.stride)
-            out(v, curvature_rhs_node(&g, u + m, w ? w + m : NULL, ld, v % nx1, v / nx1, tf));
+        for (int v = (int)nodes.first; v < n; v += (int)nodes.stride)
+            out(v,
+                curvature_rhs_node(&g, u, w, ld, v % nx1, v / nx1, tf, w && nodes.single, edges));
     }
 };
 

@@ -48,8 +48,12 @@ typedef struct curvature_grid {
 COHORT_HD void curvature_window(const double *u, int64_t ld, int64_t nx, int64_t i, int64_t j,
                                 double f[3][3])
 {
+    /* from the centre, so that a kernel with ld known (1 in shared memory) reads at constant
+     * offsets instead of forming nine 64-bit addresses */
+    const double *centre = u + (j * (nx + 1) + i) * ld;
+    const int64_t row = (nx + 1) * ld;
     for (int dj = -1; dj <= 1; ++dj)
-        for (int di = -1; di <= 1; ++di) f[dj + 1][di + 1] = u[((j + dj) * (nx + 1) + i + di) * ld];
+        for (int di = -1; di <= 1; ++di) f[dj + 1][di + 1] = centre[dj * row + di * ld];
 }
 
 /* The gradients of f on the four edges E, N, W, S (eq. 40-47): gx[e], gy[e]; r1, r2 = 1 / h1,
@@ -67,44 +71,49 @@ COHORT_HD void curvature_edge_gradients(const double f[3][3], double r1, double 
     gx[3] = (se - sw) * r1, gy[3] = (f[1][1] - f[0][1]) * r2;         /* south */
 }
 
-/* w = Q H at an interior node (eq. 48-50, the right-hand side of eq. 17), with the edge data
- * for the Willmore flux: px, py, 1 / Q per edge and the node's Q. */
-COHORT_HD double curvature_w_point(const double f[3][3], double r1, double r2, double px[4],
-                                   double py[4], double inv_q[4], double *q_node)
+/* What the mean curvature's pass learns of phi at a node and the Willmore flux reuses: the
+ * gradient p on the four edges E, N, W, S, 1 / Q on each, and the node's Q (eq. 49). */
+typedef struct curvature_edges {
+    double px[4], py[4], inv_q[4], q_node;
+} curvature_edges;
+
+/* w = Q H at an interior node (eq. 48-50, the right-hand side of eq. 17), and its edge data. */
+COHORT_HD double curvature_w_point(const double f[3][3], double r1, double r2, curvature_edges *d)
 {
     double q[4];
-    curvature_edge_gradients(f, r1, r2, px, py);
-    for (int e = 0; e < 4; ++e) q[e] = sqrt(1.0 + px[e] * px[e] + py[e] * py[e]);
+    curvature_edge_gradients(f, r1, r2, d->px, d->py);
+    for (int e = 0; e < 4; ++e) q[e] = sqrt(1.0 + d->px[e] * d->px[e] + d->py[e] * d->py[e]);
     /* the four reciprocals from one division (~10 FP64 instructions on the device, a product 1) */
     const double q01 = q[0] * q[1], q23 = q[2] * q[3], r = 1.0 / (q01 * q23);
     const double r01 = r * q23, r23 = r * q01;
-    inv_q[0] = r01 * q[1], inv_q[1] = r01 * q[0], inv_q[2] = r23 * q[3], inv_q[3] = r23 * q[2];
+    d->inv_q[0] = r01 * q[1], d->inv_q[1] = r01 * q[0];
+    d->inv_q[2] = r23 * q[3], d->inv_q[3] = r23 * q[2];
     /* the outward normal gradient on E, N is +px, +py; on W, S the inward -px, -py */
-    const double h =
-        (px[0] * inv_q[0] - px[2] * inv_q[2]) * r1 + (py[1] * inv_q[1] - py[3] * inv_q[3]) * r2;
-    *q_node = 0.25 * (q[0] + q[1] + q[2] + q[3]);
-    return *q_node * h;
+    const double h = (d->px[0] * d->inv_q[0] - d->px[2] * d->inv_q[2]) * r1 +
+                     (d->py[1] * d->inv_q[1] - d->py[3] * d->inv_q[3]) * r2;
+    d->q_node = 0.25 * (q[0] + q[1] + q[2] + q[3]);
+    return d->q_node * h;
 }
 
-/* The Willmore right-hand side at an interior node from phi's and w's neighbourhoods (eq. 10
- * discretised as eq. 21 with eq. 51-53). */
-COHORT_HD double curvature_willmore_point(const double f[3][3], const double w[3][3], double r1,
+/* The Willmore right-hand side at an interior node from phi's edge data and w's neighbourhood
+ * (eq. 10 discretised as eq. 21 with eq. 51-53). */
+COHORT_HD double curvature_willmore_point(const curvature_edges *d, const double w[3][3], double r1,
                                           double r2)
 {
-    double px[4], py[4], inv_q[4], q_node, wx[4], wy[4];
-    curvature_w_point(f, r1, r2, px, py, inv_q, &q_node);
+    double wx[4], wy[4];
     curvature_edge_gradients(w, r1, r2, wx, wy);
     const double w_edge[4] = {0.5 * (w[1][1] + w[1][2]), 0.5 * (w[1][1] + w[2][1]),
                               0.5 * (w[1][1] + w[1][0]), 0.5 * (w[1][1] + w[0][1])};
     double flux[4]; /* the edge's normal component of E grad w - w^2 / (2 Q^3) p */
     for (int e = 0; e < 4; ++e) {
-        const double pw = px[e] * wx[e] + py[e] * wy[e], inv_q2 = inv_q[e] * inv_q[e];
-        const double c = 0.5 * w_edge[e] * w_edge[e] * inv_q2 * inv_q[e];
-        const double fx = (wx[e] - px[e] * pw * inv_q2) * inv_q[e] - c * px[e];
-        const double fy = (wy[e] - py[e] * pw * inv_q2) * inv_q[e] - c * py[e];
+        const double px = d->px[e], py = d->py[e], inv_q = d->inv_q[e];
+        const double pw = px * wx[e] + py * wy[e], inv_q2 = inv_q * inv_q;
+        const double c = 0.5 * w_edge[e] * w_edge[e] * inv_q2 * inv_q;
+        const double fx = (wx[e] - px * pw * inv_q2) * inv_q - c * px;
+        const double fy = (wy[e] - py * pw * inv_q2) * inv_q - c * py;
         flux[e] = (e == 0 || e == 2) ? fx : fy;
     }
-    return -q_node * ((flux[0] - flux[2]) * r1 + (flux[1] - flux[3]) * r2);
+    return -d->q_node * ((flux[0] - flux[2]) * r1 + (flux[1] - flux[3]) * r2);
 }
 
 COHORT_HD int curvature_is_boundary(const curvature_grid *g, int64_t i, int64_t j)
@@ -120,9 +129,10 @@ COHORT_HD int64_t curvature_clamp(int64_t i, int64_t n)
 
 /* w at node (i, j) of the member at u at time t: Q H inside, the boundary condition on the
  * boundary (only there are t's factors formed: a sine and a cosine cost more FP64 instructions
- * than a node's w). */
+ * than a node's w). Where it forms a Q H (inside, and at the node a Neumann boundary node copies)
+ * it leaves that node's edge data in d, for curvature_rhs_node at the same node and phi. */
 COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
-                                  int64_t j, double t)
+                                  int64_t j, double t, curvature_edges *d)
 {
     if (curvature_is_boundary(g, i, j)) {
         if (!g->neumann)
@@ -131,16 +141,20 @@ COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int6
                                    : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
-    double f[3][3], px[4], py[4], inv_q[4], q_node;
+    double f[3][3];
     curvature_window(u, ld, g->nx, i, j, f);
-    return curvature_w_point(f, g->inv_h1, g->inv_h2, px, py, inv_q, &q_node);
+    return curvature_w_point(f, g->inv_h1, g->inv_h2, d);
 }
 
 /* phi_t at node (i, j): the flow (w_all = NULL: mean curvature; else Willmore with every node's
  * w in w_all, laid out as u) plus F inside; on a Dirichlet boundary g_t, on a Neumann boundary
- * the copied node's phi_t (so the copies stay exact copies). */
+ * the copied node's phi_t (so the copies stay exact copies). For Willmore, where d_known, d is the
+ * edge data curvature_w_node left at this node from the same phi (the values it would form
+ * again); else d is formed here. (d by value: a pointer that may point at either of two local
+ * structures puts both in local memory on the device.) */
 COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, const double *w_all,
-                                    int64_t ld, int64_t i, int64_t j, curvature_time_factors tf)
+                                    int64_t ld, int64_t i, int64_t j, curvature_time_factors tf,
+                                    int d_known, curvature_edges d)
 {
     if (curvature_is_boundary(g, i, j)) {
         const curvature_time_factors start = {1.0, 0.0};
@@ -150,15 +164,16 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
                                    : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
-    double f[3][3], rhs;
-    curvature_window(u, ld, g->nx, i, j, f);
+    double rhs = 0.0;
+    if (!w_all || !d_known) {
+        double f[3][3];
+        curvature_window(u, ld, g->nx, i, j, f);
+        rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
+    }
     if (w_all) {
         double w[3][3];
         curvature_window(w_all, ld, g->nx, i, j, w);
-        rhs = curvature_willmore_point(f, w, g->inv_h1, g->inv_h2);
-    } else {
-        double px[4], py[4], inv_q[4], q_node;
-        rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, px, py, inv_q, &q_node);
+        rhs = curvature_willmore_point(&d, w, g->inv_h1, g->inv_h2);
     }
     if (g->manufactured)
         rhs += w_all
@@ -202,10 +217,11 @@ COHORT_HD void curvature_observe_row(const curvature_grid *g, const double *u, i
         area += sqrt(1.0 + gx * gx + gy * gy) * cell;
     }
     for (int64_t i = 1; j > 0 && j < g->ny && i < g->nx; ++i) {
-        double f[3][3], px[4], py[4], inv_q[4], q_node;
+        double f[3][3];
+        curvature_edges d;
         curvature_window(u, ld, g->nx, i, j, f);
-        const double w = curvature_w_point(f, g->inv_h1, g->inv_h2, px, py, inv_q, &q_node);
-        energy += w * w / q_node * cell;
+        const double w = curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
+        energy += w * w / d.q_node * cell;
     }
     const curvature_time_factors tf = curvature_time_factors_at(t);
     for (int64_t i = 0; g->manufactured && i <= g->nx; ++i) {
