@@ -48,12 +48,8 @@ typedef struct curvature_grid {
 COHORT_HD void curvature_window(const double *u, int64_t ld, int64_t nx, int64_t i, int64_t j,
                                 double f[3][3])
 {
-    /* from the centre, so that a kernel with ld known (1 in shared memory) reads at constant
-     * offsets instead of forming nine 64-bit addresses */
-    const double *centre = u + (j * (nx + 1) + i) * ld;
-    const int64_t row = (nx + 1) * ld;
     for (int dj = -1; dj <= 1; ++dj)
-        for (int di = -1; di <= 1; ++di) f[dj + 1][di + 1] = centre[dj * row + di * ld];
+        for (int di = -1; di <= 1; ++di) f[dj + 1][di + 1] = u[((j + dj) * (nx + 1) + i + di) * ld];
 }
 
 /* The gradients of f on the four edges E, N, W, S (eq. 40-47): gx[e], gy[e]; r1, r2 = 1 / h1,
@@ -164,16 +160,15 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
                                    : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
-    double rhs = 0.0;
-    if (!w_all || !d_known) {
-        double f[3][3];
-        curvature_window(u, ld, g->nx, i, j, f);
-        rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
-    }
+    double f[3][3], rhs;
+    if (!d_known) curvature_window(u, ld, g->nx, i, j, f);
     if (w_all) {
         double w[3][3];
         curvature_window(w_all, ld, g->nx, i, j, w);
+        if (!d_known) curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
         rhs = curvature_willmore_point(&d, w, g->inv_h1, g->inv_h2);
+    } else {
+        rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
     }
     if (g->manufactured)
         rhs += w_all
