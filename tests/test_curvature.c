@@ -16,7 +16,9 @@
  *       path's steps and state bit for bit at 16^2 and 20^2, with one block a member (block
  *       barriers; at 16^2 a thread a node and the arrays in shared memory, at 20^2 some threads
  *       own two nodes), with two and three (cluster barriers where the device has them, else
- *       grid barriers), with nine (grid barriers), and as the launch chooses. */
+ *       grid barriers), with nine (grid barriers), as the launch chooses, and on the path
+ *       rkm_advance chooses; and for 300 members of 8^2 (more than RKM_FUSED_MAX_MEMBERS, each
+ *       one block), with one block a member and on rkm_advance's path. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -201,58 +203,71 @@ static int flow_fused(void *ctx, const rkm_fused_args *a)
     return c->k->advance_fused(&c->g, c->w, &b);
 }
 
-static void fused_against_per_stage(const cohort_backend *be, int willmore, int neumann, int64_t N)
+static void fused_against_per_stage(const cohort_backend *be, int willmore, int neumann, int64_t N,
+                                    int64_t count)
 {
     const curvature_kernels *k = COHORT_KERNELS(be, curvature_kernels);
     if (!k->advance_fused) return;
-    /* fused with 1 block a member (the block's barrier; at 16^2 a thread a node and the arrays in
+    /* fused with 1 block a member (the block's barrier; to 17^2 a thread a node and the arrays in
      * shared memory, at 20^2 not), 2 and 3 (a cluster's on compute capability 9.0, else the
-     * grid's), 9 (the grid's) and the launch's choice (16^2: one block, 20^2: a cluster of 2) */
-    enum { COUNT = 5, PATHS = 6 };
-    const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 9, 0};
+     * grid's), 9 (the grid's) and the launch's choice (to 17^2: one block, 20^2: a cluster of 2);
+     * last rkm_advance's own choice of path. More members than RKM_FUSED_MAX_MEMBERS take only
+     * the one-block launches (the others need their blocks resident together). */
+    enum { PATHS = 7 };
+    const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 9, 0, 0};
+    const rkm_path paths[PATHS] = {RKM_PATH_PER_STAGE, RKM_PATH_FUSED, RKM_PATH_FUSED,
+                                   RKM_PATH_FUSED,     RKM_PATH_FUSED, RKM_PATH_FUSED,
+                                   RKM_PATH_AUTO};
     flow_ctx c = {k, {0}, NULL, 0};
     EXPECT(curvature_grid_make(be, N, N, 4.0, -2.0, neumann, !neumann, willmore,
                                curvature_exact_params_make(2, 1, 1), &c.g) == COHORT_OK,
            "%s", cohort_error_detail());
     double *u = NULL, *amp = NULL, *out[PATHS] = {NULL};
-    int64_t acc[PATHS][COUNT], rej[PATHS][COUNT];
-    const double amplitudes[COUNT] = {1.0, 0.5, 0.25, 0.75, 0.1};
-    int rc = be->alloc((void **)&u, (size_t)(n * COUNT) * sizeof(double));
+    int64_t *acc[PATHS] = {NULL}, *rej[PATHS] = {NULL};
+    double *amplitudes = malloc((size_t)count * sizeof *amplitudes);
+    for (int64_t m = 0; m < count; ++m)
+        amplitudes[m] = (double[]){1.0, 0.5, 0.25, 0.75, 0.1}[m % 5];
+    int rc = be->alloc((void **)&u, (size_t)(n * count) * sizeof(double));
     if (rc == COHORT_OK && willmore)
-        rc = be->alloc((void **)&c.w, (size_t)(n * COUNT) * sizeof(double));
-    if (rc == COHORT_OK) rc = be->alloc((void **)&amp, sizeof amplitudes);
-    if (rc == COHORT_OK) rc = be->copy_to_device(amp, amplitudes, sizeof amplitudes);
-    /* path 0: per stage; 1-4: fused with blocks[path] blocks a member */
+        rc = be->alloc((void **)&c.w, (size_t)(n * count) * sizeof(double));
+    if (rc == COHORT_OK) rc = be->alloc((void **)&amp, (size_t)count * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(amp, amplitudes, (size_t)count * sizeof(double));
     for (int path = 0; path < PATHS && rc == COHORT_OK; ++path) {
+        if (count > RKM_FUSED_MAX_MEMBERS && blocks[path] > 1) continue;
         rkm_integrator *r = NULL;
         const rkm_rhs f = {flow_rhs, &c, path ? flow_fused : NULL};
         c.blocks_per_member = blocks[path];
-        out[path] = malloc((size_t)(n * COUNT) * sizeof(double));
-        rc = rkm_alloc(be, n, COUNT, &r);
-        if (rc == COHORT_OK) rc = k->initial(&c.g, 1.0, amp, 3.0, u, COUNT, COUNT);
-        if (rc == COHORT_OK) rc = rkm_start(r, 0.0, willmore ? 1e-6 : 1e-4, COUNT);
+        out[path] = malloc((size_t)(n * count) * sizeof(double));
+        acc[path] = malloc((size_t)count * sizeof(int64_t));
+        rej[path] = malloc((size_t)count * sizeof(int64_t));
+        rc = rkm_alloc(be, n, count, &r);
+        if (rc == COHORT_OK) rc = k->initial(&c.g, 1.0, amp, 3.0, u, count, count);
+        if (rc == COHORT_OK) rc = rkm_start(r, 0.0, willmore ? 1e-6 : 1e-4, count);
         for (int q = 1; q <= 2 && rc == COHORT_OK; ++q)
-            rc = rkm_advance_on(r, &f, u, 0.01 * q, 1e-7, COUNT,
-                                path ? RKM_PATH_FUSED : RKM_PATH_PER_STAGE);
-        if (rc == COHORT_OK) rc = rkm_members(r, COUNT, acc[path], rej[path], NULL, NULL);
+            rc = rkm_advance_on(r, &f, u, 0.01 * q, 1e-7, count, paths[path]);
+        if (rc == COHORT_OK) rc = rkm_members(r, count, acc[path], rej[path], NULL, NULL);
         if (rc == COHORT_OK)
-            rc = be->copy_to_host(out[path], u, (size_t)(n * COUNT) * sizeof(double));
+            rc = be->copy_to_host(out[path], u, (size_t)(n * count) * sizeof(double));
         rkm_free(r);
     }
     EXPECT(rc == COHORT_OK, "%s", cohort_error_detail());
     for (int path = 1; path < PATHS && rc == COHORT_OK; ++path) {
+        if (!out[path]) continue;
         int64_t differ = 0;
-        for (int64_t q = 0; q < n * COUNT; ++q) differ += out[0][q] != out[path][q];
-        EXPECT(
-            differ == 0 && !memcmp(acc[0], acc[path], sizeof acc[0]) &&
-                !memcmp(rej[0], rej[path], sizeof rej[0]),
-            "%s, %s, %lld^2, fused with %lld blocks a member: %lld values differ; member 0 steps "
-            "%lld/%lld per stage, %lld/%lld fused",
-            willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
-            (long long)N, (long long)blocks[path], (long long)differ, (long long)acc[0][0],
-            (long long)rej[0][0], (long long)acc[path][0], (long long)rej[path][0]);
+        for (int64_t q = 0; q < n * count; ++q) differ += out[0][q] != out[path][q];
+        const size_t counters = (size_t)count * sizeof(int64_t);
+        EXPECT(differ == 0 && !memcmp(acc[0], acc[path], counters) &&
+                   !memcmp(rej[0], rej[path], counters),
+               "%s, %s, %lld^2 x %lld, %s with %lld blocks a member: %lld values differ; member "
+               "0 steps %lld/%lld per stage, %lld/%lld fused",
+               willmore ? "Willmore" : "mean curvature", neumann ? "Neumann" : "Dirichlet",
+               (long long)N, (long long)count,
+               paths[path] == RKM_PATH_AUTO ? "the automatic path" : "fused",
+               (long long)blocks[path], (long long)differ, (long long)acc[0][0],
+               (long long)rej[0][0], (long long)acc[path][0], (long long)rej[path][0]);
     }
-    for (int path = 0; path < PATHS; ++path) free(out[path]);
+    for (int path = 0; path < PATHS; ++path) free(out[path]), free(acc[path]), free(rej[path]);
+    free(amplitudes);
     be->release(u), be->release(amp), be->release(c.w);
     curvature_grid_release(be, &c.g);
 }
@@ -314,7 +329,10 @@ int main(int argc, char **argv)
     /* (e) */
     for (int willmore = 0; willmore <= 1; ++willmore)
         for (int neumann = 0; neumann <= 1; ++neumann)
-            for (int64_t size = 16; size <= 20; size += 4)
-                fused_against_per_stage(be, willmore, neumann, size);
+            for (int64_t size = 16; size <= 20; size += 4) {
+                fused_against_per_stage(be, willmore, neumann, size, 5);
+                /* more members than RKM_FUSED_MAX_MEMBERS, each one block */
+                if (size == 16) fused_against_per_stage(be, willmore, neumann, 8, 300);
+            }
     return test_summary();
 }

@@ -90,13 +90,16 @@ int rkm_advance_on(rkm_integrator *r, const rkm_rhs *f, double *u, double t_to, 
     const int64_t n = r->n, ld = r->ld;
     if (path == RKM_PATH_FUSED && !f->advance_fused)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "the fused path needs advance_fused");
-    if (path == RKM_PATH_AUTO)
-        path =
-            f->advance_fused && r->be->kind == COHORT_BACKEND_CUDA &&
-                    count <= RKM_FUSED_MAX_MEMBERS &&
-                    (n * count <= RKM_FUSED_MAX_VALUES || (count == 1 && n <= RKM_FUSED_MAX_SINGLE))
-                ? RKM_PATH_FUSED
-                : RKM_PATH_PER_STAGE;
+    if (path == RKM_PATH_AUTO) {
+        const int one_block_batch =
+            n <= RKM_FUSED_ONE_BLOCK_VALUES && n * count <= RKM_FUSED_MAX_ONE_BLOCK_BATCH;
+        const int batch =
+            count <= RKM_FUSED_MAX_MEMBERS &&
+            (n * count <= RKM_FUSED_MAX_VALUES || (count == 1 && n <= RKM_FUSED_MAX_SINGLE));
+        path = f->advance_fused && r->be->kind == COHORT_BACKEND_CUDA && (one_block_batch || batch)
+                   ? RKM_PATH_FUSED
+                   : RKM_PATH_PER_STAGE;
+    }
     if (path == RKM_PATH_FUSED) {
         double **fused_arrays[] = {&r->arg_odd, &r->u_next};
         for (int q = 0; q < 2; ++q)

@@ -14,8 +14,8 @@
  * from the same e, so none waits for another's decision either.
  *
  * The barrier is the block's where a member is one block (and where that block has a thread for
- * each value, at most RKM_SHARED_THREADS, the member's arrays that neighbours read, its states,
- * stage arguments and the right-hand side's scratch, are in the block's shared memory); the
+ * each value, at most RKM_FUSED_ONE_BLOCK_VALUES, the member's arrays that neighbours read, its
+ * states, stage arguments and the right-hand side's scratch, are in the block's shared memory); the
  * cluster's where it is a
  * thread-block cluster of 2 .. RKM_FUSED_MAX_CLUSTER blocks (compute capability 9.0: a hardware
  * barrier, and the error's maximum read from the other blocks' shared memory); else the whole
@@ -26,7 +26,7 @@
  * value's state and stage values stay in the thread's registers between the passes: only the
  * stage arguments and the state, which neighbours read, go through memory, so a step waits on 6
  * fewer round trips to memory. Such a kernel may take a whole SM (up to 255 registers, 204 with
- * RKM_SHARED_THREADS); the others at most 128 registers, two blocks an SM.
+ * RKM_FUSED_ONE_BLOCK_VALUES); the others at most 128 registers, two blocks an SM.
  *
  * On compute capability 9.0 the block and cluster launches are programmatic dependent launches:
  * an advance lets the next one's launch begin as soon as its own blocks run, and the next waits
@@ -68,13 +68,10 @@
  * blocks share an SM: one block an SM (255 registers) was slower where members span many blocks
  * (H100, microseconds a step of mcf2d / willmore2d, two blocks against one: 29.0 / 60.9 against
  * 37.6 / 80.6 at 256^2, 276 / 680 against 426 / 984 at 1024^2). Where they hold them in registers
- * (ONE), one block an SM. ptxas, curvature flows: 124-126 registers, 152 (ONE, shared memory)
- * and 170-178 (ONE), no spills. */
+ * (ONE), one block an SM; where a member is one block of RKM_FUSED_ONE_BLOCK_VALUES (rkm.h) threads
+ * at most, at most 204 registers a thread. ptxas, curvature flows: 124-126 registers, 152 (ONE,
+ * shared memory) and 170-178 (ONE), no spills. */
 enum { RKM_FUSED_THREADS = 256, RKM_FUSED_MIN_BLOCKS = 2 };
-
-/* The most values of a member that is one block with its arrays in shared memory (a thread
- * each, one block an SM: at most 204 registers a thread). */
-enum { RKM_SHARED_THREADS = 320 };
 
 /* The most blocks of a member that run as a cluster: the portable cluster size. */
 enum { RKM_FUSED_MAX_CLUSTER = 8 };
@@ -143,7 +140,7 @@ struct rkm_grid_sync {
  * (rkm_fused_shared_bytes), so that its barriers wait for no store to the L2 cache and its reads
  * of neighbours take tens of cycles, not hundreds. */
 template <class Rhs, rkm_sync_kind SYNC, bool ONE>
-__global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_SHARED_THREADS
+__global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_BLOCK_VALUES
                                                                 : RKM_FUSED_THREADS,
                                   ONE ? 1 : RKM_FUSED_MIN_BLOCKS)
     rkm_fused_kernel(const Rhs rhs, const rkm_fused_args a, unsigned long long *flags)
@@ -387,8 +384,8 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
 }
 
 /* The blocks per member: a.blocks_per_member where it is set (> 0), else one where a block has a
- * thread for each value (at most RKM_SHARED_THREADS), or enough blocks of RKM_FUSED_THREADS for
- * a value per thread. One block a member runs with the block's barrier, and with a thread for
+ * thread for each value (at most RKM_FUSED_ONE_BLOCK_VALUES), or enough blocks of RKM_FUSED_THREADS
+ * for a value per thread. One block a member runs with the block's barrier, and with a thread for
  * each value holds the member's arrays in shared memory; 2 .. RKM_FUSED_MAX_CLUSTER as a cluster
  * where the device has them; more (or where it has none) as a cooperative grid, at most as many
  * blocks as stay resident with the others' (every block of a cooperative launch must be
@@ -397,10 +394,11 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
 template <class Rhs> static int rkm_fused_launch(const Rhs &rhs, const rkm_fused_args *a)
 {
     const int64_t per = a->blocks_per_member > 0 ? a->blocks_per_member
-                        : a->n <= RKM_SHARED_THREADS
+                        : a->n <= RKM_FUSED_ONE_BLOCK_VALUES
                             ? 1
                             : (a->n + RKM_FUSED_THREADS - 1) / RKM_FUSED_THREADS;
-    const bool one = per == 1 ? a->n <= RKM_SHARED_THREADS : per * RKM_FUSED_THREADS >= a->n;
+    const bool one =
+        per == 1 ? a->n <= RKM_FUSED_ONE_BLOCK_VALUES : per * RKM_FUSED_THREADS >= a->n;
     return one ? rkm_fused_launch_as<Rhs, true>(rhs, a, per)
                : rkm_fused_launch_as<Rhs, false>(rhs, a, per);
 }
