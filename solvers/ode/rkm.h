@@ -39,7 +39,7 @@ typedef struct rkm_fused_args {
  * 1,159 against 276 / 680 at 1024^2; batches 56 against 27 at 16^2 x 4, 70 against 47 at 16^2 x
  * 256, 210 against 155 at 128^2 x 16, but 120 against 161 at 64^2 x 64 (2^18 values): beyond that
  * the per-stage kernels, which fill the device, are faster (at 2138b66). Members of one block (at
- * 4a42157): 67 / 99 against 20 / 29 at 8^2 x 1,024, 102 / 150 against 80 / 113 at 8^2 x 4,096,
+ * f0fe5b4): 67 / 99 against 20 / 29 at 8^2 x 1,024, 102 / 150 against 80 / 113 at 8^2 x 4,096,
  * 101 / 151 against 77 / 112 at 16^2 x 1,024, about even at 12^2 x 4,096 (692,224 values: 144 / 234
  * against 145 / 212), but 215 / 357 against 307 / 445 at 16^2 x 4,096. */
 enum {
