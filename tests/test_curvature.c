@@ -208,10 +208,10 @@ static void fused_against_per_stage(const cohort_backend *be, int willmore, int 
 {
     const curvature_kernels *k = COHORT_KERNELS(be, curvature_kernels);
     if (!k->advance_fused) return;
-    /* fused with 1 block a member (the block's barrier; to 17^2 a thread a node and the arrays in
-     * shared memory, at 20^2 not), 2 and 3 (a cluster's on compute capability 9.0, else the
-     * grid's), 9 (the grid's) and the launch's choice (to 17^2: one block, 20^2: a cluster of 2);
-     * last rkm_advance's own choice of path. More members than RKM_FUSED_MAX_MEMBERS take only
+    /* fused with 1 block a member (the block's barrier; at 8^2 and 16^2 a thread a node and the
+     * arrays in shared memory, at 20^2 not), 2 and 3 (a cluster's on compute capability 9.0, else
+     * the grid's), 9 (the grid's) and the launch's choice (8^2, 16^2: one block, 20^2: a cluster of
+     * 2); last rkm_advance's own choice of path. More members than RKM_FUSED_MAX_MEMBERS take only
      * the one-block launches (the others need their blocks resident together). */
     enum { PATHS = 7 };
     const int64_t n = (N + 1) * (N + 1), blocks[PATHS] = {0, 1, 2, 3, 9, 0, 0};
