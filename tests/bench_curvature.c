@@ -59,12 +59,12 @@ static cohort_model_values values_for(const cohort_model *m, int64_t N, double t
     return v;
 }
 
-/* One integration from t = 0 with the stepper (whose working memory its first run allocates) */
-static result run_once(const cohort_backend *be, const cohort_model *m, void *stepper, int64_t N,
-                       int64_t members, double t_end)
+/* One integration from t = 0 to t_end with the stepper made for v (whose working memory its first
+ * run allocates) */
+static result run_once(const cohort_backend *be, const cohort_model *m, void *stepper,
+                       const cohort_model_values *v, int64_t members, double t_end)
 {
-    const cohort_model_values v = values_for(m, N, t_end);
-    const int64_t n = (N + 1) * (N + 1), intervals = (int64_t)llround(t_end / v.dt);
+    const int64_t n = (v->nx + 1) * (v->ny + 1), intervals = (int64_t)llround(t_end / v->dt);
     double *u = NULL;
     CHECK_COHORT(be->alloc((void **)&u, (size_t)(n * members) * sizeof(double)));
     CHECK_COHORT(
@@ -82,7 +82,7 @@ static result run_once(const cohort_backend *be, const cohort_model *m, void *st
             *rej = malloc((size_t)members * sizeof *rej);
     double *values = malloc((size_t)(members * (m->n_observables + 3)) * sizeof *values);
     CHECK_COHORT(m->counters(stepper, members, acc, rej));
-    CHECK_COHORT(m->observe(stepper, u, intervals * v.dt, values, members, members));
+    CHECK_COHORT(m->observe(stepper, u, intervals * v->dt, values, members, members));
     for (int64_t k = 0; k < members; ++k) {
         r.steps = acc[k] + rej[k] > r.steps ? acc[k] + rej[k] : r.steps;
         const double e = values[(m->n_observables + 2) * members + k];
@@ -103,13 +103,13 @@ static void bench(const cohort_backend *be, const char *name, int64_t N, int64_t
     const cohort_model_values v = values_for(m, N, t_end);
     void *stepper = NULL;
     CHECK_COHORT(m->stepper_alloc(m, be, &v, &stepper));
-    result first = run_once(be, m, stepper, N, members, t_end);
+    result first = run_once(be, m, stepper, &v, members, t_end);
     int reps = first.seconds > 5.0 ? 0 : first.seconds > 0.0 ? (int)(2.0 / first.seconds) : 11;
     reps = reps > 11 ? 11 : reps < 1 && first.seconds <= 5.0 ? 1 : reps;
     double times[11];
     result r = first;
     for (int k = 0; k < reps; ++k) {
-        r = run_once(be, m, stepper, N, members, t_end);
+        r = run_once(be, m, stepper, &v, members, t_end);
         times[k] = r.seconds;
     }
     qsort(times, (size_t)reps, sizeof *times, compare_doubles);
