@@ -38,7 +38,11 @@
  * blocks per member (test_curvature checks it).
  *
  * Rhs: a device functor with
- *   template <class Sync, class Out> __device__ void eval(double t, const double *u,
+ *   typedef ... time_data;  __device__ time_data time_data_at(double t) const;
+ * what f needs of the time t (a struct of 4-byte words), formed once a step for each stage by one
+ * lane of each warp and handed round the warp (formed by every thread at every stage, the curvature
+ * flows' sine and cosine of pi t were an eighth of their instructions);
+ *   template <class Sync, class Out> __device__ void eval(const time_data &at_t, const double *u,
  *                                                         double *scratch, int64_t ld,
  *                                                         rkm_nodes nodes, const Sync &sync,
  *                                                         const Out &out) const;
@@ -57,6 +61,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <mutex>
 #include <type_traits>
 
@@ -86,6 +91,19 @@ struct rkm_nodes {
     int64_t first, stride;
     bool single;
 };
+
+/* x as lane `source` of the warp has it, in every lane (all 32 take part) */
+template <class T> static __device__ T rkm_warp_broadcast(const T &x, int source)
+{
+    static_assert(sizeof(T) % sizeof(int) == 0, "time_data: a struct of 4-byte words");
+    int words[sizeof(T) / sizeof(int)];
+    memcpy(words, &x, sizeof(T));
+    for (unsigned k = 0; k < sizeof(T) / sizeof(int); ++k)
+        words[k] = __shfl_sync(0xffffffffu, words[k], source);
+    T y;
+    memcpy(&y, words, sizeof(T));
+    return y;
+}
 
 struct rkm_block_sync {
     __device__ void operator()() const
@@ -192,6 +210,9 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
         const int parity = (int)(step & 1);
         const int stepping = rkm_member_begin(&s, a.t_to);
         const double h = s.h;
+        /* stage (lane % 5) + 1's time data, for the warp */
+        const typename Rhs::time_data stage_data =
+            rhs.time_data_at(s.t + rkm_stage_time_fraction(1 + threadIdx.x % 32 % 5) * h);
         for (int stage = 1; stage <= 5; ++stage) {
             double *const arg = stage % 2 ? arg_even : arg_odd;
             if (stage > 1) {
@@ -209,9 +230,10 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
             }
             /* k_s (k5 in k2's place) */
             const int out = stage == 1 ? K1 : stage == 3 ? K3 : stage == 4 ? K4 : K2_K5;
+            const typename Rhs::time_data at_t = rkm_warp_broadcast(stage_data, stage - 1);
             if (stepping)
-                rhs.eval(s.t + rkm_stage_time_fraction(stage) * h, stage == 1 ? u : arg, scratch,
-                         wl, nodes, sync, [&](int64_t v, double f) {
+                rhs.eval(at_t, stage == 1 ? u : arg, scratch, wl, nodes, sync,
+                         [&](int64_t v, double f) {
                              if (!ONE) {
                                  value(out, v) = f;
                                  return;

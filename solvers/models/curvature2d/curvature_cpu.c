@@ -7,8 +7,8 @@
 
 enum { CURVATURE_CPU_MEMBERS = 64 }; /* the members whose time factors a row forms at once */
 
-/* w (w_pass) or phi_t (w_all = NULL: mean curvature) at every node, rows in parallel; phi_t's
- * time factors once per row and member, not per node. */
+/* w (w_pass) or phi_t (w_all = NULL: mean curvature) at every node, rows in parallel; the time
+ * factors once per row and member, not per node. */
 static void curvature_nodes_cpu(const curvature_grid *g, const double *t, const double *u,
                                 const double *w_all, int w_pass, double *out, int64_t ld,
                                 int64_t count)
@@ -20,14 +20,13 @@ static void curvature_nodes_cpu(const curvature_grid *g, const double *t, const 
             const int64_t m1 =
                 m0 + CURVATURE_CPU_MEMBERS < count ? m0 + CURVATURE_CPU_MEMBERS : count;
             curvature_time_factors tf[CURVATURE_CPU_MEMBERS];
-            for (int64_t m = m0; !w_pass && m < m1; ++m)
-                tf[m - m0] = curvature_time_factors_at(t[m]);
+            for (int64_t m = m0; m < m1; ++m) tf[m - m0] = curvature_time_factors_at(t[m]);
             /* the w pass's edge data, which the flux pass here forms again */
             curvature_edges edges = {{0.0}, {0.0}, {0.0}, 0.0};
             for (int64_t i = 0; i <= g->nx; ++i)
                 for (int64_t m = m0; m < m1; ++m)
                     out[(j * nx1 + i) * ld + m] =
-                        w_pass ? curvature_w_node(g, u + m, ld, i, j, t[m], &edges)
+                        w_pass ? curvature_w_node(g, u + m, ld, i, j, tf[m - m0], &edges)
                                : curvature_rhs_node(g, u + m, w_all ? w_all + m : NULL, ld, i, j,
                                                     tf[m - m0], 0, edges);
         }

@@ -13,8 +13,8 @@ static unsigned blocks_for(int64_t threads)
     return (unsigned)((threads + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
 }
 
-/* The nodes a thread of curvature_node_kernel takes: phi_t's time factors (a cos and a sin, tens
- * of FP64 instructions) are formed once for them. */
+/* The nodes a thread of curvature_node_kernel takes: the time factors (a sincospi, tens of FP64
+ * instructions) are formed once for them. */
 enum { CURVATURE_NODES_PER_THREAD = 4 };
 
 /* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t; I: the index type. Thread (m, slice)
@@ -30,18 +30,14 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     const I nx1 = (I)(g.nx + 1), n = nx1 * (I)(g.ny + 1);
     if (idx >= slices * (I)count) return;
     const I m = idx % (I)count;
+    const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     /* the w pass's edge data, which the flux pass's kernel forms again */
     curvature_edges edges = {};
-    if (PASS == 0) {
-        for (I v = idx / (I)count; v < n; v += slices)
-            out[(int64_t)v * ld + m] =
-                curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, t[m], &edges);
-        return;
-    }
-    const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     for (I v = idx / (I)count; v < n; v += slices)
-        out[(int64_t)v * ld + m] = curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld,
-                                                      v % nx1, v / nx1, tf, 0, edges);
+        out[(int64_t)v * ld + m] =
+            PASS == 0 ? curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf, &edges)
+                      : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1,
+                                           v / nx1, tf, 0, edges);
 }
 
 template <int PASS>
@@ -139,13 +135,18 @@ static int curvature_observe_cuda(const curvature_grid *g, const double *u, doub
 struct curvature_block_rhs {
     curvature_grid g;
     double *scratch; /* w, laid out as the state; NULL: mean curvature */
+    typedef curvature_time_factors time_data;
+    __device__ time_data time_data_at(double t) const
+    {
+        return curvature_time_factors_at(t);
+    }
     __host__ __device__ int passes() const
     {
         return scratch ? 2 : 1;
     }
     template <class Sync, class Out>
-    __device__ void eval(double t, const double *u, double *w, int64_t ld, rkm_nodes nodes,
-                         const Sync &sync, const Out &out) const
+    __device__ void eval(const time_data &tf, const double *u, double *w, int64_t ld,
+                         rkm_nodes nodes, const Sync &sync, const Out &out) const
     {
         /* a member has at most RKM_FUSED_MAX_SINGLE nodes: 32-bit division (64-bit is a called
          * routine) */
@@ -153,10 +154,9 @@ struct curvature_block_rhs {
         curvature_edges edges = {};
         if (w) {
             for (int v = (int)nodes.first; v < n; v += (int)nodes.stride)
-                w[v * ld] = curvature_w_node(&g, u, ld, v % nx1, v / nx1, t, &edges);
+                w[v * ld] = curvature_w_node(&g, u, ld, v % nx1, v / nx1, tf, &edges);
             sync();
         }
-        const curvature_time_factors tf = curvature_time_factors_at(t);
         for (int v = (int)nodes.first; v < n; v += (int)nodes.stride)
             out(v,
                 curvature_rhs_node(&g, u, w, ld, v % nx1, v / nx1, tf, w && nodes.single, edges));

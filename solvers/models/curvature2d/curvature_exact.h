@@ -48,10 +48,19 @@ typedef struct curvature_time_factors {
     double cos_pi_t, sin_pi_t;
 } curvature_time_factors;
 
+/* On the device sincospi: both factors from one exact reduction of t, with no slow path for large
+ * arguments. A cos and a sin of pi t were a fifth of the instructions of the fused advance of
+ * willmore2d 16^2 (Nsight Compute, H100). The host's C library has no sincospi; the two differ
+ * by an ulp or so, as the backends' sin and cos do anyway. */
 COHORT_HD curvature_time_factors curvature_time_factors_at(double t)
 {
-    const curvature_time_factors tf = {cos(3.14159265358979323846 * t),
-                                       sin(3.14159265358979323846 * t)};
+    curvature_time_factors tf;
+#if defined(__CUDA_ARCH__)
+    sincospi(t, &tf.sin_pi_t, &tf.cos_pi_t);
+#else
+    tf.cos_pi_t = cos(3.14159265358979323846 * t);
+    tf.sin_pi_t = sin(3.14159265358979323846 * t);
+#endif
     return tf;
 }
 

@@ -123,18 +123,17 @@ COHORT_HD int64_t curvature_clamp(int64_t i, int64_t n)
     return i < 1 ? 1 : i > n - 1 ? n - 1 : i;
 }
 
-/* w at node (i, j) of the member at u at time t: Q H inside, the boundary condition on the
- * boundary (only there are t's factors formed: a sine and a cosine cost more FP64 instructions
- * than a node's w). Where it forms a Q H (inside, and at the node a Neumann boundary node copies)
- * it leaves that node's edge data in d, for curvature_rhs_node at the same node and phi. */
+/* w at node (i, j) of the member at u at the time whose factors are tf: Q H inside, the boundary
+ * condition on the boundary. (tf is formed once for all of a thread's nodes: formed here for the
+ * boundary only, its sine and cosine ran apart from the interior's Q H in every warp that holds
+ * both.) Where it forms a Q H (inside, and at the node a Neumann boundary node copies) it leaves
+ * that node's edge data in d, for curvature_rhs_node at the same node and phi. */
 COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
-                                  int64_t j, double t, curvature_edges *d)
+                                  int64_t j, curvature_time_factors tf, curvature_edges *d)
 {
     if (curvature_is_boundary(g, i, j)) {
         if (!g->neumann)
-            return g->manufactured ? curvature_exact_w(curvature_time_factors_at(t), &g->axis_x[i],
-                                                       &g->axis_y[j])
-                                   : 0.0;
+            return g->manufactured ? curvature_exact_w(tf, &g->axis_x[i], &g->axis_y[j]) : 0.0;
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
     double f[3][3];
