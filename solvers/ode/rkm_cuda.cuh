@@ -51,7 +51,13 @@
  * several, each pass but the last writing only owned values of one scratch array (n values laid
  * out as u; pass p's at scratch + p n ld), which the later passes read anywhere;
  *   __host__ __device__ int passes() const;
- * their number (a member that no longer steps passes the same barriers); and
+ * their number (a member that no longer steps passes the same barriers);
+ *   __host__ __device__ int64_t one_block_threads(int64_t n) const;
+ *   __device__ int64_t one_block_value(int64_t thread, int64_t n) const;
+ * where a member of n values is one block with a thread for each: the block's threads (whole
+ * warps, at least n) and the value each takes (n: none), so that the values of a warp take the same
+ * branches of f (a warp whose lanes part runs both branches, and every barrier waits for it; used
+ * where one_block_threads(n) <= RKM_FUSED_ONE_BLOCK_VALUES, else thread v takes value v); and
  *   double *scratch;
  * the scratch arrays in memory laid out as the state, member m's at scratch + m (NULL where
  * passes() is 1), which the kernel hands to eval unless it keeps them in shared memory. */
@@ -103,6 +109,17 @@ template <class T> static __device__ T rkm_warp_broadcast(const T &x, int source
     T y;
     memcpy(&y, words, sizeof(T));
     return y;
+}
+
+/* the largest of the warp's x, in every lane (all 32 take part): one shared atomic a warp instead
+ * of 32 on one address */
+static __device__ unsigned long long rkm_warp_max(unsigned long long x)
+{
+    for (int lanes = 16; lanes > 0; lanes /= 2) {
+        const unsigned long long y = __shfl_xor_sync(0xffffffffu, x, lanes);
+        x = y > x ? y : x;
+    }
+    return x;
 }
 
 struct rkm_block_sync {
@@ -173,7 +190,11 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
     extern __shared__ double shared_arrays[];
     const int64_t per = a.blocks_per_member, m = blockIdx.x / per, rank = blockIdx.x % per;
     const int64_t n = a.n, ld = a.ld;
-    const rkm_nodes nodes = {rank * blockDim.x + threadIdx.x, per * blockDim.x, ONE};
+    /* a SHARED member's values in the Rhs's warp groups where they fit the block */
+    const bool grouped = SHARED && rhs.one_block_threads(n) <= RKM_FUSED_ONE_BLOCK_VALUES;
+    const rkm_nodes nodes = {grouped ? rhs.one_block_value(threadIdx.x, n)
+                                     : rank * blockDim.x + threadIdx.x,
+                             per * blockDim.x, ONE};
     typename std::conditional<
         GRID, rkm_grid_sync,
         typename std::conditional<CLUSTER, rkm_cluster_sync, rkm_block_sync>::type>::type sync;
@@ -258,7 +279,8 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
                 rkm_update_value(value(U, v), h, value(K1, v), value(K4, v), value(K2_K5, v));
             u_next[v * wl] = held[U_NEXT] = next;
         }
-        atomicMax(&e_bits[parity], e);
+        e = rkm_warp_max(e);
+        if (threadIdx.x % 32 == 0) atomicMax(&e_bits[parity], e);
         if (GRID) {
             __syncthreads();
             if (threadIdx.x == 0) atomicMax(&e_slot[parity], e_bits[parity]);
@@ -389,9 +411,13 @@ static int rkm_fused_launch_as(const Rhs &rhs, const rkm_fused_args *a, int64_t 
     if (per <= 1) {
         args.blocks_per_member = 1;
         cudaLaunchConfig_t config = rkm_fused_config(args.count, 1, device.dependent, attrs);
-        if (ONE) /* SHARED: a thread for each value, in whole warps */
-            config.blockDim = dim3((unsigned)((args.n + 31) / 32 * 32)),
+        if (ONE) { /* SHARED: a thread for each value, in whole warps (the Rhs's groups) */
+            const int64_t grouped = rhs.one_block_threads(args.n);
+            config.blockDim =
+                dim3((unsigned)(grouped <= RKM_FUSED_ONE_BLOCK_VALUES ? grouped
+                                                                      : (args.n + 31) / 32 * 32));
             config.dynamicSmemBytes = rkm_fused_shared_bytes(rhs, args.n);
+        }
         unsigned long long *none = NULL;
         COHORT_CUDA_CHECK(cudaLaunchKernelEx(&config, rkm_fused_kernel<Rhs, RKM_SYNC_BLOCK, ONE>,
                                              rhs, args, none));

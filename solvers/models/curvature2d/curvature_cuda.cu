@@ -144,6 +144,24 @@ struct curvature_block_rhs {
     {
         return scratch ? 2 : 1;
     }
+    /* A one-block member's nodes, interior nodes in the first warps and boundary nodes in the
+     * last: a warp that holds both runs the boundary's branch and the interior's one after the
+     * other, and every barrier waits for it. */
+    __host__ __device__ int64_t one_block_threads(int64_t n) const
+    {
+        const int64_t inner = (g.nx - 1) * (g.ny - 1);
+        return (inner + 31) / 32 * 32 + (n - inner + 31) / 32 * 32;
+    }
+    __device__ int64_t one_block_value(int64_t thread, int64_t n) const
+    {
+        const int nx = (int)g.nx, ny = (int)g.ny, inner = (nx - 1) * (ny - 1),
+                  start = (inner + 31) / 32 * 32, k = (int)thread;
+        if (k < inner) return (1 + k / (nx - 1)) * (nx + 1) + 1 + k % (nx - 1);
+        const int b = k - start; /* rows 0 and ny, then columns 0 and nx of rows 1 .. ny - 1 */
+        if (b < 0 || b >= n - inner) return n;
+        if (b < 2 * (nx + 1)) return (b < nx + 1 ? 0 : ny - 1) * (nx + 1) + b;
+        return (1 + (b - 2 * (nx + 1)) / 2) * (nx + 1) + (b - 2 * (nx + 1)) % 2 * nx;
+    }
     template <class Sync, class Out>
     __device__ void eval(const time_data &tf, const double *u, double *w, int64_t ld,
                          rkm_nodes nodes, const Sync &sync, const Out &out) const
