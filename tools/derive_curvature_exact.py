@@ -360,16 +360,19 @@ typedef struct curvature_willmore_forcing {
     print(emit_willmore_table(coeffs, "The table's entry of the node whose axis entries are ax, "
                                       "ay"))
     print()
-    horner = "k->p[%d]" % (len(coeffs) - 1)
+    horner = "k.p[%d]" % (len(coeffs) - 1)
     for j in reversed(range(len(coeffs) - 1)):
-        horner = f"k->p[{j}] + c2 * " + (f"({horner})" if j < len(coeffs) - 2 else horner)
-    print(f"""/* F_W = zeta_t - W(zeta) at the node whose table entry is k */
-COHORT_HD_CALLED double curvature_exact_forcing_willmore(curvature_time_factors tf,
-                                                         const curvature_willmore_forcing *k)
+        horner = f"cohort_mul_add(c2, {horner}, k.p[{j}])"
+    print(f"""/* F_W = zeta_t - W(zeta) at the node whose table entry is k. Inlined (the fused advance holds
+ * a node's entry in registers), with its roundings spelled out so that every kernel rounds it
+ * alike (cohort_hd.h). */
+COHORT_HD double curvature_exact_forcing_willmore(curvature_time_factors tf,
+                                                  curvature_willmore_forcing k)
 {{
-    const double c = tf.cos_pi_t, c2 = c * c, q2 = 1.0 + c2 * k->slope2, q4 = q2 * q2;
-    const double poly = {horner};
-    return -3.14159265358979323846 * tf.sin_pi_t * k->s - c * poly / (q4 * q4);
+    const double c = tf.cos_pi_t, c2 = cohort_mul(c, c), q2 = cohort_mul_add(c2, k.slope2, 1.0);
+    const double q4 = cohort_mul(q2, q2), poly = {horner};
+    return cohort_mul(-3.14159265358979323846 * tf.sin_pi_t, k.s) -
+           cohort_mul(cohort_mul(c, poly), cohort_reciprocal(cohort_mul(q4, q4)));
 }}""")
     print("\n#endif")
 

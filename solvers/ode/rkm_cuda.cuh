@@ -42,13 +42,18 @@
  * what f needs of the time t (a struct of 4-byte words), formed once a step for each stage by one
  * lane of each warp and handed round the warp (formed by every thread at every stage, the curvature
  * flows' sine and cosine of pi t were an eighth of their instructions);
- *   template <class Sync, class Out> __device__ void eval(const time_data &at_t, const double *u,
+ *   typedef ... node_data;  __device__ node_data node_data_at(int64_t v) const;
+ * what f needs of value v that neither t nor u changes (its indices), formed once an advance for a
+ * thread's first value (any v: beyond the member's values too);
+ *   template <class Sync, class Out> __device__ void eval(const time_data &at_t,
+ *                                                         const node_data &first, const double *u,
  *                                                         double *scratch, int64_t ld,
  *                                                         rkm_nodes nodes, const Sync &sync,
  *                                                         const Out &out) const;
  * that hands f(t, u) of the member whose value v is u[v * ld] at each value v the thread owns
- * (nodes) to out(v, f_v), reading u anywhere, and calls sync() between passes where it has
- * several, each pass but the last writing only owned values of one scratch array (n values laid
+ * (nodes; `first`: node_data_at(nodes.first), which the Rhs takes instead of forming it again
+ * where nodes.single) to out(v, f_v), reading u anywhere, and calls sync() between passes where it
+ * has several, each pass but the last writing only owned values of one scratch array (n values laid
  * out as u; pass p's at scratch + p n ld), which the later passes read anywhere;
  *   __host__ __device__ int passes() const;
  * their number (a member that no longer steps passes the same barriers);
@@ -222,6 +227,7 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
         if (GRID && rank == 0) e_slot[0] = e_slot[1] = 0;
         if (GRID && blockIdx.x == 0) any_slot[0] = any_slot[1] = 0;
     }
+    const typename Rhs::node_data first_node = rhs.node_data_at(nodes.first);
     if (ONE && nodes.first < n) held[U] = a.u[nodes.first * ld + m];
     if (SHARED && nodes.first < n) u[nodes.first] = held[U];
     /* only the shared state needs a barrier here: the slots above are next written, and first
@@ -253,7 +259,7 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
             const int out = stage == 1 ? K1 : stage == 3 ? K3 : stage == 4 ? K4 : K2_K5;
             const typename Rhs::time_data at_t = rkm_warp_broadcast(stage_data, stage - 1);
             if (stepping)
-                rhs.eval(at_t, stage == 1 ? u : arg, scratch, wl, nodes, sync,
+                rhs.eval(at_t, first_node, stage == 1 ? u : arg, scratch, wl, nodes, sync,
                          [&](int64_t v, double f) {
                              if (!ONE) {
                                  value(out, v) = f;

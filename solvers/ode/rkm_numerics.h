@@ -1,10 +1,11 @@
 /* The arithmetic of the Runge-Kutta-Merson integrator (seed 000, Algorithm 4.1), shared by the
  * OpenMP loops (rkm_cpu.c) and the CUDA kernels (rkm_cuda.cu, and a model's fused advance through
  * rkm_cuda.cuh). The stage values k_s are stored as f (not tau f as the seed writes them); every
- * combination multiplies by the member's step h. The per-point combinations are called, not
- * inlined (COHORT_HD_CALLED), so that the per-stage kernels and every fused kernel contract them
- * into the same FMAs: inlined, nvcc contracted stage 5's argument differently in a fused kernel
- * that holds its stage values in registers than in the per-stage kernel. */
+ * combination multiplies by the member's step h. The per-point combinations spell out their
+ * roundings (cohort_mul, cohort_mul_add), so that the per-stage kernels and every fused kernel
+ * that inline them round alike: left to nvcc, it contracted stage 5's argument differently in a
+ * fused kernel that holds its stage values in registers than in the per-stage kernel (they were
+ * called functions until then; the calls cost the fused advance of willmore2d 16^2 5 %). */
 #ifndef COHORT_RKM_NUMERICS_H
 #define COHORT_RKM_NUMERICS_H
 
@@ -14,7 +15,9 @@
 #include "backend/cohort_hd.h"
 
 /* Algorithm 4.1, step 1: the stage times t + c_s h and arguments u + h sum_j a_sj k_j of stages
- * s = 2 .. 5 (stage 1 is f(t, u)). */
+ * s = 2 .. 5 (stage 1 is f(t, u)). Thirds and sixths multiply by the rounded fraction: on the
+ * device a division is some ten FP64 instructions and a branch, a product one (the coefficients
+ * then differ from the seed's fractions by at most half an ulp). */
 COHORT_HD double rkm_stage_time_fraction(int stage)
 {
     return stage == 1   ? 0.0
@@ -24,32 +27,34 @@ COHORT_HD double rkm_stage_time_fraction(int stage)
                         : 1.0;
 }
 
-COHORT_HD_CALLED double rkm_stage_argument(int stage, double u, double h, double k1, double k2,
-                                           double k3, double k4)
+COHORT_HD double rkm_stage_argument(int stage, double u, double h, double k1, double k2, double k3,
+                                    double k4)
 {
     switch (stage) {
-    case 2:
-        return u + h * (k1 / 3.0);
-    case 3:
-        return u + h * (k1 / 6.0 + k2 / 6.0);
-    case 4:
-        return u + h * (k1 / 8.0 + 3.0 * k3 / 8.0);
-    default:
-        return u + h * (k1 / 2.0 - 3.0 * k3 / 2.0 + 2.0 * k4);
+    case 2: /* u + h k1 / 3 */
+        return cohort_mul_add(h, cohort_mul(k1, 1.0 / 3.0), u);
+    case 3: /* u + h (k1 + k2) / 6 */
+        return cohort_mul_add(h, cohort_mul(k1 + k2, 1.0 / 6.0), u);
+    case 4: /* u + h (k1 / 8 + 3 k3 / 8) */
+        return cohort_mul_add(h, cohort_mul_add(k1, 0.125, cohort_mul(k3, 0.375)), u);
+    default: /* u + h (k1 / 2 - 3 k3 / 2 + 2 k4) */
+        return cohort_mul_add(h, cohort_mul_add(k4, 2.0, cohort_mul_add(k3, -1.5, 0.5 * k1)), u);
     }
 }
 
 /* eq. 27: the local error estimate at one point, |h/3 (k1/5 - 9 k3/10 + 4 k4/5 - k5/10)|; the
  * member's e is the maximum over its own grid. */
-COHORT_HD_CALLED double rkm_error_point(double h, double k1, double k3, double k4, double k5)
+COHORT_HD double rkm_error_point(double h, double k1, double k3, double k4, double k5)
 {
-    return fabs(h / 3.0 * (0.2 * k1 - 0.9 * k3 + 0.8 * k4 - 0.1 * k5));
+    const double sum = cohort_mul_add(
+        k5, -0.1, cohort_mul_add(k4, 0.8, cohort_mul_add(k3, -0.9, cohort_mul(k1, 0.2))));
+    return fabs(cohort_mul(cohort_mul(h, 1.0 / 3.0), sum));
 }
 
 /* eq. 28: the accepted update u + h/6 (k1 + 4 k4 + k5). */
-COHORT_HD_CALLED double rkm_update_value(double u, double h, double k1, double k4, double k5)
+COHORT_HD double rkm_update_value(double u, double h, double k1, double k4, double k5)
 {
-    return u + h / 6.0 * (k1 + 4.0 * k4 + k5);
+    return cohort_mul_add(cohort_mul(h, 1.0 / 6.0), cohort_mul_add(k4, 4.0, k1) + k5, u);
 }
 
 /* The factor by which eq. 29 grows a step is capped at RKM_MAX_GROWTH: the seed's rule alone
@@ -101,7 +106,12 @@ COHORT_HD int rkm_member_control(rkm_member *s, double t_to, double tolerance)
     } else {
         ++s->rejected;
     }
-    const double growth = s->e > 0.0 ? 0.8 * pow(tolerance / s->e, 0.2) : RKM_MAX_GROWTH;
+    /* (tolerance / e)^(1/5) in single precision, the ratio clamped to [2^-120, 2^20] (past 9,537
+     * the cap holds anyway): the factor only proposes the next step, whose error the next e
+     * measures in double. pow in double was 8 % of the instructions of the fused advance of
+     * willmore2d 16^2, which forms the factor in every warp at every step (Nsight, H100). */
+    const float ratio = (float)fmin(fmax(tolerance / s->e, 0x1p-120), 0x1p20);
+    const double growth = s->e > 0.0 ? 0.8 * (double)exp2f(0.2f * log2f(ratio)) : RKM_MAX_GROWTH;
     s->tau = s->h * (growth < RKM_MAX_GROWTH ? growth : RKM_MAX_GROWTH);
     return s->update = accept;
 }

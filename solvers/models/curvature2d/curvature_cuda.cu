@@ -36,8 +36,10 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     for (I v = idx / (I)count; v < n; v += slices)
         out[(int64_t)v * ld + m] =
             PASS == 0 ? curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf, &edges)
-                      : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1,
-                                           v / nx1, tf, 0, edges);
+                      : curvature_rhs_node(
+                            &g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1, v / nx1, tf, 0, edges,
+                            curvature_forcing_node(&g, PASS == 2, v % nx1, v / nx1, tf,
+                                                   curvature_forcing_entry(&g, v % nx1, v / nx1)));
 }
 
 template <int PASS>
@@ -162,22 +164,53 @@ struct curvature_block_rhs {
         if (b < 2 * (nx + 1)) return (b < nx + 1 ? 0 : ny - 1) * (nx + 1) + b;
         return (1 + (b - 2 * (nx + 1)) / 2) * (nx + 1) + (b - 2 * (nx + 1)) % 2 * nx;
     }
-    template <class Sync, class Out>
-    __device__ void eval(const time_data &tf, const double *u, double *w, int64_t ld,
-                         rkm_nodes nodes, const Sync &sync, const Out &out) const
+    /* the node's indices (a member has at most RKM_FUSED_MAX_SINGLE nodes, so 32-bit division:
+     * 64-bit is a called routine) and F_W's table entry, in registers for the whole advance where
+     * a thread owns one node */
+    struct node_data {
+        int i, j;
+        curvature_willmore_forcing forcing;
+    };
+    __device__ node_data node_data_at(int64_t v) const
     {
-        /* a member has at most RKM_FUSED_MAX_SINGLE nodes: 32-bit division (64-bit is a called
-         * routine) */
-        const int nx1 = (int)(g.nx + 1), n = nx1 * (int)(g.ny + 1);
-        curvature_edges edges = {};
-        if (w) {
-            for (int v = (int)nodes.first; v < n; v += (int)nodes.stride)
-                w[v * ld] = curvature_w_node(&g, u, ld, v % nx1, v / nx1, tf, &edges);
-            sync();
+        const int nx1 = (int)(g.nx + 1), i = (int)v % nx1, j = (int)v / nx1;
+        const curvature_willmore_forcing none = {{0.0}, 0.0, 0.0};
+        return node_data{i, j, v < nx1 * (g.ny + 1) ? curvature_forcing_entry(&g, i, j) : none};
+    }
+    template <class Sync, class Out>
+    __device__ void eval(const time_data &tf, const node_data &first, const double *u, double *w,
+                         int64_t ld, rkm_nodes nodes, const Sync &sync, const Out &out) const
+    {
+        const int n = (int)((g.nx + 1) * (g.ny + 1));
+        const auto node = [&](int v) { return nodes.single ? first : node_data_at(v); };
+        const auto forcing = [&](const node_data &at) {
+            return curvature_forcing_node(&g, w != NULL, at.i, at.j, tf, at.forcing);
+        };
+        /* a thread's one node's forcing first, to fill the w pass's latencies */
+        const double first_forcing = nodes.single ? forcing(first) : 0.0;
+        if (!w) {
+            const curvature_edges unread = {}; /* mean curvature forms its edge data itself */
+            for (int v = (int)nodes.first; v < n; v += (int)nodes.stride) {
+                const node_data at = node(v);
+                out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, tf, 0, unread,
+                                          nodes.single ? first_forcing : forcing(at)));
+            }
+            return;
         }
-        for (int v = (int)nodes.first; v < n; v += (int)nodes.stride)
-            out(v,
-                curvature_rhs_node(&g, u, w, ld, v % nx1, v / nx1, tf, w && nodes.single, edges));
+        /* formed by the w pass at every node it passes (curvature_w_node), so not cleared: a
+         * cleared structure that one path overwrites was cleared on every path, 13 instructions
+         * a stage */
+        curvature_edges edges;
+        for (int v = (int)nodes.first; v < n; v += (int)nodes.stride) {
+            const node_data at = node(v);
+            w[v * ld] = curvature_w_node(&g, u, ld, at.i, at.j, tf, &edges);
+        }
+        sync();
+        for (int v = (int)nodes.first; v < n; v += (int)nodes.stride) {
+            const node_data at = node(v);
+            out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, tf, nodes.single, edges,
+                                      nodes.single ? first_forcing : forcing(at)));
+        }
     }
 };
 

@@ -44,12 +44,15 @@ typedef struct curvature_grid {
     const curvature_willmore_forcing *forcing_willmore;
 } curvature_grid;
 
-/* phi's (or w's) 3 x 3 neighbourhood of interior node (i, j): f[dj + 1][di + 1]. */
+/* phi's (or w's) 3 x 3 neighbourhood of interior node (i, j): f[dj + 1][di + 1] (at constant
+ * offsets from the node's value once its row's stride is known). */
 COHORT_HD void curvature_window(const double *u, int64_t ld, int64_t nx, int64_t i, int64_t j,
                                 double f[3][3])
 {
+    const double *centre = u + (j * (nx + 1) + i) * ld;
+    const int64_t row = (nx + 1) * ld;
     for (int dj = -1; dj <= 1; ++dj)
-        for (int di = -1; di <= 1; ++di) f[dj + 1][di + 1] = u[((j + dj) * (nx + 1) + i + di) * ld];
+        for (int di = -1; di <= 1; ++di) f[dj + 1][di + 1] = centre[dj * row + di * ld];
 }
 
 /* The gradients of f on the four edges E, N, W, S (eq. 40-47): gx[e], gy[e]; r1, r2 = 1 / h1,
@@ -78,17 +81,18 @@ COHORT_HD double curvature_w_point(const double f[3][3], double r1, double r2, c
 {
     double q[4];
     curvature_edge_gradients(f, r1, r2, d->px, d->py);
-    for (int e = 0; e < 4; ++e) q[e] = sqrt(1.0 + d->px[e] * d->px[e] + d->py[e] * d->py[e]);
-    /* the four reciprocals from one division (~10 FP64 instructions on the device, a product 1) */
-    const double q01 = q[0] * q[1], q23 = q[2] * q[3], r = 1.0 / (q01 * q23);
-    const double r01 = r * q23, r23 = r * q01;
-    d->inv_q[0] = r01 * q[1], d->inv_q[1] = r01 * q[0];
-    d->inv_q[2] = r23 * q[3], d->inv_q[3] = r23 * q[2];
+    for (int e = 0; e < 4; ++e) {
+        const double q2 = 1.0 + d->px[e] * d->px[e] + d->py[e] * d->py[e];
+        d->inv_q[e] = cohort_inverse_sqrt(q2);
+        q[e] = q2 * d->inv_q[e];
+    }
     /* the outward normal gradient on E, N is +px, +py; on W, S the inward -px, -py */
     const double h = (d->px[0] * d->inv_q[0] - d->px[2] * d->inv_q[2]) * r1 +
                      (d->py[1] * d->inv_q[1] - d->py[3] * d->inv_q[3]) * r2;
     d->q_node = 0.25 * (q[0] + q[1] + q[2] + q[3]);
-    return d->q_node * h;
+    /* spelled out (cohort_hd.h): the mean-curvature flow adds F to this product, which nvcc
+     * fused into an FMA in one kernel and not in another */
+    return cohort_mul(d->q_node, h);
 }
 
 /* The Willmore right-hand side at an interior node from phi's edge data and w's neighbourhood
@@ -109,7 +113,8 @@ COHORT_HD double curvature_willmore_point(const curvature_edges *d, const double
         const double fy = (wy[e] - py * pw * inv_q2) * inv_q - c * py;
         flux[e] = (e == 0 || e == 2) ? fx : fy;
     }
-    return -d->q_node * ((flux[0] - flux[2]) * r1 + (flux[1] - flux[3]) * r2);
+    /* spelled out, as curvature_w_point's: F is added to it */
+    return cohort_mul(-d->q_node, (flux[0] - flux[2]) * r1 + (flux[1] - flux[3]) * r2);
 }
 
 COHORT_HD int curvature_is_boundary(const curvature_grid *g, int64_t i, int64_t j)
@@ -127,13 +132,17 @@ COHORT_HD int64_t curvature_clamp(int64_t i, int64_t n)
  * condition on the boundary. (tf is formed once for all of a thread's nodes: formed here for the
  * boundary only, its sine and cosine ran apart from the interior's Q H in every warp that holds
  * both.) Where it forms a Q H (inside, and at the node a Neumann boundary node copies) it leaves
- * that node's edge data in d, for curvature_rhs_node at the same node and phi. */
+ * that node's edge data in d, for curvature_rhs_node at the same node and phi; zeros on a
+ * Dirichlet boundary (so that d is always formed, and the caller need not clear it). */
 COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
                                   int64_t j, curvature_time_factors tf, curvature_edges *d)
 {
     if (curvature_is_boundary(g, i, j)) {
-        if (!g->neumann)
+        if (!g->neumann) {
+            const curvature_edges none = {{0.0}, {0.0}, {0.0}, 0.0};
+            *d = none;
             return g->manufactured ? curvature_exact_w(tf, &g->axis_x[i], &g->axis_y[j]) : 0.0;
+        }
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     }
     double f[3][3];
@@ -141,15 +150,38 @@ COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int6
     return curvature_w_point(f, g->inv_h1, g->inv_h2, d);
 }
 
+/* F_W's table entry at node (i, j) where the flow is Willmore with the manufactured solution;
+ * else zeros, which nothing reads. */
+COHORT_HD curvature_willmore_forcing curvature_forcing_entry(const curvature_grid *g, int64_t i,
+                                                             int64_t j)
+{
+    curvature_willmore_forcing k = {{0.0}, 0.0, 0.0};
+    if (g->forcing_willmore) k = g->forcing_willmore[j * (g->nx + 1) + i];
+    return k;
+}
+
+/* The forcing F at node (i, j) at the time whose factors are tf: F_W (willmore; fw its table
+ * entry, curvature_forcing_entry) or F_MC inside with the manufactured solution, else 0 (the
+ * manufactured solution is Dirichlet's only: no boundary node copies another's phi_t). Apart from
+ * curvature_rhs_node, which takes its value, so that the fused advance can form it while the w
+ * pass's latencies leave the FP64 units idle: it depends on neither phi nor w. */
+COHORT_HD double curvature_forcing_node(const curvature_grid *g, int willmore, int64_t i, int64_t j,
+                                        curvature_time_factors tf, curvature_willmore_forcing fw)
+{
+    if (!g->manufactured || curvature_is_boundary(g, i, j)) return 0.0;
+    return willmore ? curvature_exact_forcing_willmore(tf, fw)
+                    : curvature_exact_forcing_mcf(tf, &g->axis_x[i], &g->axis_y[j]);
+}
+
 /* phi_t at node (i, j): the flow (w_all = NULL: mean curvature; else Willmore with every node's
- * w in w_all, laid out as u) plus F inside; on a Dirichlet boundary g_t, on a Neumann boundary
- * the copied node's phi_t (so the copies stay exact copies). For Willmore, where d_known, d is the
- * edge data curvature_w_node left at this node from the same phi (the values it would form
- * again); else d is formed here. (d by value: a pointer that may point at either of two local
- * structures puts both in local memory on the device.) */
+ * w in w_all, laid out as u) plus the forcing (curvature_forcing_node's value) inside; on a
+ * Dirichlet boundary g_t, on a Neumann boundary the copied node's phi_t (so the copies stay exact
+ * copies). For Willmore, where d_known, d is the edge data curvature_w_node left at this node from
+ * the same phi (the values it would form again); else d is formed here. (d by value: a pointer
+ * that may point at either of two local structures puts both in local memory on the device.) */
 COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, const double *w_all,
                                     int64_t ld, int64_t i, int64_t j, curvature_time_factors tf,
-                                    int d_known, curvature_edges d)
+                                    int d_known, curvature_edges d, double forcing)
 {
     if (curvature_is_boundary(g, i, j)) {
         const curvature_time_factors start = {1.0, 0.0};
@@ -169,10 +201,7 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
     } else {
         rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
     }
-    if (g->manufactured)
-        rhs += w_all
-                   ? curvature_exact_forcing_willmore(tf, &g->forcing_willmore[j * (g->nx + 1) + i])
-                   : curvature_exact_forcing_mcf(tf, &g->axis_x[i], &g->axis_y[j]);
+    if (g->manufactured) rhs += forcing;
     return rhs;
 }
 
