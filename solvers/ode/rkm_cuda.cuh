@@ -101,6 +101,12 @@ enum rkm_sync_kind { RKM_SYNC_BLOCK, RKM_SYNC_CLUSTER, RKM_SYNC_GRID };
 struct rkm_nodes {
     int64_t first, stride;
     bool single;
+    /* the owned value after v, or `end` (where single, a constant: the loop over owned values is
+     * then no loop, and its 64-bit increment and second test are gone) */
+    __device__ int64_t next(int64_t v, int64_t end) const
+    {
+        return single ? end : v + stride;
+    }
 };
 
 /* x as lane `source` of the warp has it, in every lane (all 32 take part) */
@@ -243,7 +249,7 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
         for (int stage = 1; stage <= 5; ++stage) {
             double *const arg = stage % 2 ? arg_even : arg_odd;
             if (stage > 1) {
-                for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride)
+                for (int64_t v = nodes.first; stepping && v < n; v = nodes.next(v, n))
                     arg[v * wl] = rkm_stage_argument(
                         stage, value(U, v), h, value(K1, v), stage == 3 ? value(K2_K5, v) : 0.0,
                         stage >= 4 ? value(K3, v) : 0.0, stage == 5 ? value(K4, v) : 0.0);
@@ -277,7 +283,7 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
         /* eq. 27, as rkm_error_kernel: the maximum of the bits of non-negative values; and the
          * update of eq. 28, the state should the step be accepted */
         unsigned long long e = 0;
-        for (int64_t v = nodes.first; stepping && v < n; v += nodes.stride) {
+        for (int64_t v = nodes.first; stepping && v < n; v = nodes.next(v, n)) {
             const unsigned long long bits = (unsigned long long)__double_as_longlong(
                 rkm_error_point(h, value(K1, v), value(K3, v), value(K4, v), value(K2_K5, v)));
             e = bits > e ? bits : e;
@@ -309,7 +315,7 @@ __global__ void __launch_bounds__(SYNC == RKM_SYNC_BLOCK && ONE ? RKM_FUSED_ONE_
         }
     }
     /* the state where the caller has it; a cluster's blocks last read each other's e_bits */
-    for (int64_t v = nodes.first; u != a.u + m && v < n; v += nodes.stride)
+    for (int64_t v = nodes.first; u != a.u + m && v < n; v = nodes.next(v, n))
         a.u[v * ld + m] = value(U, v);
     if (CLUSTER) sync();
     if (threadIdx.x == 0 && rank == 0) a.members[m] = s;

@@ -133,10 +133,12 @@ static int curvature_observe_cuda(const curvature_grid *g, const double *u, doub
  * Willmore's w pass first into the scratch (the same node functions as curvature_node_kernel).
  * Where the thread owns one node, the flux pass takes the edge data of phi that the w pass formed
  * at it (4 square roots and a division fewer; the same values, so the same bits as the per-stage
- * kernels, which form them twice). */
-struct curvature_block_rhs {
+ * kernels, which form them twice). The flow is a constant of the kernel: told apart by whether
+ * the scratch was NULL, every stage tested generic pointers to shared memory against NULL and
+ * formed them again, some fifty instructions a stage. */
+template <bool WILLMORE> struct curvature_block_rhs {
     curvature_grid g;
-    double *scratch; /* w, laid out as the state; NULL: mean curvature */
+    double *scratch; /* w, laid out as the state (Willmore); NULL (mean curvature) */
     typedef curvature_time_factors time_data;
     __device__ time_data time_data_at(double t) const
     {
@@ -144,7 +146,7 @@ struct curvature_block_rhs {
     }
     __host__ __device__ int passes() const
     {
-        return scratch ? 2 : 1;
+        return WILLMORE ? 2 : 1;
     }
     /* A one-block member's nodes, interior nodes in the first warps and boundary nodes in the
      * last: a warp that holds both runs the boundary's branch and the interior's one after the
@@ -184,13 +186,13 @@ struct curvature_block_rhs {
         const int n = (int)((g.nx + 1) * (g.ny + 1));
         const auto node = [&](int v) { return nodes.single ? first : node_data_at(v); };
         const auto forcing = [&](const node_data &at) {
-            return curvature_forcing_node(&g, w != NULL, at.i, at.j, tf, at.forcing);
+            return curvature_forcing_node(&g, WILLMORE, at.i, at.j, tf, at.forcing);
         };
         /* a thread's one node's forcing first, to fill the w pass's latencies */
         const double first_forcing = nodes.single ? forcing(first) : 0.0;
-        if (!w) {
+        if (!WILLMORE) {
             const curvature_edges unread = {}; /* mean curvature forms its edge data itself */
-            for (int v = (int)nodes.first; v < n; v += (int)nodes.stride) {
+            for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
                 const node_data at = node(v);
                 out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, tf, 0, unread,
                                           nodes.single ? first_forcing : forcing(at)));
@@ -201,12 +203,12 @@ struct curvature_block_rhs {
          * cleared structure that one path overwrites was cleared on every path, 13 instructions
          * a stage */
         curvature_edges edges;
-        for (int v = (int)nodes.first; v < n; v += (int)nodes.stride) {
+        for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
             const node_data at = node(v);
             w[v * ld] = curvature_w_node(&g, u, ld, at.i, at.j, tf, &edges);
         }
         sync();
-        for (int v = (int)nodes.first; v < n; v += (int)nodes.stride) {
+        for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
             const node_data at = node(v);
             out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, tf, nodes.single, edges,
                                       nodes.single ? first_forcing : forcing(at)));
@@ -216,7 +218,8 @@ struct curvature_block_rhs {
 
 static int curvature_advance_fused_cuda(const curvature_grid *g, double *w, const rkm_fused_args *a)
 {
-    return rkm_fused_launch(curvature_block_rhs{*g, w}, a);
+    return w ? rkm_fused_launch(curvature_block_rhs<true>{*g, w}, a)
+             : rkm_fused_launch(curvature_block_rhs<false>{*g, NULL}, a);
 }
 
 extern "C" const curvature_kernels curvature_kernels_cuda = {
