@@ -23,15 +23,17 @@ static void curvature_nodes_cpu(const curvature_grid *g, const double *t, const 
             for (int64_t m = m0; m < m1; ++m) tf[m - m0] = curvature_time_factors_at(t[m]);
             /* the w pass's edge data, which the flux pass here forms again */
             curvature_edges edges = {{0.0}, {0.0}, {0.0}, 0.0};
-            for (int64_t i = 0; i <= g->nx; ++i)
+            for (int64_t i = 0; i <= g->nx; ++i) {
+                const int kind = curvature_node_kind_at(g, i, j);
                 for (int64_t m = m0; m < m1; ++m)
                     out[(j * nx1 + i) * ld + m] =
-                        w_pass ? curvature_w_node(g, u + m, ld, i, j, tf[m - m0], &edges)
-                               : curvature_rhs_node(
-                                     g, u + m, w_all ? w_all + m : NULL, ld, i, j, tf[m - m0], 0,
-                                     edges,
-                                     curvature_forcing_node(g, w_all != NULL, i, j, tf[m - m0],
-                                                            curvature_forcing_entry(g, i, j)));
+                        w_pass ? curvature_w_node(g, u + m, ld, i, j, kind, tf[m - m0], &edges)
+                               : curvature_rhs_node(g, u + m, w_all ? w_all + m : NULL, ld, i, j,
+                                                    kind, tf[m - m0], 0, edges,
+                                                    curvature_forcing_node(
+                                                        g, w_all != NULL, i, j, kind, tf[m - m0],
+                                                        curvature_forcing_entry(g, i, j)));
+            }
         }
 }
 

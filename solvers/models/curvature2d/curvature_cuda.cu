@@ -33,13 +33,17 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     /* the w pass's edge data, which the flux pass's kernel forms again */
     curvature_edges edges = {};
-    for (I v = idx / (I)count; v < n; v += slices)
+    for (I v = idx / (I)count; v < n; v += slices) {
+        const I i = v % nx1, j = v / nx1;
+        const int kind = curvature_node_kind_at(&g, i, j);
         out[(int64_t)v * ld + m] =
-            PASS == 0 ? curvature_w_node(&g, u + m, ld, v % nx1, v / nx1, tf, &edges)
-                      : curvature_rhs_node(
-                            &g, u + m, PASS == 2 ? w + m : NULL, ld, v % nx1, v / nx1, tf, 0, edges,
-                            curvature_forcing_node(&g, PASS == 2, v % nx1, v / nx1, tf,
-                                                   curvature_forcing_entry(&g, v % nx1, v / nx1)));
+            PASS == 0
+                ? curvature_w_node(&g, u + m, ld, i, j, kind, tf, &edges)
+                : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, kind, tf, 0,
+                                     edges,
+                                     curvature_forcing_node(&g, PASS == 2, i, j, kind, tf,
+                                                            curvature_forcing_entry(&g, i, j)));
+    }
 }
 
 template <int PASS>
@@ -167,17 +171,18 @@ template <bool WILLMORE> struct curvature_block_rhs {
         return (1 + (b - 2 * (nx + 1)) / 2) * (nx + 1) + (b - 2 * (nx + 1)) % 2 * nx;
     }
     /* the node's indices (a member has at most RKM_FUSED_MAX_SINGLE nodes, so 32-bit division:
-     * 64-bit is a called routine) and F_W's table entry, in registers for the whole advance where
-     * a thread owns one node */
+     * 64-bit is a called routine), its kind and F_W's table entry, in registers for the whole
+     * advance where a thread owns one node */
     struct node_data {
-        int i, j;
+        int i, j, kind;
         curvature_willmore_forcing forcing;
     };
     __device__ node_data node_data_at(int64_t v) const
     {
         const int nx1 = (int)(g.nx + 1), i = (int)v % nx1, j = (int)v / nx1;
         const curvature_willmore_forcing none = {{0.0}, 0.0, 0.0};
-        return node_data{i, j, v < nx1 * (g.ny + 1) ? curvature_forcing_entry(&g, i, j) : none};
+        return node_data{i, j, curvature_node_kind_at(&g, i, j),
+                         v < nx1 * (g.ny + 1) ? curvature_forcing_entry(&g, i, j) : none};
     }
     template <class Sync, class Out>
     __device__ void eval(const time_data &tf, const node_data &first, const double *u, double *w,
@@ -186,7 +191,7 @@ template <bool WILLMORE> struct curvature_block_rhs {
         const int n = (int)((g.nx + 1) * (g.ny + 1));
         const auto node = [&](int v) { return nodes.single ? first : node_data_at(v); };
         const auto forcing = [&](const node_data &at) {
-            return curvature_forcing_node(&g, WILLMORE, at.i, at.j, tf, at.forcing);
+            return curvature_forcing_node(&g, WILLMORE, at.i, at.j, at.kind, tf, at.forcing);
         };
         /* a thread's one node's forcing first, to fill the w pass's latencies */
         const double first_forcing = nodes.single ? forcing(first) : 0.0;
@@ -194,7 +199,7 @@ template <bool WILLMORE> struct curvature_block_rhs {
             const curvature_edges unread = {}; /* mean curvature forms its edge data itself */
             for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
                 const node_data at = node(v);
-                out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, tf, 0, unread,
+                out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, at.kind, tf, 0, unread,
                                           nodes.single ? first_forcing : forcing(at)));
             }
             return;
@@ -205,12 +210,12 @@ template <bool WILLMORE> struct curvature_block_rhs {
         curvature_edges edges;
         for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
             const node_data at = node(v);
-            w[v * ld] = curvature_w_node(&g, u, ld, at.i, at.j, tf, &edges);
+            w[v * ld] = curvature_w_node(&g, u, ld, at.i, at.j, at.kind, tf, &edges);
         }
         sync();
         for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
             const node_data at = node(v);
-            out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, tf, nodes.single, edges,
+            out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, at.kind, tf, nodes.single, edges,
                                       nodes.single ? first_forcing : forcing(at)));
         }
     }

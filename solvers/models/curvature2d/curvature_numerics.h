@@ -128,23 +128,41 @@ COHORT_HD int64_t curvature_clamp(int64_t i, int64_t n)
     return i < 1 ? 1 : i > n - 1 ? n - 1 : i;
 }
 
-/* w at node (i, j) of the member at u at the time whose factors are tf: Q H inside, the boundary
- * condition on the boundary. (tf is formed once for all of a thread's nodes: formed here for the
- * boundary only, its sine and cosine ran apart from the interior's Q H in every warp that holds
- * both.) Where it forms a Q H (inside, and at the node a Neumann boundary node copies) it leaves
- * that node's edge data in d, for curvature_rhs_node at the same node and phi; zeros on a
- * Dirichlet boundary (so that d is always formed, and the caller need not clear it). */
-COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
-                                  int64_t j, curvature_time_factors tf, curvature_edges *d)
+/* What node (i, j) is to the scheme: inside, or on the boundary with Dirichlet data (eq. 8, 13)
+ * or a copy of the nearest inner node (Neumann, eq. 19-20). Formed by the callers of the node
+ * functions below: the fused advance forms it once an advance for a thread's node, instead of
+ * four 64-bit comparisons and the grid's flags in each of a stage's three node functions. */
+enum curvature_node_kind {
+    CURVATURE_INSIDE,
+    CURVATURE_DIRICHLET_BOUNDARY,
+    CURVATURE_NEUMANN_BOUNDARY
+};
+
+COHORT_HD int curvature_node_kind_at(const curvature_grid *g, int64_t i, int64_t j)
 {
-    if (curvature_is_boundary(g, i, j)) {
-        if (!g->neumann) {
-            const curvature_edges none = {{0.0}, {0.0}, {0.0}, 0.0};
-            *d = none;
-            return g->manufactured ? curvature_exact_w(tf, &g->axis_x[i], &g->axis_y[j]) : 0.0;
-        }
-        i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
+    return !curvature_is_boundary(g, i, j) ? CURVATURE_INSIDE
+           : g->neumann                    ? CURVATURE_NEUMANN_BOUNDARY
+                                           : CURVATURE_DIRICHLET_BOUNDARY;
+}
+
+/* w at node (i, j) (of kind curvature_node_kind_at) of the member at u at the time whose factors
+ * are tf: Q H inside, the boundary condition on the boundary. (tf is formed once for all of a
+ * thread's nodes: formed here for the boundary only, its sine and cosine ran apart from the
+ * interior's Q H in every warp that holds both.) Where it forms a Q H (inside, and at the node a
+ * Neumann boundary node copies) it leaves that node's edge data in d, for curvature_rhs_node at the
+ * same node and phi; zeros on a Dirichlet boundary (so that d is always formed, and the caller need
+ * not clear it). */
+COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
+                                  int64_t j, int kind, curvature_time_factors tf,
+                                  curvature_edges *d)
+{
+    if (kind == CURVATURE_DIRICHLET_BOUNDARY) {
+        const curvature_edges none = {{0.0}, {0.0}, {0.0}, 0.0};
+        *d = none;
+        return g->manufactured ? curvature_exact_w(tf, &g->axis_x[i], &g->axis_y[j]) : 0.0;
     }
+    if (kind == CURVATURE_NEUMANN_BOUNDARY)
+        i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     double f[3][3];
     curvature_window(u, ld, g->nx, i, j, f);
     return curvature_w_point(f, g->inv_h1, g->inv_h2, d);
@@ -166,9 +184,10 @@ COHORT_HD curvature_willmore_forcing curvature_forcing_entry(const curvature_gri
  * curvature_rhs_node, which takes its value, so that the fused advance can form it while the w
  * pass's latencies leave the FP64 units idle: it depends on neither phi nor w. */
 COHORT_HD double curvature_forcing_node(const curvature_grid *g, int willmore, int64_t i, int64_t j,
-                                        curvature_time_factors tf, curvature_willmore_forcing fw)
+                                        int kind, curvature_time_factors tf,
+                                        curvature_willmore_forcing fw)
 {
-    if (!g->manufactured || curvature_is_boundary(g, i, j)) return 0.0;
+    if (!g->manufactured || kind != CURVATURE_INSIDE) return 0.0;
     return willmore ? curvature_exact_forcing_willmore(tf, fw)
                     : curvature_exact_forcing_mcf(tf, &g->axis_x[i], &g->axis_y[j]);
 }
@@ -180,17 +199,19 @@ COHORT_HD double curvature_forcing_node(const curvature_grid *g, int willmore, i
  * the same phi (the values it would form again); else d is formed here. (d by value: a pointer
  * that may point at either of two local structures puts both in local memory on the device.) */
 COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, const double *w_all,
-                                    int64_t ld, int64_t i, int64_t j, curvature_time_factors tf,
-                                    int d_known, curvature_edges d, double forcing)
+                                    int64_t ld, int64_t i, int64_t j, int kind,
+                                    curvature_time_factors tf, int d_known, curvature_edges d,
+                                    double forcing)
 {
-    if (curvature_is_boundary(g, i, j)) {
+    if (kind == CURVATURE_DIRICHLET_BOUNDARY) {
+        /* zeta = cos(pi t) zeta(0): g_t = -pi sin(pi t) zeta(0) */
         const curvature_time_factors start = {1.0, 0.0};
-        if (!g->neumann) /* zeta = cos(pi t) zeta(0): g_t = -pi sin(pi t) zeta(0) */
-            return g->manufactured ? -3.14159265358979323846 * tf.sin_pi_t *
-                                         curvature_exact_zeta(start, &g->axis_x[i], &g->axis_y[j])
-                                   : 0.0;
-        i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
+        return g->manufactured ? -3.14159265358979323846 * tf.sin_pi_t *
+                                     curvature_exact_zeta(start, &g->axis_x[i], &g->axis_y[j])
+                               : 0.0;
     }
+    if (kind == CURVATURE_NEUMANN_BOUNDARY)
+        i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     double f[3][3], rhs;
     if (!d_known) curvature_window(u, ld, g->nx, i, j, f);
     if (w_all) {
