@@ -22,14 +22,14 @@ static void curvature_nodes_cpu(const curvature_grid *g, const double *t, const 
             curvature_time_factors tf[CURVATURE_CPU_MEMBERS];
             for (int64_t m = m0; m < m1; ++m) tf[m - m0] = curvature_time_factors_at(t[m]);
             /* the w pass's edge data, which the flux pass here forms again */
-            curvature_edges edges = {{0.0}, {0.0}, {0.0}, 0.0};
+            curvature_edges edges;
             for (int64_t i = 0; i <= g->nx; ++i) {
                 const int kind = curvature_node_kind_at(g, i, j);
                 for (int64_t m = m0; m < m1; ++m)
                     out[(j * nx1 + i) * ld + m] =
                         w_pass ? curvature_w_node(g, u + m, ld, i, j, kind, tf[m - m0], &edges)
                                : curvature_rhs_node(g, u + m, w_all ? w_all + m : NULL, ld, i, j,
-                                                    kind, tf[m - m0], 0, edges,
+                                                    kind, tf[m - m0], NULL,
                                                     curvature_forcing_node(
                                                         g, w_all != NULL, i, j, kind, tf[m - m0],
                                                         curvature_forcing_entry(g, i, j)));

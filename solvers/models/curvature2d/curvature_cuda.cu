@@ -32,15 +32,14 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     const I m = idx % (I)count;
     const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     /* the w pass's edge data, which the flux pass's kernel forms again */
-    curvature_edges edges = {};
+    curvature_edges edges;
     for (I v = idx / (I)count; v < n; v += slices) {
         const I i = v % nx1, j = v / nx1;
         const int kind = curvature_node_kind_at(&g, i, j);
         out[(int64_t)v * ld + m] =
             PASS == 0
                 ? curvature_w_node(&g, u + m, ld, i, j, kind, tf, &edges)
-                : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, kind, tf, 0,
-                                     edges,
+                : curvature_rhs_node(&g, u + m, PASS == 2 ? w + m : NULL, ld, i, j, kind, tf, NULL,
                                      curvature_forcing_node(&g, PASS == 2, i, j, kind, tf,
                                                             curvature_forcing_entry(&g, i, j)));
     }
@@ -196,17 +195,16 @@ template <bool WILLMORE> struct curvature_block_rhs {
         /* a thread's one node's forcing first, to fill the w pass's latencies */
         const double first_forcing = nodes.single ? forcing(first) : 0.0;
         if (!WILLMORE) {
-            const curvature_edges unread = {}; /* mean curvature forms its edge data itself */
             for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
                 const node_data at = node(v);
-                out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, at.kind, tf, 0, unread,
+                out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, at.kind, tf, NULL,
                                           nodes.single ? first_forcing : forcing(at)));
             }
             return;
         }
-        /* formed by the w pass at every node it passes (curvature_w_node), so not cleared: a
-         * cleared structure that one path overwrites was cleared on every path, 13 instructions
-         * a stage */
+        /* formed by the w pass where it forms a Q H, and read by the flux pass only there; not
+         * cleared: a structure cleared on one path and formed on the other was cleared on every
+         * path, 13 instructions a stage */
         curvature_edges edges;
         for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
             const node_data at = node(v);
@@ -215,7 +213,8 @@ template <bool WILLMORE> struct curvature_block_rhs {
         sync();
         for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
             const node_data at = node(v);
-            out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, at.kind, tf, nodes.single, edges,
+            out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, at.kind, tf,
+                                      nodes.single ? &edges : NULL,
                                       nodes.single ? first_forcing : forcing(at)));
         }
     }

@@ -150,17 +150,13 @@ COHORT_HD int curvature_node_kind_at(const curvature_grid *g, int64_t i, int64_t
  * thread's nodes: formed here for the boundary only, its sine and cosine ran apart from the
  * interior's Q H in every warp that holds both.) Where it forms a Q H (inside, and at the node a
  * Neumann boundary node copies) it leaves that node's edge data in d, for curvature_rhs_node at the
- * same node and phi; zeros on a Dirichlet boundary (so that d is always formed, and the caller need
- * not clear it). */
+ * same node and phi. */
 COHORT_HD double curvature_w_node(const curvature_grid *g, const double *u, int64_t ld, int64_t i,
                                   int64_t j, int kind, curvature_time_factors tf,
                                   curvature_edges *d)
 {
-    if (kind == CURVATURE_DIRICHLET_BOUNDARY) {
-        const curvature_edges none = {{0.0}, {0.0}, {0.0}, 0.0};
-        *d = none;
+    if (kind == CURVATURE_DIRICHLET_BOUNDARY)
         return g->manufactured ? curvature_exact_w(tf, &g->axis_x[i], &g->axis_y[j]) : 0.0;
-    }
     if (kind == CURVATURE_NEUMANN_BOUNDARY)
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     double f[3][3];
@@ -195,12 +191,13 @@ COHORT_HD double curvature_forcing_node(const curvature_grid *g, int willmore, i
 /* phi_t at node (i, j): the flow (w_all = NULL: mean curvature; else Willmore with every node's
  * w in w_all, laid out as u) plus the forcing (curvature_forcing_node's value) inside; on a
  * Dirichlet boundary g_t, on a Neumann boundary the copied node's phi_t (so the copies stay exact
- * copies). For Willmore, where d_known, d is the edge data curvature_w_node left at this node from
- * the same phi (the values it would form again); else d is formed here. (d by value: a pointer
- * that may point at either of two local structures puts both in local memory on the device.) */
+ * copies). For Willmore, known (else NULL) is the edge data curvature_w_node left at this node
+ * from the same phi (the values it would form again), read only where a Q H is formed; else it is
+ * formed here. (Copied, not read through: a pointer that may point at either of two local
+ * structures puts both in local memory on the device.) */
 COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, const double *w_all,
                                     int64_t ld, int64_t i, int64_t j, int kind,
-                                    curvature_time_factors tf, int d_known, curvature_edges d,
+                                    curvature_time_factors tf, const curvature_edges *known,
                                     double forcing)
 {
     if (kind == CURVATURE_DIRICHLET_BOUNDARY) {
@@ -213,11 +210,15 @@ COHORT_HD double curvature_rhs_node(const curvature_grid *g, const double *u, co
     if (kind == CURVATURE_NEUMANN_BOUNDARY)
         i = curvature_clamp(i, g->nx), j = curvature_clamp(j, g->ny);
     double f[3][3], rhs;
-    if (!d_known) curvature_window(u, ld, g->nx, i, j, f);
+    curvature_edges d;
+    if (known)
+        d = *known;
+    else
+        curvature_window(u, ld, g->nx, i, j, f);
     if (w_all) {
         double w[3][3];
         curvature_window(w_all, ld, g->nx, i, j, w);
-        if (!d_known) curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
+        if (!known) curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
         rhs = curvature_willmore_point(&d, w, g->inv_h1, g->inv_h2);
     } else {
         rhs = curvature_w_point(f, g->inv_h1, g->inv_h2, &d);
