@@ -194,28 +194,28 @@ template <bool WILLMORE> struct curvature_block_rhs {
         };
         /* a thread's one node's forcing first, to fill the w pass's latencies */
         const double first_forcing = nodes.single ? forcing(first) : 0.0;
-        if (!WILLMORE) {
+        if constexpr (!WILLMORE) {
             for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
                 const node_data at = node(v);
                 out(v, curvature_rhs_node(&g, u, NULL, ld, at.i, at.j, at.kind, tf, NULL,
                                           nodes.single ? first_forcing : forcing(at)));
             }
-            return;
-        }
-        /* formed by the w pass where it forms a Q H, and read by the flux pass only there; not
-         * cleared: a structure cleared on one path and formed on the other was cleared on every
-         * path, 13 instructions a stage */
-        curvature_edges edges;
-        for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
-            const node_data at = node(v);
-            w[v * ld] = curvature_w_node(&g, u, ld, at.i, at.j, at.kind, tf, &edges);
-        }
-        sync();
-        for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
-            const node_data at = node(v);
-            out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, at.kind, tf,
-                                      nodes.single ? &edges : NULL,
-                                      nodes.single ? first_forcing : forcing(at)));
+        } else {
+            /* formed by the w pass where it forms a Q H, and read by the flux pass only there;
+             * not cleared: a structure cleared on one path and formed on the other was cleared
+             * on every path, 13 instructions a stage */
+            curvature_edges edges;
+            for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
+                const node_data at = node(v);
+                w[v * ld] = curvature_w_node(&g, u, ld, at.i, at.j, at.kind, tf, &edges);
+            }
+            sync();
+            for (int v = (int)nodes.first; v < n; v = (int)nodes.next(v, n)) {
+                const node_data at = node(v);
+                out(v, curvature_rhs_node(&g, u, w, ld, at.i, at.j, at.kind, tf,
+                                          nodes.single ? &edges : NULL,
+                                          nodes.single ? first_forcing : forcing(at)));
+            }
         }
     }
 };
