@@ -17,9 +17,19 @@ static unsigned blocks_for(int64_t threads)
  * instructions) are formed once for them. */
 enum { CURVATURE_NODES_PER_THREAD = 4 };
 
+/* The members a warp's lanes take in curvature_node_kernel: 32, or all where fewer. */
+static __host__ __device__ int64_t curvature_lane_members(int64_t count)
+{
+    return count < 32 ? count : 32;
+}
+
 /* PASS 0: w; 1: mean-curvature phi_t; 2: Willmore phi_t; I: the index type. Thread (m, slice)
- * takes nodes slice, slice + slices, ... of member m, so a warp still reads consecutive addresses
- * of many members or consecutive nodes of one. */
+ * takes nodes slice, slice + slices, ... of member m. A warp's lanes take consecutive members
+ * (consecutive addresses), and the warps of a block consecutive slices of the same members, so
+ * that their 3 x 3 windows overlap in the SM's L1 cache: with a block's warps on one slice of 256
+ * members, each window's 9 values a node came from the L2 cache, and the ensembles' w and flux
+ * kernels were bound by its bandwidth (Nsight Compute, H100). With fewer than 32 members, the
+ * members and then the slices run fastest, as a warp's lanes then take several slices anyway. */
 template <int PASS, typename I>
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     curvature_node_kernel(const __grid_constant__ curvature_grid g, const double *__restrict__ t,
@@ -28,12 +38,13 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 {
     const I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
     const I nx1 = (I)(g.nx + 1), n = nx1 * (I)(g.ny + 1);
-    if (idx >= slices * (I)count) return;
-    const I m = idx % (I)count;
+    const I lanes = (I)curvature_lane_members(count), rest = idx / lanes;
+    const I m = rest / slices * lanes + idx % lanes;
+    if (m >= (I)count) return;
     const curvature_time_factors tf = curvature_time_factors_at(t[m]);
     /* the w pass's edge data, which the flux pass's kernel forms again */
     curvature_edges edges;
-    for (I v = idx / (I)count; v < n; v += slices) {
+    for (I v = rest % slices; v < n; v += slices) {
         const I i = v % nx1, j = v / nx1;
         const int kind = curvature_node_kind_at(&g, i, j);
         out[(int64_t)v * ld + m] =
@@ -50,10 +61,11 @@ static int curvature_node_launch(const curvature_grid *g, const double *t, const
                                  const double *w, double *out, int64_t ld, int64_t count)
 {
     const int64_t n = (g->nx + 1) * (g->ny + 1),
-                  slices = (n + CURVATURE_NODES_PER_THREAD - 1) / CURVATURE_NODES_PER_THREAD;
-    COHORT_CUDA_WITH_INDEX(n * count, I,
+                  slices = (n + CURVATURE_NODES_PER_THREAD - 1) / CURVATURE_NODES_PER_THREAD,
+                  lanes = curvature_lane_members(count), groups = (count + lanes - 1) / lanes;
+    COHORT_CUDA_WITH_INDEX(n * groups * lanes, I,
                            curvature_node_kernel<PASS, I>
-                           <<<blocks_for(slices * count), COHORT_CUDA_THREADS>>>(
+                           <<<blocks_for(slices * groups * lanes), COHORT_CUDA_THREADS>>>(
                                *g, t, u, w, out, ld, count, (I)slices));
     COHORT_CUDA_CHECK_LAUNCH("curvature_node_kernel");
     return COHORT_OK;
