@@ -16,6 +16,7 @@
 #include "fields/fields.h"
 #include "info.h"
 #include "output.h"
+#include "output_lock.h"
 #include "paths.h"
 #include "plan.h"
 
@@ -251,6 +252,7 @@ int analyze_archive(const analyze_options *opt)
     char *source = NULL, *config_text = NULL, *in_history = NULL, *out_path = NULL;
     const cohort_backend *be = NULL;
     cohort_output *out = NULL;
+    output_lock *lock = NULL;
     unsigned char *excluded = NULL;
     double *buffer = NULL;
 
@@ -297,6 +299,7 @@ int analyze_archive(const analyze_options *opt)
         status = EXIT_FAILURE_RUNNING;
         goto done;
     }
+    if (output_lock_acquire(out_path, "-o", "cohort analyze", &lock, err, sizeof err)) goto done;
     if (paths_check_output(out_path, "-o", &opt->input, 1, opt->overwrite, err, sizeof err))
         goto done;
 
@@ -355,6 +358,7 @@ int analyze_archive(const analyze_options *opt)
 done:
     if (status) fprintf(stderr, "cohort analyze: %s\n", err);
     output_close(out, 0);
+    output_lock_release(lock);
     if (a.nc >= 0) nc_close(a.nc);
     if (config_loaded) config_free(&c);
     run_plan_free(&p);

@@ -146,7 +146,9 @@ static int decided_by_root(const cohort_comm *comm, int status)
     return status;
 }
 
-int run_distributed(const cohort_config *c, const run_options *opt, const cohort_comm *comm)
+/* run_distributed, with rank 0 holding OUT's lock */
+static int run_distributed_locked(const cohort_config *c, const run_options *opt,
+                                  const cohort_comm *comm)
 {
     char err[PATH_MAX + 1024] = "", manifest[PATH_MAX];
     run_plan p;
@@ -214,7 +216,9 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
     stop_signal = 0;
     signals_note(1);
     if (serial) { /* rank 0 alone; the others wait for its status */
-        if (comm->rank == 0) status = run_ensemble(c, opt);
+        run_options locked = *opt;
+        locked.output_locked = 1; /* rank 0 holds OUT's */
+        if (comm->rank == 0) status = run_ensemble(c, &locked);
         signals_note(1);
         if (comm->rank == 0 && status != 0 && status < 128 && status != EXIT_BAD_INPUT) {
             fprintf(stderr, "cohort run: rank 0 on %s failed (exit %d)\n", comm->host, status);
@@ -240,7 +244,7 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
         o.overwrite = 1, o.segment = 1;
         o.resume = exists(ck);
         o.quiet = opt->quiet || comm->rank != 0;
-        status = run_ensemble(c, &o);
+        status = run_ensemble(c, &o);      /* under the part's own lock */
         signals_note(1);                   /* run_ensemble restored the defaults */
         if (status != 0 && status < 128) { /* this rank failed: every rank stops */
             fprintf(stderr,
@@ -296,5 +300,15 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
     free(g);
     status = decided_by_root(comm, status);
     signals_note(0);
+    return status;
+}
+
+int run_distributed(const cohort_config *c, const run_options *opt, const cohort_comm *comm)
+{
+    output_lock *lock = NULL; /* rank 0 holds OUT's, from the segment list to the join */
+    int status = comm->rank == 0 ? run_output_lock(c, opt, &lock) : 0;
+    status = decided_by_root(comm, status);
+    if (!status) status = run_distributed_locked(c, opt, comm);
+    output_lock_release(lock);
     return status;
 }

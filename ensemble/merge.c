@@ -14,6 +14,7 @@
 #include "finish.h"
 #include "info.h"
 #include "output.h"
+#include "output_lock.h"
 #include "paths.h"
 #include "plan.h"
 
@@ -171,6 +172,7 @@ int merge_parts(const merge_options *opt)
     cohort_config c;
     run_plan p = {0};
     cohort_output *out = NULL;
+    output_lock *lock = NULL;
     run_accumulators a = {0};
     char *history = NULL, *previous = NULL, *backend = NULL, *device = NULL;
     if (!parts) {
@@ -198,6 +200,10 @@ int merge_parts(const merge_options *opt)
         snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_detail());
         goto done;
     }
+    /* one writer per output; the join of an MPI run holds its output's lock already */
+    if (!opt->joining &&
+        output_lock_acquire(opt->output_path, "-o", "cohort merge", &lock, err, sizeof err))
+        goto done;
     if (paths_check_output(opt->output_path, "-o", opt->inputs, opt->n_inputs, opt->overwrite, err,
                            sizeof err))
         goto done;
@@ -271,6 +277,7 @@ int merge_parts(const merge_options *opt)
 done:
     if (status) fprintf(stderr, "cohort merge: %s\n", err);
     output_close(out, 0);
+    output_lock_release(lock);
     for (int64_t r = 0; r < a.n_records; ++r) {
         if (a.ell) moments_blocks_free(&a.ell[r]);
         if (a.mass) moments_blocks_free(&a.mass[r]);

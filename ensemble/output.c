@@ -443,6 +443,8 @@ int output_create(const output_spec *s, cohort_output **out)
         const int rc =
             COHORT_FAIL(COHORT_ERR_IO, "cannot create %s: %s", o->partial, nc_strerror(status));
         o->ncid = -1;
+        free(o->partial); /* not this process's to remove: it never created it */
+        o->partial = NULL;
         output_close(o, 0);
         return rc;
     }

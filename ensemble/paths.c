@@ -55,7 +55,13 @@ int paths_check_output(const char *path, const char *option, const char *const *
         snprintf(err, len, "%s %s: the file exists; pass --overwrite to replace it", option, path);
         return EXIT_BAD_INPUT;
     }
-    /* the directory the file (and its .partial) will be created in */
+    return paths_check_directory(path, option, err, len);
+}
+
+int paths_check_directory(const char *path, const char *option, char *err, size_t len)
+{
+    /* the directory the file (and its .partial and .lock) will be created in */
+    struct stat st;
     char *dir = strdup(path);
     if (!dir) {
         snprintf(err, len, "out of memory");

@@ -15,6 +15,9 @@ int paths_check_input(const char *path, const char *what, char *err, size_t len)
 int paths_check_output(const char *path, const char *option, const char *const *inputs,
                        int n_inputs, int overwrite, char *err, size_t len);
 
+/* The directory `path` will be created in exists and this process can write in it. */
+int paths_check_directory(const char *path, const char *option, char *err, size_t len);
+
 /* Whether a and b name the same existing file. */
 int paths_same_file(const char *a, const char *b);
 

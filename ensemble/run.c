@@ -317,83 +317,45 @@ static const char *run_output_name(const cohort_config *c, const run_options *op
     return opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
 }
 
+/* Where the output path came from, for messages: "-o" or "run.ini:9: output.path =". */
+static void run_output_option(const cohort_config *c, const run_options *opt, char *option,
+                              size_t len)
+{
+    if (opt->output_path)
+        snprintf(option, len, "-o");
+    else
+        snprintf(option, len, "%s: output.path =", config_get(c, "output", "path")->origin);
+}
+
+int run_output_lock(const cohort_config *c, const run_options *opt, output_lock **lock)
+{
+    char option[CONFIG_ORIGIN + 32], err[2048];
+    run_output_option(c, opt, option, sizeof option);
+    if (!output_lock_acquire(run_output_name(c, opt), option, "cohort run", lock, err, sizeof err))
+        return 0;
+    fprintf(stderr, "cohort run: %s\n", err);
+    return EXIT_BAD_INPUT;
+}
+
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path)
 {
-    const config_value *configured = config_get(c, "output", "path");
     *path = run_output_name(c, opt);
-    char option[CONFIG_ORIGIN + 32] = "-o", err[1024];
-    if (!opt->output_path) snprintf(option, sizeof option, "%s: output.path =", configured->origin);
+    char option[CONFIG_ORIGIN + 32], err[1024];
+    run_output_option(c, opt, option, sizeof option);
     if (!paths_check_output(*path, option, &opt->config_path, 1, opt->overwrite, err, sizeof err))
         return 0;
     fprintf(stderr, "cohort run: %s\n", err);
     return EXIT_BAD_INPUT;
 }
 
-int run_ensemble(const cohort_config *c, const run_options *opt)
+/* The run of members [first, end) under the output's lock, to its file: the plan's arrays are
+ * its own (freed here). Exit statuses as run_ensemble's. */
+static int run_members(const cohort_config *c, const run_options *opt, run_plan p,
+                       const cohort_backend *be, int64_t first, int64_t end)
 {
-    char err[1024] = "";
-    run_plan p;
-    int status = run_plan_make(c, &p, err, sizeof err);
-    if (status) {
-        fprintf(stderr, "cohort run: %s\n", err);
-        run_plan_free(&p);
-        return status;
-    }
-    const cohort_backend *be = NULL;
-    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_detail());
-        run_plan_free(&p);
-        return EXIT_BAD_INPUT;
-    }
     const cohort_model *model = p.model;
-    if (model->solver_methods && opt->resume) {
-        fprintf(stderr,
-                "cohort run: --resume: %s is a steady model, whose runs do not "
-                "checkpoint; run it again\n",
-                model->name);
-        run_plan_free(&p);
-        return EXIT_BAD_INPUT;
-    }
     const int64_t n = p.n, members = p.members;
-    /* --members A:B: a part of the run, cut at the statistics' blocks so that `cohort merge` joins
-     * the parts' accumulators exactly */
-    const int subset = opt->members_end > 0;
-    const int64_t first = subset ? opt->members_first : 0,
-                  end = subset ? opt->members_end : members;
     const int part = first > 0 || end < members; /* --members 0:M is the whole run */
-    const char *why = !subset                 ? NULL
-                      : model->solver_methods ? "a steady model's run is not split"
-                      : end > members         ? "B is past the ensemble's last member"
-                      : first % MOMENTS_BLOCK ? "A is not a multiple of the statistics' block"
-                      : end % MOMENTS_BLOCK && end != members
-                          ? "B is neither a multiple of the statistics' block nor the last member"
-                          : NULL;
-    if (why) {
-        fprintf(stderr,
-                "cohort run: --members %lld:%lld: %s (the run has %lld members; a part starts "
-                "at a multiple of %d and ends at one or at %lld)\n",
-                (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
-                MOMENTS_BLOCK, (long long)members);
-        run_plan_free(&p);
-        return EXIT_BAD_INPUT;
-    }
-    if (model->solver_methods) return run_steady(c, opt, &p, be);
-    double worst_limit, mean_lo, mean_hi;
-    const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);
-    if (unstable > 0 && !opt->quiet)
-        fprintf(stderr,
-                "cohort run: warning: time.dt = %.4g (from %s) is above %s's stability limit "
-                "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
-                "= %.4g): expect them to diverge, or set time.dt below it\n",
-                p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
-                (long long)members, mean_lo, mean_hi, worst_limit);
-    /* time.dt = auto says what it chose (an adaptive model's is the first trial step) */
-    if (config_get(c, "time", "dt")->is_auto && !opt->quiet)
-        fprintf(stderr, "cohort run: time.dt = auto: %s %.6g (%s)\n",
-                model->adaptive ? "first trial step" : "dt =",
-                model->adaptive ? p.values.tau0 : p.values.dt, model->name);
-    p.chunk = chunk_size(c, be, &p, end - first);
-
     /* the file first: an unwritable path is the user's to fix, before any work is done */
     const char *path = run_output_name(c, opt);
     char *config_text = config_render(c);
@@ -847,4 +809,83 @@ release:
     run_plan_free(&p);
     if (signo) return 128 + signo;
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
+}
+
+int run_ensemble(const cohort_config *c, const run_options *opt)
+{
+    char err[1024] = "";
+    run_plan p;
+    int status = run_plan_make(c, &p, err, sizeof err);
+    if (status) {
+        fprintf(stderr, "cohort run: %s\n", err);
+        run_plan_free(&p);
+        return status;
+    }
+    const cohort_backend *be = NULL;
+    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
+        fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_detail());
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
+    }
+    const cohort_model *model = p.model;
+    if (model->solver_methods && opt->resume) {
+        fprintf(stderr,
+                "cohort run: --resume: %s is a steady model, whose runs do not "
+                "checkpoint; run it again\n",
+                model->name);
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
+    }
+    const int64_t members = p.members;
+    /* --members A:B: a part of the run, cut at the statistics' blocks so that `cohort merge` joins
+     * the parts' accumulators exactly */
+    const int subset = opt->members_end > 0;
+    const int64_t first = subset ? opt->members_first : 0,
+                  end = subset ? opt->members_end : members;
+    const char *why = !subset                 ? NULL
+                      : model->solver_methods ? "a steady model's run is not split"
+                      : end > members         ? "B is past the ensemble's last member"
+                      : first % MOMENTS_BLOCK ? "A is not a multiple of the statistics' block"
+                      : end % MOMENTS_BLOCK && end != members
+                          ? "B is neither a multiple of the statistics' block nor the last member"
+                          : NULL;
+    if (why) {
+        fprintf(stderr,
+                "cohort run: --members %lld:%lld: %s (the run has %lld members; a part starts "
+                "at a multiple of %d and ends at one or at %lld)\n",
+                (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
+                MOMENTS_BLOCK, (long long)members);
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
+    }
+    /* one writer per output, from here on: output_lock.h */
+    output_lock *lock = NULL;
+    if (!opt->output_locked && run_output_lock(c, opt, &lock)) {
+        run_plan_free(&p);
+        return EXIT_BAD_INPUT;
+    }
+    if (model->solver_methods) {
+        status = run_steady(c, opt, &p, be);
+        output_lock_release(lock);
+        return status;
+    }
+    double worst_limit, mean_lo, mean_hi;
+    const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);
+    if (unstable > 0 && !opt->quiet)
+        fprintf(stderr,
+                "cohort run: warning: time.dt = %.4g (from %s) is above %s's stability limit "
+                "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
+                "= %.4g): expect them to diverge, or set time.dt below it\n",
+                p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
+                (long long)members, mean_lo, mean_hi, worst_limit);
+    /* time.dt = auto says what it chose (an adaptive model's is the first trial step) */
+    if (config_get(c, "time", "dt")->is_auto && !opt->quiet)
+        fprintf(stderr, "cohort run: time.dt = auto: %s %.6g (%s)\n",
+                model->adaptive ? "first trial step" : "dt =",
+                model->adaptive ? p.values.tau0 : p.values.dt, model->name);
+    p.chunk = chunk_size(c, be, &p, end - first);
+
+    status = run_members(c, opt, p, be, first, end);
+    output_lock_release(lock);
+    return status;
 }

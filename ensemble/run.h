@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "output_lock.h"
 
 typedef struct run_options {
     const char *config_path; /* the configuration file (never overwritten) */
@@ -17,18 +18,25 @@ typedef struct run_options {
     int resume;               /* --resume: continue from OUT.checkpoint and OUT.partial */
     /* --members A:B (members_end > 0): only global members [A, B), as a part for cohort merge */
     int64_t members_first, members_end;
-    int segment; /* a segment of a run over several processes (distributed.h), which gives the
-                  * advice on resuming */
+    int segment;       /* a segment of a run over several processes (distributed.h), which gives the
+                        * advice on resuming */
+    int output_locked; /* the caller holds the output's lock (run_output_lock) */
 } run_options;
 
 /* The run's output path (-o, else output.path) into *path, checked before any work
  * (paths_check_output): 0, or 2 with the message on stderr. */
 int run_output_path(const cohort_config *c, const run_options *opt, const char **path);
 
-/* Returns 0 success, 2 bad usage or configuration (message on stderr, no file left), 1 failure
- * while running (message on stderr; OUT.partial and OUT.checkpoint are kept where a checkpoint
- * was written, so that --resume can continue, else removed), 128 + the signal's number when
- * SIGINT, SIGTERM or SIGUSR1 stopped the run (after a checkpoint; OUT.partial kept). */
+/* Takes the lock of the run's output (-o, else output.path; output_lock.h) before anything of
+ * the output's is touched: 0 with *lock, or 2 with the message on stderr. */
+int run_output_lock(const cohort_config *c, const run_options *opt, output_lock **lock);
+
+/* Takes the output's lock (unless opt->output_locked) once the configuration is checked, and
+ * holds it for the whole run. Returns 0 success, 2 bad usage or configuration (message on stderr,
+ * no file left), 1 failure while running (message on stderr; OUT.partial and OUT.checkpoint are
+ * kept where a checkpoint was written, so that --resume can continue, else removed), 128 + the
+ * signal's number when SIGINT, SIGTERM or SIGUSR1 stopped the run (after a checkpoint; OUT.partial
+ * kept). */
 int run_ensemble(const cohort_config *c, const run_options *opt);
 
 #endif

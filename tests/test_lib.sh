@@ -18,13 +18,13 @@ test_needs_backend() {
 }
 
 # expect_refusal OUT PATTERN COMMAND...: COMMAND exits 2 with a message matching PATTERN (grep
-# -E) and leaves neither OUT nor OUT.partial behind
+# -E) and leaves neither OUT, OUT.partial nor OUT.lock behind
 expect_refusal() {
     out=$1 pattern=$2; shift 2
-    rm -f "$out" "$out.partial"
+    rm -f "$out" "$out.partial" "$out.lock"
     msg=$("$@" 2>&1); status=$?
     if [ $status -eq 2 ] && printf '%s' "$msg" | grep -Eq -- "$pattern" && [ ! -e "$out" ] &&
-        [ ! -e "$out.partial" ]; then
+        [ ! -e "$out.partial" ] && [ ! -e "$out.lock" ]; then
         ok
     else
         bad "$* -> status $status, message: $msg"

@@ -4,7 +4,8 @@
 # structure factor and k-means and for a ch2d ensemble; a run stopped by SIGUSR1 to its ranks
 # (every rank checkpoints its segment) resumes under another number of ranks, and without
 # mpirun, to the same bits; a bad input is refused once, exit 2, on every rank; a failure of one
-# rank stops the job with a message naming the rank and its host.
+# rank stops the job with a message naming the rank and its host; while a job writes a file, a
+# second job, a resume and a part run on it are refused, and the first job's file is unharmed.
 # Usage: test_mpi.sh PATH_TO_COHORT PATH_TO_COMPARE_NC BACKEND WORKDIR MPIRUN
 cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
 mpirun=${5:?mpirun}
@@ -125,6 +126,30 @@ for ranks in 2 4; do
     fi || bad "resume under $resume"
     same long-serial.nc stop.nc "stopped under $ranks ranks, resumed under $resume"
 done
+
+# one writer per output (issue 38): while 2 ranks write lk.nc, a second job to lk.nc, a resume
+# of it without mpirun and a part run on rank 0's part each exit 2 with one message naming the
+# writer; the first job's file is then the serial run's
+rm -f lk.nc*
+"$mpirun" --oversubscribe --allow-run-as-root -np 2 "$cohort" run sweep.ini -o lk.nc $long \
+    --backend "$backend" --quiet 2> lk.err &
+pid=$!
+i=0
+while [ ! -s lk.nc.part-0-1024.nc.lock ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+refused() { # refused WHAT OUT COMMAND...
+    what=$1 out=$2; shift 2
+    "$@" > lk.out 2>&1
+    status=$?
+    count=$(grep -c "$out is being written by cohort run pid [0-9]* on " lk.out)
+    if [ $status -eq 2 ] && [ "$count" -eq 1 ] && kill -0 $pid 2> /dev/null; then ok; else
+        bad "$what while 2 ranks write lk.nc: exit $status, $count messages: $(cat lk.out)"; fi
+}
+refused "a second job" lk.nc mpi 2 "$cohort" run sweep.ini -o lk.nc $long --backend "$backend"
+refused "--resume alone" lk.nc "$cohort" run sweep.ini -o lk.nc $long --backend "$backend" --resume
+refused "a part run" lk.nc.part-0-1024.nc "$cohort" run sweep.ini --members 0:1024 \
+    -o lk.nc.part-0-1024.nc --overwrite $long --backend "$backend"
+wait $pid || bad "the first job: $(cat lk.err)"
+same long-serial.nc lk.nc "written while others tried"
 
 # a bad input: exit 2, one message
 mpi 3 "$cohort" run sweep.ini -o bad.nc --set time.dt=-1 --backend "$backend" > bad.out 2>&1
