@@ -290,7 +290,7 @@ int analyze_archive(const analyze_options *opt)
         goto done;
     }
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_detail());
+        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
         goto done;
     }
     out_path = opt->output_path ? strdup(opt->output_path) : default_output(opt->input);
@@ -326,7 +326,7 @@ int analyze_archive(const analyze_options *opt)
     const int created = output_create(&spec, &out);
     free(history);
     if (created != COHORT_OK) {
-        snprintf(err, sizeof err, "%s", cohort_error_detail());
+        snprintf(err, sizeof err, "%s", cohort_error_message());
         goto done;
     }
 
@@ -349,7 +349,7 @@ int analyze_archive(const analyze_options *opt)
     const int closed = output_close(out, rc == COHORT_OK);
     out = NULL;
     if (rc != COHORT_OK || closed != COHORT_OK) {
-        snprintf(err, sizeof err, "%s", cohort_error_detail());
+        snprintf(err, sizeof err, "%s", cohort_error_message());
         status = a.bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
         goto done;
     }

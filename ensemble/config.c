@@ -621,7 +621,49 @@ static char *read_file(const char *path, char *err, size_t len, int *rc)
     return buf;
 }
 
-/* Defaults, then `text` (NULL: none; `name` in messages), then the --set arguments. */
+/* Key k's value left at the schema's default becomes `text`, still "default" to messages. */
+static int model_default(cohort_config *c, const char *section, const char *name, const char *text,
+                         char *err, size_t len)
+{
+    const int k = find_key(section, name);
+    if (strcmp(c->values[k].origin, "default")) return COHORT_OK; /* given */
+    return assign(&schema[k], text, "default", &c->values[k], err, len);
+}
+
+int config_members_identical(const cohort_config *c)
+{
+    const cohort_model *m = cohort_model_find(c->values[find_key("model", "name")].text);
+    if (!m || m->solver_methods) return 1; /* a steady model starts every member alike */
+    return strcmp(c->values[find_key("initial", "kind")].text, "uniform") != 0 ||
+           c->values[find_key("initial", "amplitude")].number == 0.0;
+}
+
+/* The keys a configuration left out whose default is the model's (model.h): initial.kind and
+ * model.boundary, its first; an adaptive model's time.output_every, t_end over its default_records;
+ * and ensemble.members, 1 where every member would be the same (no noise and nothing swept). */
+static int model_defaults(cohort_config *c, char *err, size_t len)
+{
+    const cohort_model *m = cohort_model_find(c->values[find_key("model", "name")].text);
+    if (!m) return COHORT_OK; /* the schema allows registered names only */
+    char text[CONFIG_TEXT];
+    snprintf(text, sizeof text, "%.*s", (int)strcspn(m->initial_kinds, "|"), m->initial_kinds);
+    int rc = model_default(c, "initial", "kind", text, err, len);
+    if (rc == COHORT_OK && m->boundaries) { /* its first condition (heat1d's rod: neumann) */
+        snprintf(text, sizeof text, "%.*s", (int)strcspn(m->boundaries, "|"), m->boundaries);
+        rc = model_default(c, "model", "boundary", text, err, len);
+    }
+    if (rc == COHORT_OK && m->adaptive && m->default_records > 0) {
+        snprintf(text, sizeof text, "%.17g",
+                 c->values[find_key("time", "t_end")].number / (double)m->default_records);
+        rc = model_default(c, "time", "output_every", text, err, len);
+    }
+    if (rc == COHORT_OK && c->n_sweeps == 0 && config_members_identical(c))
+        rc = model_default(c, "ensemble", "members", "1", err, len);
+    return rc;
+}
+
+/* Defaults, then `text` (NULL: none; `name` in messages), then the --set arguments, then the
+ * model's own defaults of the keys still unset. */
 static int load(cohort_config *c, const char *name, const char *text, const char *const *sets,
                 int n_sets, char *err, size_t err_len)
 {
@@ -683,6 +725,7 @@ static int load(cohort_config *c, const char *name, const char *text, const char
                       "models lists each model's keys)",
                       c->values[k].origin, schema[k].section, schema[k].name, model,
                       schema[k].models);
+    if (rc == COHORT_OK) rc = model_defaults(c, err, err_len);
     if (rc != COHORT_OK) config_free(c);
     return rc;
 }
@@ -775,6 +818,98 @@ char *config_render(const cohort_config *c)
     }
 #undef EMIT
     return out;
+}
+
+/* `text` as comment lines "; ..." of at most 99 columns, broken at spaces. */
+static void comment_wrapped(FILE *out, const char *text)
+{
+    enum { WIDTH = 97 };
+    while (*text) {
+        size_t n = strlen(text);
+        if (n > WIDTH) {
+            n = WIDTH;
+            while (n > 0 && text[n] != ' ') --n;
+            if (n == 0) n = strcspn(text, " ");
+        }
+        fprintf(out, "; %.*s\n", (int)n, text);
+        text += n;
+        while (*text == ' ') ++text;
+    }
+}
+
+/* Whether the model reads key k: its model list names it, or (empty list) every model does,
+ * except a steady model, which reads no [time] or [initial]. */
+static int model_reads(const cohort_model *m, size_t k)
+{
+    if (schema[k].models[0]) return config_list_has(schema[k].models, ' ', m->name);
+    const int stepping =
+        !strcmp(schema[k].section, "time") || !strcmp(schema[k].section, "initial");
+    return !(m->solver_methods && stepping);
+}
+
+/* Key k of the starter: its meaning, units, range and default as a comment, then its value. */
+static void starter_key(FILE *out, const cohort_config *c, const cohort_model *m, size_t k)
+{
+    const int j =
+        strcmp(schema[k].section, "model") ? -1 : cohort_model_param_index(m, schema[k].name);
+    const char *meaning = j >= 0 ? m->params[j].meaning : schema[k].meaning;
+    const char *fallback = j >= 0 ? m->params[j].default_value : schema[k].default_value;
+    const config_value *v = &c->values[k];
+    /* the value a configuration without this key gets: the model's where it decides */
+    const int decided = !strcmp(v->origin, "default");
+    char range[256], about[2048];
+    /* the values this model takes of the keys whose values vary by model */
+    const char *own = !strcmp(schema[k].name, "kind")       ? m->initial_kinds
+                      : !strcmp(schema[k].name, "boundary") ? m->boundaries
+                      : !strcmp(schema[k].name, "stepper")  ? m->steppers
+                      : !strcmp(schema[k].name, "method")   ? m->solver_methods
+                                                            : NULL;
+    if (own && schema[k].type == CONFIG_ENUM)
+        snprintf(range, sizeof range, "one of %s", own);
+    else
+        describe_range(&schema[k], range, sizeof range);
+    const char *units = !strcmp(schema[k].units, "1") ? "dimensionless" : schema[k].units;
+    snprintf(about, sizeof about, "%s.%s: %s [%s%s%s; default %s%s]", schema[k].section,
+             schema[k].name, meaning, units, units[0] ? "; " : "", range,
+             decided ? v->text : fallback,
+             decided && strcmp(v->text, fallback) ? ", the model's" : "");
+    comment_wrapped(out, about);
+    fprintf(out, "%s = %s\n", schema[k].name, v->text);
+}
+
+int config_write_starter(const cohort_config *c, FILE *out)
+{
+    const cohort_model *m = cohort_model_find(config_get(c, "model", "name")->text);
+    if (!m) return COHORT_ERR_CONFIG;
+    char head[4096];
+    snprintf(head, sizeof head,
+             "cohort starter configuration for %s (cohort init %s): %s. Equation: %s. Scheme: %s. "
+             "From: %s.",
+             m->name, m->name, m->summary, m->equation, m->scheme, m->citation);
+    comment_wrapped(out, head);
+    fprintf(out,
+            ";\n; Run it: cohort run %s.ini    (it writes %s.nc; cohort models lists every model)\n"
+            "; Every key %s reads follows: its meaning, [units; allowed values; default],\n"
+            "; then its value, sized to run in a few seconds on a laptop's CPU.\n",
+            m->name, m->name, m->name);
+    for (size_t s = 0; s < N_SECTIONS; ++s) {
+        if (!strcmp(sections[s], "sweep")) continue;
+        int first = 1;
+        for (size_t k = 0; k < N_KEYS; ++k) {
+            if (strcmp(schema[k].section, sections[s]) || !model_reads(m, k)) continue;
+            if (first) fprintf(out, "\n[%s]\n", sections[s]);
+            first = 0;
+            starter_key(out, c, m, k);
+        }
+    }
+    char swept[CONFIG_TEXT + 16] = "initial.mean";
+    if (m->n_params > 0) snprintf(swept, sizeof swept, "model.%s", m->params[0].key);
+    fprintf(out,
+            "\n; [sweep] runs the members over a grid of values (design = grid, the default) or\n"
+            "; side by side (design = zip), each point sweep.replicates times, for example:\n"
+            "; [sweep]\n; %s = start:stop:count    (or = v1,v2,...)\n",
+            swept);
+    return ferror(out) ? COHORT_ERR_IO : COHORT_OK;
 }
 
 void config_print_models(FILE *out)

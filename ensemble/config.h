@@ -62,6 +62,15 @@ typedef struct cohort_config {
     int64_t replicates;
 } cohort_config;
 
+/* Whether every member of a run of `c` starts alike and so runs alike (cohort's models have no
+ * noise but the initial one): a steady model, an initial kind without noise, or noise of
+ * amplitude 0; the sweeps aside. */
+int config_members_identical(const cohort_config *c);
+
+/* `cohort init`: c's model's keys (every key it reads) as a commented INI configuration: its
+ * meaning, units, allowed values and default above each key, the value c holds below. */
+int config_write_starter(const cohort_config *c, FILE *out);
+
 /* Loads `path` (NULL: defaults only) and applies the `--set` arguments in order. On a bad input
  * returns COHORT_ERR_CONFIG with the whole message in `err`; nothing needs freeing then. */
 int config_load(cohort_config *c, const char *path, const char *const *sets, int n_sets, char *err,

@@ -75,13 +75,16 @@ int info_print(const char *path, FILE *out)
     unsigned long long seed = 0;
     if (nc_get_att_ulonglong(nc, NC_GLOBAL, "seed", &seed) == NC_NOERR)
         fprintf(out, "  seed      %llu\n", seed);
+    int t_id = -1;
+    char records[64] = ""; /* a steady file has no t */
+    if (nc_inq_dimid(nc, "t", &t_id) == NC_NOERR)
+        snprintf(records, sizeof records, ", %zu records in t", dimension(nc, "t"));
     if (dimension(nc, "y") > 0) /* 2D members */
-        fprintf(out, "  sizes     %zu members x %zu x %zu points (x, y), %zu records in t\n",
-                dimension(nc, "member"), dimension(nc, "x"), dimension(nc, "y"),
-                dimension(nc, "t"));
+        fprintf(out, "  sizes     %zu members x %zu x %zu points (x, y)%s\n",
+                dimension(nc, "member"), dimension(nc, "x"), dimension(nc, "y"), records);
     else
-        fprintf(out, "  sizes     %zu members x %zu points, %zu records in t\n",
-                dimension(nc, "member"), dimension(nc, "x"), dimension(nc, "t"));
+        fprintf(out, "  sizes     %zu members x %zu points%s\n", dimension(nc, "member"),
+                dimension(nc, "x"), records);
     int nvars = 0, natts = 0;
     nc_inq(nc, NULL, &nvars, &natts, NULL);
     fprintf(out, "  variables");

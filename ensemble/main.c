@@ -17,6 +17,7 @@
 #include "config.h"
 #include "distributed.h"
 #include "info.h"
+#include "init.h"
 #include "merge.h"
 #include "paths.h"
 #include "run.h"
@@ -44,6 +45,9 @@ static void print_usage(FILE *out)
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
             "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
             "      that share one left-hand side, and check every member's residual\n"
+            "  cohort init MODEL [-o FILE.ini] [--overwrite]\n"
+            "      a commented starter configuration of MODEL: every key it reads, with its\n"
+            "      meaning, units, range and default, sized to run in seconds on a laptop\n"
             "  cohort info FILE.nc   what a file holds and how it was made\n"
             "  cohort models         every model, its parameters, defaults, ranges and meaning\n"
             "  cohort --version      version, git hash, libraries, CUDA\n"
@@ -99,7 +103,7 @@ static void print_run_usage(FILE *out)
             "\n"
             "Started by mpirun or srun (a build with MPI: cohort --version), the run spreads its\n"
             "members over the ranks, one GPU each, and writes the same file as one process;\n"
-            "--resume then takes any number of ranks (README: On a cluster).\n"
+            "--resume then takes any number of ranks (docs/running.md).\n"
             "\n"
             "output.archive = snapshots stores C(t_snap, member, x) every output.snapshot_every\n"
             "and at t_end; output.member_series = true adds ell(t, member).\n"
@@ -533,14 +537,61 @@ static int command_selfcheck(int argc, char **argv)
     int passed = 0;
     int rc = selfcheck_run(&opt, stdout, &passed);
     if (rc == COHORT_ERR_NO_DEVICE) {
-        fprintf(stderr, "cohort selfcheck: %s\n", cohort_error_detail());
+        fprintf(stderr, "cohort selfcheck: %s\n", cohort_error_message());
         return EXIT_USAGE;
     }
     if (rc != COHORT_OK) {
-        fprintf(stderr, "cohort selfcheck: %s\n%s\n", cohort_strerror(rc), cohort_error_detail());
+        fprintf(stderr, "cohort selfcheck: %s\n", cohort_error_message());
         return 1;
     }
     return passed ? 0 : 1;
+}
+
+static void print_init_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cohort init MODEL [-o FILE.ini] [--overwrite]\n"
+            "\n"
+            "Writes a starter configuration of MODEL (cohort models lists them) to FILE.ini, or\n"
+            "to standard output: every key the model reads, each with its meaning, units,\n"
+            "allowed values and default as a comment, sized to run as written in a few seconds\n"
+            "on a laptop's CPU. Then: cohort run FILE.ini -o OUT.nc\n"
+            "\n"
+            "  -o FILE.ini   the file to write (its directory must exist)\n"
+            "  --overwrite   replace FILE.ini if it exists (otherwise refused, exit 2)\n");
+}
+
+static int command_init(int argc, char **argv)
+{
+    init_options opt = {0};
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_init_usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--overwrite")) {
+            opt.overwrite = 1;
+        } else if (!strcmp(arg, "-o") && i + 1 < argc) {
+            opt.output_path = argv[++i];
+        } else if (arg[0] == '-') {
+            fprintf(stderr,
+                    "cohort init: unknown or incomplete option '%s' (see cohort init "
+                    "--help)\n",
+                    arg);
+            return EXIT_USAGE;
+        } else if (opt.model) {
+            fprintf(stderr, "cohort init: one model only ('%s', then '%s')\n", opt.model, arg);
+            return EXIT_USAGE;
+        } else {
+            opt.model = arg;
+        }
+    }
+    if (!opt.model) {
+        fprintf(stderr, "cohort init: which model? (cohort models lists them)\n\n");
+        print_init_usage(stderr);
+        return EXIT_USAGE;
+    }
+    return init_write(&opt);
 }
 
 int main(int argc, char **argv)
@@ -563,6 +614,7 @@ int main(int argc, char **argv)
     if (strcmp(command, "run") == 0) return command_run(argc - 1, argv + 1, argc, argv);
     if (strcmp(command, "analyze") == 0) return command_analyze(argc - 1, argv + 1, argc, argv);
     if (strcmp(command, "merge") == 0) return command_merge(argc - 1, argv + 1, argc, argv);
+    if (strcmp(command, "init") == 0) return command_init(argc - 1, argv + 1);
     if (strcmp(command, "info") == 0) {
         if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: cohort info FILE.nc\n\nPrints what a cohort file holds (sizes, "
@@ -600,11 +652,12 @@ int main(int argc, char **argv)
         config_print_models(stdout);
         return 0;
     }
-    fprintf(
-        stderr,
-        "cohort: unknown command '%s' (commands: run, merge, analyze, info, models, selfcheck; see "
-        "cohort "
-        "--help)\n",
-        command);
+    fprintf(stderr,
+            "cohort: unknown command '%s' (commands: run, init, merge, analyze, info, models, "
+            "selfcheck; "
+            "see "
+            "cohort "
+            "--help)\n",
+            command);
     return EXIT_USAGE;
 }

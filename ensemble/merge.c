@@ -197,7 +197,7 @@ int merge_parts(const merge_options *opt)
     }
     const cohort_backend *be = NULL;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_detail());
+        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
         goto done;
     }
     /* one writer per output; the join of an MPI run holds its output's lock already */
@@ -266,7 +266,7 @@ int merge_parts(const merge_options *opt)
     const int closed = output_close(out, rc == COHORT_OK);
     out = NULL;
     if (rc != COHORT_OK || closed != COHORT_OK) {
-        snprintf(err, sizeof err, "%s", cohort_error_detail());
+        snprintf(err, sizeof err, "%s", cohort_error_message());
         status = bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
         goto done;
     }

@@ -179,10 +179,13 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
         COHORT_CALL(define_series(o, dim_t, name[1], NC_DOUBLE, text[1], &o->var_ell_var));
         COHORT_CALL(define_series(o, dim_t, name[2], NC_DOUBLE, text[2], &o->var_ell_sem));
     }
-    COHORT_CALL(
-        define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>", &o->var_mass_mean));
-    COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
-                              &o->var_n_active));
+    o->var_mass_mean = o->var_n_active = -1;
+    if (!s->steady) {
+        COHORT_CALL(define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>",
+                                  &o->var_mass_mean));
+        COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64,
+                                  "members included (not diverged)", &o->var_n_active));
+    }
     NC_CALL(o, nc_def_var(o->ncid, "diverged", NC_BYTE, 1, &dim_member, &o->var_diverged));
     COHORT_CALL(put_text(o, o->var_diverged, "long_name",
                          "member whose state became NaN or Inf (excluded from the statistics)"));
@@ -312,7 +315,8 @@ static int define_file(cohort_output *o, const output_spec *s)
                                        : "position along y on the periodic square"));
         COHORT_CALL(put_text(o, var_y, "units", "1"));
     }
-    NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
+    dim_t = o->var_t = -1;
+    if (!s->steady) NC_CALL(o, nc_def_dim(o->ncid, "t", NC_UNLIMITED, &dim_t));
     NC_CALL(o, nc_def_var(o->ncid, "member", NC_INT64, 1, &dim_member, &var_member));
     COHORT_CALL(put_text(o, var_member, "standard_name", "realization"));
     COHORT_CALL(put_text(o, var_member, "long_name", "global member index"));
@@ -323,9 +327,11 @@ static int define_file(cohort_output *o, const output_spec *s)
                                                 : "position of the node on the closed interval")
                                    : "position on the periodic domain"));
     COHORT_CALL(put_text(o, var_x, "units", "1"));
-    NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
-    COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
-    COHORT_CALL(put_text(o, o->var_t, "units", "1"));
+    if (!s->steady) {
+        NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, &dim_t, &o->var_t));
+        COHORT_CALL(put_text(o, o->var_t, "long_name", "nondimensional time"));
+        COHORT_CALL(put_text(o, o->var_t, "units", "1"));
+    }
     o->var_c = o->var_t_snap = o->var_ell_member = o->var_check = o->var_history = -1;
     if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_y, dim_t));
     for (int j = 0; j < s->n_params; ++j) {

@@ -59,6 +59,8 @@ typedef struct output_spec {
      * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */
     int analysis_only;
     const char *analysed_file;
+    /* a steady solve's file: no time, so no t, mass_mean or n_active */
+    int steady;
     /* a part of a run split by `cohort run --members A:B`: the file's `members` are the global
      * members [member_first, member_first + members) of part_of in all (part_of = 0: the whole
      * run; member_first 0). member holds the global indices and every per-member write takes

@@ -318,17 +318,22 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         dt_wanted = config_real(c, "time", "output_every");
     }
     p->t_end = t_end->number;
+    /* an adaptive model's step() is one output interval: that is the key at fault */
+    const config_value *step_key = m->adaptive ? config_get(c, "time", "output_every") : dt;
+    const char *step_name = m->adaptive ? "time.output_every" : "time.dt";
     if (p->t_end < dt_wanted) {
-        snprintf(err, len, "%s: time.t_end = %g is less than one step (time.dt = %g, from %s)",
-                 t_end->origin, p->t_end, dt_wanted, dt->origin);
+        snprintf(err, len, "%s: time.t_end = %g is less than one %s (%s = %g, from %s)",
+                 t_end->origin, p->t_end, m->adaptive ? "output interval" : "step", step_name,
+                 dt_wanted, step_key->origin);
         return EXIT_BAD_INPUT;
     }
     /* the step count must fit (and stay exact in a double): 2^40 steps at most */
     if (!(p->t_end / dt_wanted <= (double)((int64_t)1 << 40))) {
         snprintf(err, len,
-                 "%s: time.t_end = %g with time.dt = %g (from %s) would take %.3g steps; at most "
+                 "%s: time.t_end = %g with %s = %g (from %s) would take %.3g steps; at most "
                  "2^40 are allowed",
-                 t_end->origin, p->t_end, dt_wanted, dt->origin, p->t_end / dt_wanted);
+                 t_end->origin, p->t_end, step_name, dt_wanted, step_key->origin,
+                 p->t_end / dt_wanted);
         return EXIT_BAD_INPUT;
     }
     /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */

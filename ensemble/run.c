@@ -59,11 +59,16 @@ static void progress_show(progress *pr, int64_t members_done, int64_t members, d
     const double now = cohort_seconds();
     if (!final && now - pr->last < (pr->tty ? 0.2 : 10.0)) return;
     pr->last = now;
+    /* the whole run's fraction: member-steps done of all, across chunks */
+    const double done =
+        pr->total_member_steps > 0 ? (double)member_steps / (double)pr->total_member_steps : 1.0;
     const double rate = member_steps / fmax(now - pr->start, 1e-9);
     const double eta = (double)(pr->total_member_steps - member_steps) / fmax(rate, 1e-9);
-    fprintf(stderr, "%s%lld/%lld members, t = %.4g, %.3g member-steps/s, ETA %.0f s%s",
-            pr->tty ? "\r" : "", (long long)members_done, (long long)members, t, rate, eta,
-            pr->tty && !final ? "   " : "\n");
+    fprintf(stderr,
+            "%s%5.1f%% of the run (%lld of %lld members finished, the chunk at t = %.4g), %.3g "
+            "member-steps/s, ETA %.0f s%s",
+            pr->tty ? "\r" : "", 100.0 * fmin(done, 1.0), (long long)members_done,
+            (long long)members, t, rate, eta, pr->tty && !final ? "   " : "\n");
     fflush(stderr);
 }
 
@@ -397,8 +402,15 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
         int64_t saved_chunk = 0;
         int resumable = 0;
         char key[128] = "(the configuration)";
-        if (checkpoint_load(checkpoint_path, &ck) != COHORT_OK) {
-            fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_detail());
+        struct stat none;
+        if (stat(checkpoint_path, &none) != 0) {
+            fprintf(stderr,
+                    "cohort run: --resume: there is no checkpoint of %s (%s): the run was never "
+                    "started, finished, or stopped before its first checkpoint; run it without "
+                    "--resume\n",
+                    path, checkpoint_path);
+        } else if (checkpoint_load(checkpoint_path, &ck) != COHORT_OK) {
+            fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_message());
         } else if (!(saved = checkpoint_get(ck, "config", &config_bytes)) ||
                    checkpoint_get_i64(ck, "chunk", &saved_chunk) != COHORT_OK) {
             fprintf(stderr, "cohort run: --resume: %s lacks the run's configuration\n",
@@ -416,7 +428,7 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
             run_position saved_at;
             if (same &&
                 checkpoint_get_exact(ck, "position", &saved_at, sizeof saved_at) != COHORT_OK)
-                fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_detail());
+                fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_message());
             else if (same && (saved_at.first != first || saved_at.end != end))
                 fprintf(stderr,
                         "cohort run: --resume: the interrupted run covered members [%lld, %lld), "
@@ -461,7 +473,7 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
     free(history);
     if (created != COHORT_OK) {
         fprintf(stderr, "cohort run: %s%s (from %s)\n", ck ? "--resume: " : "",
-                cohort_error_detail(),
+                cohort_error_message(),
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
         checkpoint_free(ck);
         free(config_text), free(checkpoint_path);
@@ -744,7 +756,7 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
         out = NULL;
         run_copy_name(&durable, durable.generation, copy, sizeof copy);
         if (!kept) remove(checkpoint_path), remove(copy);
-        if (rc != COHORT_OK) fprintf(stderr, "\ncohort run: %s\n", cohort_error_detail());
+        if (rc != COHORT_OK) fprintf(stderr, "\ncohort run: %s\n", cohort_error_message());
         if (kept && !opt->segment)
             fprintf(stderr,
                     "\ncohort run: stopped by signal %d; %s.partial holds the records so far and "
@@ -753,7 +765,7 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
                     opt->resume ? "" : " --resume");
         else if (!kept)
             fprintf(stderr, "\ncohort run: stopped by signal %d before a checkpoint: %s\n", signo,
-                    cohort_error_detail());
+                    cohort_error_message());
         goto release;
     }
     /* the run's device arrays make room for the features' clustering */
@@ -764,10 +776,10 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
     if (rc == COHORT_OK) rc = run_finish(out, &p, &acc, &fo, &n_diverged);
     sf = acc.sf;
     ok = rc == COHORT_OK;
-    if (!ok) fprintf(stderr, "cohort run: %s\n%s\n", cohort_strerror(rc), cohort_error_detail());
+    if (!ok) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
     /* a failed run keeps what a checkpoint stands for (a full disk: free space and --resume) */
     closed = output_close(out, ok ? 1 : checkpointed ? OUTPUT_KEEP : 0);
-    if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
+    if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
     if (ok && closed == COHORT_OK && durable.generation > 0) {
         run_copy_name(&durable, durable.generation, copy, sizeof copy);
         remove(checkpoint_path), remove(copy);
@@ -811,6 +823,32 @@ release:
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }
 
+/* A note where the members (or a swept point's replicates) are all alike: what makes them so,
+ * and the key that asked for them. */
+static void run_note_identical(const cohort_config *c, const run_plan *p)
+{
+    if (!config_members_identical(c)) return;
+    const config_value *kind = config_get(c, "initial", "kind"),
+                       *members = config_get(c, "ensemble", "members");
+    char why[CONFIG_TEXT + CONFIG_ORIGIN + 64];
+    if (p->model->solver_methods)
+        snprintf(why, sizeof why, "%s starts every member from the same state", p->model->name);
+    else
+        snprintf(why, sizeof why, "initial.kind = %s (from %s) adds no noise%s", kind->text,
+                 kind->origin, strcmp(kind->text, "uniform") ? "" : " at amplitude 0");
+    if (c->n_sweeps == 0 && p->members > 1)
+        fprintf(stderr,
+                "cohort run: note: the %lld members are identical (%s, and nothing is swept): "
+                "ensemble.members = %lld (from %s) runs one member's run %lld times\n",
+                (long long)p->members, why, (long long)members->integer, members->origin,
+                (long long)p->members);
+    else if (c->n_sweeps > 0 && c->replicates > 1)
+        fprintf(stderr,
+                "cohort run: note: each swept point's %lld replicates are identical (%s): "
+                "sweep.replicates = %lld runs each point %lld times\n",
+                (long long)c->replicates, why, (long long)c->replicates, (long long)c->replicates);
+}
+
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
@@ -823,7 +861,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     }
     const cohort_backend *be = NULL;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_detail());
+        fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_message());
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
@@ -858,6 +896,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
+    if (!opt->quiet && !opt->segment) run_note_identical(c, &p);
     /* one writer per output, from here on: output_lock.h */
     output_lock *lock = NULL;
     if (!opt->output_locked && run_output_lock(c, opt, &lock)) {

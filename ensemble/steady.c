@@ -68,6 +68,7 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
     spec.closed = 1, spec.origin = h, spec.length = 1.0 - 2.0 * h;
     spec.origin_y = k, spec.length_y = 1.0 - 2.0 * k;
     spec.field_name = "u";
+    spec.steady = 1;
     spec.n_checks = checks, spec.check_iterations = check_iterations;
     spec.history_name = model->history_name, spec.history_meaning = model->history_meaning;
     spec.n_member_values = model->n_member_values;
@@ -82,7 +83,7 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history and configuration text");
     free(history);
     if (rc != COHORT_OK) {
-        fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_detail(),
+        fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_message(),
                 opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
         free(config_text), free(check_iterations);
         run_plan_free(p);
@@ -134,9 +135,9 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
     const double seconds = cohort_seconds() - start;
     if (rc == COHORT_OK) rc = output_put_double(out, "solve_seconds", seconds);
     const int ok = rc == COHORT_OK;
-    if (!ok) fprintf(stderr, "cohort run: %s\n%s\n", cohort_strerror(rc), cohort_error_detail());
+    if (!ok) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
     const int closed = output_close(out, ok);
-    if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_detail());
+    if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
     if (ok && closed == COHORT_OK && !opt->quiet)
         fprintf(stderr,
                 "wrote %s: %lld members of %lld x %lld interior points, %lld converged, %lld "

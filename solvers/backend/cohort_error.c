@@ -2,11 +2,15 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { DETAIL_CAPACITY = 2048 };
+/* the detail holds the message behind file:line, and the call chain after it */
+enum { MESSAGE_CAPACITY = 2048, DETAIL_CAPACITY = MESSAGE_CAPACITY + 1024 };
 
 static _Thread_local char detail[DETAIL_CAPACITY];
+/* the same error for people: the code's text and the explanation, without file:line or trace */
+static _Thread_local char message[MESSAGE_CAPACITY];
 
 const char *cohort_strerror(int code)
 {
@@ -34,12 +38,13 @@ const char *cohort_error_name(int code)
 
 int cohort_error_raise(int code, const char *file, int line, const char *fmt, ...)
 {
-    int used = snprintf(detail, sizeof detail, "%s:%d: %s: ", file, line, cohort_strerror(code));
-    if (used < 0 || (size_t)used >= sizeof detail) return code;
+    int used = snprintf(message, sizeof message, "%s: ", cohort_strerror(code));
+    if (used < 0 || (size_t)used >= sizeof message) return code;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail + used, sizeof detail - (size_t)used, fmt, ap);
+    vsnprintf(message + used, sizeof message - (size_t)used, fmt, ap);
     va_end(ap);
+    snprintf(detail, sizeof detail, "%.512s:%d: %s", file, line, message);
     return code;
 }
 
@@ -59,9 +64,16 @@ const char *cohort_error_detail(void)
     return detail;
 }
 
+const char *cohort_error_message(void)
+{
+    const char *debug = getenv("COHORT_DEBUG");
+    return debug && !strcmp(debug, "1") ? detail : message;
+}
+
 void cohort_error_clear(void)
 {
     detail[0] = '\0';
+    message[0] = '\0';
 }
 
 int cohort_check_subbatch(int64_t ld, int64_t m0, int64_t count)

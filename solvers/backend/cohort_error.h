@@ -62,6 +62,11 @@ int cohort_error_trace(int code, const char *file, int line, const char *expr);
 const char *cohort_error_detail(void);
 void cohort_error_clear(void);
 
+/* The same error as a person should read it: the code's message and the explanation, without
+ * the source's file:line and call chain (which stay in cohort_error_detail for developers);
+ * with COHORT_DEBUG=1 in the environment, the whole detail. */
+const char *cohort_error_message(void);
+
 /* Raise an error here: COHORT_FAIL(COHORT_ERR_SIZE_TOO_SMALL, "n = %lld, need >= 3", n). */
 #define COHORT_FAIL(code, ...) cohort_error_raise((code), __FILE__, __LINE__, __VA_ARGS__)
 

@@ -96,7 +96,8 @@ struct cohort_model {
     int n_params;
     int per_member_param;      /* the index of the parameter each member may hold itself (a sweep
                                 * of it needs no new stepper), or -1 */
-    const char *initial_kinds; /* the initial.kind values it starts from, "a|b" */
+    const char *initial_kinds; /* the initial.kind values it starts from, "a|b"; the first is
+                                * the model's default */
     int evolves_deviation;     /* u is C - mean, each step projecting the deviation's drift out */
     int time_levels;           /* 1, or 2 where a step needs C^{n-1} */
     int conserves_mean;        /* <C> is constant in exact arithmetic */
@@ -185,6 +186,14 @@ struct cohort_model {
      * ("grid.origin") and the reason in why */
     int (*check)(const cohort_model *m, const cohort_model_values *v, const char **key, char *why,
                  size_t len);
+    /* ---- the model's own defaults: config.c gives them to the keys a configuration leaves
+     * out, `cohort init` writes them ---- */
+    /* adaptive models: the records over [0, t_end] when time.output_every is not given (0: the
+     * schema's output_every) */
+    int default_records;
+    /* `cohort init`'s starter: "section.key", "value" pairs ended by NULL that size the model's
+     * configuration to run as written in a few seconds on a laptop's CPU (NULL: the defaults do) */
+    const char *const *starter;
 };
 
 /* Every registered model, in the order `cohort models` lists them. */

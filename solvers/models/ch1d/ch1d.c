@@ -10,6 +10,9 @@ static const cohort_model_param params[] = {
      "Cahn-Hilliard interface parameter; transition zones have width sqrt(gamma)"},
 };
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"ensemble.members", "256", NULL};
+
 const cohort_model cohort_model_ch1d = {
     MODEL1D_DESCRIPTOR_FIELDS,
     .name = "ch1d",
@@ -23,4 +26,5 @@ const cohort_model cohort_model_ch1d = {
     .dt_limit = cohort_model_dt_limit_cahn_hilliard,
     .n_params = 1,
     .per_member_param = -1,
+    .starter = starter,
 };

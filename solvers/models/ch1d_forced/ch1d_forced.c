@@ -60,6 +60,9 @@ static double dt_limit(const cohort_model *m, const cohort_model_values *v, doub
     return cohort_model_dt_limit_cahn_hilliard(m, v, c + forced_swing(f0, speed, gamma, k, c));
 }
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"ensemble.members", "128", NULL};
+
 const cohort_model cohort_model_ch1d_forced = {
     MODEL1D_DESCRIPTOR_FIELDS,
     .name = "ch1d_forced",
@@ -74,4 +77,5 @@ const cohort_model cohort_model_ch1d_forced = {
     .dt_limit = dt_limit,
     .n_params = 4,
     .per_member_param = 1, /* f0: each member's amplitude is an argument of the step */
+    .starter = starter,
 };

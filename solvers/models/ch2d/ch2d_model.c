@@ -39,6 +39,10 @@ static int ch2d_model_step(void *stepper, cohort_model_state *s, int64_t step)
                                                 s->count);
 }
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"grid.nx",          "64", "grid.ny", "64", "time.t_end", "5",
+                                      "ensemble.members", "4",  NULL};
+
 const cohort_model cohort_model_ch2d = {
     .name = "ch2d",
     .summary = "2D Cahn-Hilliard coarsening on the periodic square, many small fields or one "
@@ -65,4 +69,5 @@ const cohort_model cohort_model_ch2d = {
     .stepper_alloc = ch2d_model_stepper_alloc,
     .stepper_free = ch2d_model_stepper_free,
     .step = ch2d_model_step,
+    .starter = starter,
 };

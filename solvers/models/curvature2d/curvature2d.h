@@ -57,7 +57,7 @@ double curvature2d_tau0_willmore(const cohort_model_values *v);
     .observables = curvature2d_observables, .observe = curvature2d_observe,                        \
     .counters = curvature2d_counters, .carried_bytes = curvature2d_carried_bytes,                  \
     .carried_get = curvature2d_carried_get, .carried_set = curvature2d_carried_set,                \
-    .check = curvature2d_check
+    .check = curvature2d_check, .default_records = 10
 
 #ifdef __cplusplus
 }

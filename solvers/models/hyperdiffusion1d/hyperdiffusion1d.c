@@ -9,6 +9,9 @@ static const cohort_model_param params[] = {
     {"alpha", "1", 0, INFINITY, 1, "1", "hyperdiffusion coefficient"},
 };
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"ensemble.members", "256", NULL};
+
 const cohort_model cohort_model_hyperdiffusion1d = {
     MODEL1D_DESCRIPTOR_FIELDS,
     .name = "hyperdiffusion1d",
@@ -20,4 +23,5 @@ const cohort_model cohort_model_hyperdiffusion1d = {
     .params = params,
     .n_params = 1,
     .per_member_param = -1,
+    .starter = starter,
 };

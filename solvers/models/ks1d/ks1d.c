@@ -6,6 +6,9 @@ static const cohort_model_observable observables[] = {
     {"energy", "energy 1/2 <u^2> of the member (the mean over its points)", "1"},
 };
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"grid.length", "128", "ensemble.members", "16", NULL};
+
 const cohort_model cohort_model_ks1d = {
     SWEPT1D_DESCRIPTOR_FIELDS,
     .name = "ks1d",
@@ -25,4 +28,5 @@ const cohort_model cohort_model_ks1d = {
     .conserves_mean = 1,
     .field_meaning = "u",
     .observables = observables,
+    .starter = starter,
 };

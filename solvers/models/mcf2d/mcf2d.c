@@ -1,6 +1,9 @@
 /* mcf2d: the mean-curvature flow of graphs (seed 000, Problem 2.1, Scheme 3.1). */
 #include "models/curvature2d/curvature2d.h"
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"grid.nx", "32", "grid.ny", "32", "time.t_end", "0.1", NULL};
+
 const cohort_model cohort_model_mcf2d = {
     .name = "mcf2d",
     .summary = "mean-curvature flow of graphs on a square, adaptive Runge-Kutta-Merson in time",
@@ -14,4 +17,5 @@ const cohort_model cohort_model_mcf2d = {
     .n_observables = 1,
     .dt_auto = curvature2d_tau0_mcf,
     CURVATURE2D_DESCRIPTOR_FIELDS,
+    .starter = starter,
 };

@@ -1,6 +1,9 @@
 /* willmore2d: the Willmore flow of graphs (seed 000, Problem 2.2, Scheme 3.2). */
 #include "models/curvature2d/curvature2d.h"
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU */
+static const char *const starter[] = {"grid.nx", "16", "grid.ny", "16", "time.t_end", "0.1", NULL};
+
 const cohort_model cohort_model_willmore2d = {
     .name = "willmore2d",
     .summary = "Willmore flow of graphs on a square, adaptive Runge-Kutta-Merson in time",
@@ -16,4 +19,5 @@ const cohort_model cohort_model_willmore2d = {
     .n_observables = 2,
     .dt_auto = curvature2d_tau0_willmore,
     CURVATURE2D_DESCRIPTOR_FIELDS,
+    .starter = starter,
 };
