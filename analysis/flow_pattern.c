@@ -6,10 +6,10 @@
 
 #include "backend/cohort_error.h"
 
-int flow_pattern_names(const char *model, const kmeans_result *r, int k, int64_t n, int64_t members,
+int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, int64_t members,
                        kmeans_load_fn load, void *ctx, int64_t chunk, char *out, size_t len)
 {
-    if (strcmp(model, "ch1d_forced") != 0 || k != 3) {
+    if (!regimes || k != 3) {
         size_t used = 0;
         out[0] = '\0';
         for (int c = 0; c < k && used < len; ++c)

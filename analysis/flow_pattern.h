@@ -1,13 +1,13 @@
-/* Names for k-means clusters (the flag_meanings of `label`). For ch1d_forced with three clusters,
- * the seed's flow-pattern regimes (seed 003, Sec. 6): A2, a small travelling oscillation around
- * the mean; A1, travelling +-1 domains locked to the forcing; A0, the rest (domains that move
- * irregularly). The rule, from each cluster's mean member variance mv (the spatial variance
- * <C^2> - <C>^2 of a member, averaged over the cluster) and its centroid's spatial variance cv:
- *   A2 = the cluster of least mv (its members barely depart from their mean);
- *   A1 = of the other two, the one of larger cv / mv (members locked to the wave share their
- *        domains, so their centroid keeps the members' +-1 pattern);
- *   A0 = the remaining one (domains at different places average out in the centroid).
- * Otherwise the names are cluster_0 .. cluster_{k-1}. */
+/* Names for k-means clusters (the flag_meanings of `label`). For a model of the flow-pattern
+ * regimes (ch1d_forced declares flow_regimes) with three clusters, the seed's regimes (seed 003,
+ * Sec. 6): A2, a small travelling oscillation around the mean; A1, travelling +-1 domains locked to
+ * the forcing; A0, the rest (domains that move irregularly). The rule, from each cluster's mean
+ * member variance mv (the spatial variance <C^2> - <C>^2 of a member, averaged over the cluster)
+ * and its centroid's spatial variance cv: A2 = the cluster of least mv (its members barely depart
+ * from their mean); A1 = of the other two, the one of larger cv / mv (members locked to the wave
+ * share their domains, so their centroid keeps the members' +-1 pattern); A0 = the remaining one
+ * (domains at different places average out in the centroid). Otherwise the names are cluster_0 ..
+ * cluster_{k-1}. */
 #ifndef COHORT_FLOW_PATTERN_H
 #define COHORT_FLOW_PATTERN_H
 
@@ -16,9 +16,10 @@
 
 #include "analysis/kmeans.h"
 
-/* out: k space-separated names for labels 0 .. k-1 of r (features from load, as for kmeans_run,
+/* out: k space-separated names for labels 0 .. k-1 of r (regimes: the model's members are seed
+ * 003's flow patterns) (features from load, as for kmeans_run,
  * read in chunks of `chunk` members). */
-int flow_pattern_names(const char *model, const kmeans_result *r, int k, int64_t n, int64_t members,
+int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, int64_t members,
                        kmeans_load_fn load, void *ctx, int64_t chunk, char *out, size_t len);
 
 #endif

@@ -242,6 +242,36 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
     return c < 1 ? 1 : c > a->members ? a->members : c;
 }
 
+/* The analyses to run: the options', else those the run asked for; 0, or 2 with err where there
+ * are none, more clusters than members, or no archived time from --from on. */
+static int analyses_chosen(const analyze_options *opt, const cohort_config *c, const run_plan *p,
+                           const archive *a, int *sf_on, int *k, char *err, size_t len)
+{
+    *sf_on = opt->structure_factor >= 0 || opt->kmeans >= 0
+                 ? opt->structure_factor > 0
+                 : (int)config_get(c, "analysis", "structure_factor")->integer;
+    *k = opt->kmeans >= 0             ? opt->kmeans
+         : opt->structure_factor >= 0 ? 0
+                                      : (int)config_get(c, "analysis", "kmeans")->integer;
+    if (!*sf_on && *k == 0) {
+        snprintf(err, len,
+                 "nothing to do: the run asked for no analysis; give --structure-factor and/or "
+                 "--kmeans K");
+        return EXIT_BAD_INPUT;
+    }
+    if (*k > p->members) {
+        snprintf(err, len, "--kmeans %d: more clusters than the %lld members of %s", *k,
+                 (long long)p->members, opt->input);
+        return EXIT_BAD_INPUT;
+    }
+    if (*sf_on && a->times[a->n_times - 1] < opt->from) {
+        snprintf(err, len, "--from %g: %s has no archived time at or after it (the last is %g)",
+                 opt->from, opt->input, a->times[a->n_times - 1]);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
 int analyze_archive(const analyze_options *opt)
 {
     char err[1024] = "";
@@ -266,29 +296,8 @@ int analyze_archive(const analyze_options *opt)
     status = archive_open(&a, &p, err, sizeof err);
     if (status) goto done;
     status = EXIT_BAD_INPUT;
-    const int sf_on = opt->structure_factor >= 0 || opt->kmeans >= 0
-                          ? opt->structure_factor > 0
-                          : (int)config_get(&c, "analysis", "structure_factor")->integer;
-    const int k = opt->kmeans >= 0             ? opt->kmeans
-                  : opt->structure_factor >= 0 ? 0
-                                               : (int)config_get(&c, "analysis", "kmeans")->integer;
-    if (!sf_on && k == 0) {
-        snprintf(err, sizeof err,
-                 "nothing to do: the run asked for no analysis; give --structure-factor and/or "
-                 "--kmeans K");
-        goto done;
-    }
-    if (k > p.members) {
-        snprintf(err, sizeof err, "--kmeans %d: more clusters than the %lld members of %s", k,
-                 (long long)p.members, opt->input);
-        goto done;
-    }
-    if (sf_on && a.times[a.n_times - 1] < opt->from) {
-        snprintf(err, sizeof err,
-                 "--from %g: %s has no archived time at or after it (the last is %g)", opt->from,
-                 opt->input, a.times[a.n_times - 1]);
-        goto done;
-    }
+    int sf_on = 0, k = 0;
+    if (analyses_chosen(opt, &c, &p, &a, &sf_on, &k, err, sizeof err)) goto done;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
         goto done;
@@ -344,7 +353,7 @@ int analyze_archive(const analyze_options *opt)
         copt.k = k, copt.quiet = opt->quiet, copt.tool = "cohort analyze";
         final_fields f = {&a};
         if (rc == COHORT_OK)
-            rc = clustering_run(be, &p, spec.model, &copt, final_fields_load, &f, excluded, out);
+            rc = clustering_run(be, &p, &copt, final_fields_load, &f, excluded, out);
     }
     const int closed = output_close(out, rc == COHORT_OK);
     out = NULL;

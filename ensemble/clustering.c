@@ -49,9 +49,9 @@ clustering_options clustering_options_from_config(const cohort_config *c)
     return opt;
 }
 
-int clustering_run(const cohort_backend *be, const run_plan *p, const char *model,
-                   const clustering_options *opt, member_fields_fn fields, void *ctx,
-                   const unsigned char *excluded, cohort_output *out)
+int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
+                   member_fields_fn fields, void *ctx, const unsigned char *excluded,
+                   cohort_output *out)
 {
     const kmeans_options kopt = {.k = opt->k,
                                  .restarts = opt->restarts,
@@ -84,8 +84,8 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const char *mode
     memset(labels, REDUCTION_SKIP, (size_t)p->members);
     for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
     char meanings[512];
-    rc = flow_pattern_names(model, &r, kopt.k, p->n, active, load_clustered, &f, 65536, meanings,
-                            sizeof meanings);
+    rc = flow_pattern_names(p->model->flow_regimes, &r, kopt.k, p->n, active, load_clustered, &f,
+                            65536, meanings, sizeof meanings);
     unsigned char *map = NULL;
     if (output_has_label_map(out)) {
         const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;

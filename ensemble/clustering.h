@@ -27,8 +27,8 @@ typedef struct clustering_options {
 clustering_options clustering_options_from_config(const cohort_config *c);
 
 /* Clusters the members of p with excluded[g] = 0 and writes the result to out. */
-int clustering_run(const cohort_backend *be, const run_plan *p, const char *model,
-                   const clustering_options *opt, member_fields_fn fields, void *ctx,
-                   const unsigned char *excluded, cohort_output *out);
+int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
+                   member_fields_fn fields, void *ctx, const unsigned char *excluded,
+                   cohort_output *out);
 
 #endif

@@ -15,6 +15,7 @@
 #include "checkpoint.h"
 #include "merge.h"
 #include "plan.h"
+#include "run_output.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_SEGMENTS = 65536 };
 
@@ -147,8 +148,48 @@ static int decided_by_root(const cohort_comm *comm, int status)
 }
 
 /* run_distributed, with rank 0 holding OUT's lock */
-static int run_distributed_locked(const cohort_config *c, const run_options *opt,
-                                  const cohort_comm *comm)
+/* Rank 0's new segment list: the output checked, an interrupted run's list refused without
+ * --overwrite (with it, its parts go), the members cut over the ranks and the list written
+ * unless one process runs it all (*serial). 0, or 2 with err. */
+static int segments_start(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
+                          int64_t members, int steady, segments *g, int *serial, char *err,
+                          size_t len)
+{
+    const char *out = output_of(c, opt), *path = NULL;
+    char manifest[PATH_MAX];
+    manifest_name(out, manifest, sizeof manifest);
+    int status = run_output_path(c, opt, &path);
+    if (!status && exists(manifest) && !opt->overwrite) {
+        snprintf(err, len,
+                 "%s exists: an interrupted run of this output over several processes; continue "
+                 "it with --resume (any number of ranks), or start over with --overwrite",
+                 manifest);
+        status = EXIT_BAD_INPUT;
+    }
+    if (!status && exists(manifest)) { /* --overwrite: the old segments' files go */
+        segments old;
+        char part[PATH_MAX + 64], ignored[256];
+        if (manifest_read(manifest, members, &old, ignored, sizeof ignored) == 0)
+            for (int s = 0; s < old.count; ++s) {
+                part_name(out, &old, s, part, sizeof part);
+                part_remove(part);
+            }
+        remove(manifest);
+    }
+    segments_cut(g, members, comm->size);
+    *serial = steady || g->count == 1;
+    if (!status && !*serial && !manifest_write(manifest, g)) {
+        snprintf(err, len, "cannot write %s", manifest);
+        status = EXIT_BAD_INPUT;
+    }
+    return status;
+}
+
+/* Rank 0 decides, every rank learns: the segments (read back on --resume, else cut) and whether
+ * rank 0 runs it all as one process (*serial: a steady model, one segment, or the resume of a run
+ * that had one). 0, or the exit status, said once. */
+static int segments_decide(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
+                           segments *g, int *serial)
 {
     char err[PATH_MAX + 1024] = "", manifest[PATH_MAX];
     run_plan p;
@@ -165,74 +206,44 @@ static int run_distributed_locked(const cohort_config *c, const run_options *opt
                         "itself; run the part without mpirun\n");
         return EXIT_BAD_INPUT;
     }
-    const char *out = output_of(c, opt);
-    manifest_name(out, manifest, sizeof manifest);
-    segments *g = calloc(1, sizeof *g);
-    if (!g) return 1;
-    int serial = 0; /* rank 0 runs it all as one process: a steady model, one segment, or the
-                     * resume of a run that had one */
+    manifest_name(output_of(c, opt), manifest, sizeof manifest);
+    *serial = 0;
     if (comm->rank == 0) {
-        status = 0;
-        if (opt->resume && exists(manifest)) {
+        if (opt->resume && exists(manifest))
             status = manifest_read(manifest, members, g, err, sizeof err);
-        } else if (opt->resume) {
-            serial = 1; /* OUT.checkpoint, or run_ensemble says there is none */
-        } else {
-            const char *path = NULL;
-            status = run_output_path(c, opt, &path);
-            if (!status && exists(manifest) && !opt->overwrite) {
-                snprintf(err, sizeof err,
-                         "%s exists: an interrupted run of this output over several processes; "
-                         "continue it with --resume (any number of ranks), or start over with "
-                         "--overwrite",
-                         manifest);
-                status = EXIT_BAD_INPUT;
-            }
-            if (!status && exists(manifest)) { /* --overwrite: the old segments' files go */
-                segments old;
-                char part[PATH_MAX + 64], ignored[256];
-                if (manifest_read(manifest, members, &old, ignored, sizeof ignored) == 0)
-                    for (int s = 0; s < old.count; ++s) {
-                        part_name(out, &old, s, part, sizeof part);
-                        part_remove(part);
-                    }
-                remove(manifest);
-            }
-            segments_cut(g, members, comm->size);
-            serial = steady || g->count == 1;
-            if (!status && !serial && !manifest_write(manifest, g)) {
-                snprintf(err, sizeof err, "cannot write %s", manifest);
-                status = EXIT_BAD_INPUT;
-            }
-        }
+        else if (opt->resume)
+            *serial = 1; /* OUT.checkpoint, or run_ensemble says there is none */
+        else
+            status = segments_start(c, opt, comm, members, steady, g, serial, err, sizeof err);
         if (status && *err) fprintf(stderr, "cohort run: %s\n", err);
     }
     status = decided_by_root(comm, status);
-    serial = decided_by_root(comm, serial);
-    if (status) {
-        free(g);
-        return status;
-    }
-    stop_signal = 0;
-    signals_note(1);
-    if (serial) { /* rank 0 alone; the others wait for its status */
-        run_options locked = *opt;
-        locked.output_locked = 1; /* rank 0 holds OUT's */
-        if (comm->rank == 0) status = run_ensemble(c, &locked);
-        signals_note(1);
-        if (comm->rank == 0 && status != 0 && status < 128 && status != EXIT_BAD_INPUT) {
-            fprintf(stderr, "cohort run: rank 0 on %s failed (exit %d)\n", comm->host, status);
-            comm_abort(comm, status);
-        }
-        free(g);
-        status = decided_by_root(comm, status);
-        signals_note(0);
-        return status;
-    }
-    comm_broadcast(comm, g, sizeof *g);
+    *serial = decided_by_root(comm, *serial);
+    if (!status && !*serial) comm_broadcast(comm, g, sizeof *g);
+    return status;
+}
 
-    /* the segments, round-robin over this run's ranks; a finished part is kept */
-    status = 0;
+/* Rank 0 runs it all, under the lock it holds; the others wait for its status. */
+static int run_serial(const cohort_config *c, const run_options *opt, const cohort_comm *comm)
+{
+    run_options locked = *opt;
+    locked.output_locked = 1;
+    int status = comm->rank == 0 ? run_ensemble(c, &locked) : 0;
+    signals_note(1);
+    if (comm->rank == 0 && status != 0 && status < 128 && status != EXIT_BAD_INPUT) {
+        fprintf(stderr, "cohort run: rank 0 on %s failed (exit %d)\n", comm->host, status);
+        comm_abort(comm, status);
+    }
+    return decided_by_root(comm, status);
+}
+
+/* This rank's segments, round-robin over the ranks, each a part under its own lock; a finished
+ * part is kept. A rank that fails stops every rank; 128 + a signal where one came. */
+static int run_segments(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
+                        const segments *g)
+{
+    const char *out = output_of(c, opt);
+    int status = 0;
     for (int s = comm->rank; s < g->count && status == 0 && !stop_signal; s += comm->size) {
         char part[PATH_MAX + 64], ck[PATH_MAX + 80];
         part_name(out, g, s, part, sizeof part);
@@ -257,47 +268,70 @@ static int run_distributed_locked(const cohort_config *c, const run_options *opt
         }
     }
     if (status == 0 && stop_signal) status = 128 + stop_signal;
-    status = comm_max(comm, status);
+    return comm_max(comm, status);
+}
+
+/* Rank 0 joins the parts into OUT (merge.h) and removes them and the segment list. */
+static int segments_join(const run_options *opt, const cohort_comm *comm, const char *out,
+                         const segments *g)
+{
+    char manifest[PATH_MAX];
+    manifest_name(out, manifest, sizeof manifest);
+    const char **parts = calloc((size_t)g->count, sizeof *parts);
+    char *names = malloc((size_t)g->count * (PATH_MAX + 64));
+    for (int s = 0; parts && names && s < g->count; ++s) {
+        parts[s] = names + (size_t)s * (PATH_MAX + 64);
+        part_name(out, g, s, names + (size_t)s * (PATH_MAX + 64), PATH_MAX + 64);
+    }
+    merge_options mo = {.inputs = parts,
+                        .n_inputs = g->count,
+                        .output_path = out,
+                        .overwrite = opt->overwrite,
+                        .backend = opt->backend,
+                        .quiet = opt->quiet,
+                        .joining = 1,
+                        .version = opt->version};
+    const int status = parts && names ? merge_parts(&mo) : 1;
+    if (status == 0) {
+        for (int s = 0; s < g->count; ++s) part_remove(parts[s]);
+        remove(manifest);
+        if (!opt->quiet)
+            fprintf(stderr, "wrote %s: %lld members, %d segments over %d ranks\n", out,
+                    (long long)g->members, g->count, comm->size);
+    } else {
+        fprintf(stderr, "cohort run: joining the parts failed; they are kept beside %s\n", out);
+    }
+    free(parts), free(names);
+    return status;
+}
+
+/* run_distributed, with rank 0 holding OUT's lock */
+static int run_distributed_locked(const cohort_config *c, const run_options *opt,
+                                  const cohort_comm *comm, segments *g)
+{
+    int serial = 0;
+    int status = segments_decide(c, opt, comm, g, &serial);
+    if (status) return status;
+    stop_signal = 0;
+    signals_note(1);
+    if (serial) {
+        status = run_serial(c, opt, comm);
+        signals_note(0);
+        return status;
+    }
+    status = run_segments(c, opt, comm, g);
     if (status) { /* a signal: every rank checkpointed its segment */
         signals_note(0);
+        char manifest[PATH_MAX];
+        manifest_name(output_of(c, opt), manifest, sizeof manifest);
         if (comm->rank == 0)
             fprintf(stderr,
                     "cohort run: stopped by signal %d; %s lists the segments, each with its "
                     "part or checkpoint.\nResume with (any number of ranks): %s%s\n",
                     status - 128, manifest, opt->command_line, opt->resume ? "" : " --resume");
-        free(g);
         return status;
     }
-
-    /* rank 0 joins the parts into OUT */
-    if (comm->rank == 0) {
-        const char **parts = calloc((size_t)g->count, sizeof *parts);
-        char *names = malloc((size_t)g->count * (PATH_MAX + 64));
-        for (int s = 0; parts && names && s < g->count; ++s) {
-            parts[s] = names + (size_t)s * (PATH_MAX + 64);
-            part_name(out, g, s, names + (size_t)s * (PATH_MAX + 64), PATH_MAX + 64);
-        }
-        merge_options mo = {.inputs = parts,
-                            .n_inputs = g->count,
-                            .output_path = out,
-                            .overwrite = opt->overwrite,
-                            .backend = opt->backend,
-                            .quiet = opt->quiet,
-                            .joining = 1,
-                            .version = opt->version};
-        status = parts && names ? merge_parts(&mo) : 1;
-        if (status == 0) {
-            for (int s = 0; s < g->count; ++s) part_remove(parts[s]);
-            remove(manifest);
-            if (!opt->quiet)
-                fprintf(stderr, "wrote %s: %lld members, %d segments over %d ranks\n", out,
-                        (long long)members, g->count, comm->size);
-        } else {
-            fprintf(stderr, "cohort run: joining the parts failed; they are kept beside %s\n", out);
-        }
-        free(parts), free(names);
-    }
-    free(g);
+    if (comm->rank == 0) status = segments_join(opt, comm, output_of(c, opt), g);
     status = decided_by_root(comm, status);
     signals_note(0);
     return status;
@@ -308,7 +342,9 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
     output_lock *lock = NULL; /* rank 0 holds OUT's, from the segment list to the join */
     int status = comm->rank == 0 ? run_output_lock(c, opt, &lock) : 0;
     status = decided_by_root(comm, status);
-    if (!status) status = run_distributed_locked(c, opt, comm);
+    segments *g = status ? NULL : calloc(1, sizeof *g);
+    if (!status) status = g ? run_distributed_locked(c, opt, comm, g) : 1;
+    free(g);
     output_lock_release(lock);
     return status;
 }

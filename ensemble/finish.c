@@ -195,7 +195,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         clustering_options copt = clustering_options_from_config(o->config);
         copt.quiet = o->quiet;
         run_features f = {a->features, a->n};
-        rc = clustering_run(o->be, p, model->name, &copt, run_features_load, &f, a->diverged, out);
+        rc = clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
     }
     /* <l>_vs_log_t_slope (and _intercept, _r) or <l>_exponent for the model's length <l> */
     double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
@@ -221,4 +221,39 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     }
     free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(spectrum);
     return rc;
+}
+
+int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first)
+{
+    const int64_t members = p->members, n_records = p->n_records;
+    *a = (run_accumulators){
+        .members = members, .n = p->n, .n_records = n_records, .n_obs = n_obs, .first = first};
+    a->diverged = calloc((size_t)members, 1);
+    a->ell = calloc((size_t)n_records, sizeof *a->ell);
+    a->mass = calloc((size_t)n_records, sizeof *a->mass);
+    /* observable q at record r: obs[q * n_records + r] */
+    a->obs = calloc((size_t)(n_obs * n_records) + 1, sizeof *a->obs);
+    if (!a->diverged || !a->ell || !a->mass || !a->obs)
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "accumulators of %lld members",
+                           (long long)members);
+    for (int64_t r = 0; r < n_records; ++r) {
+        COHORT_CALL(moments_blocks_alloc(&a->ell[r], members));
+        COHORT_CALL(moments_blocks_alloc(&a->mass[r], members));
+        for (int q = 0; q < n_obs; ++q)
+            COHORT_CALL(moments_blocks_alloc(&a->obs[q * n_records + r], members));
+    }
+    return COHORT_OK;
+}
+
+void run_accumulators_free(run_accumulators *a)
+{
+    for (int64_t r = 0; r < a->n_records; ++r) {
+        if (a->ell) moments_blocks_free(&a->ell[r]);
+        if (a->mass) moments_blocks_free(&a->mass[r]);
+        for (int q = 0; q < a->n_obs && a->obs; ++q)
+            moments_blocks_free(&a->obs[q * a->n_records + r]);
+    }
+    free(a->ell), free(a->mass), free(a->obs), free(a->diverged), free(a->features);
+    structure_factor_free(a->sf);
+    *a = (run_accumulators){0};
 }

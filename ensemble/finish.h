@@ -45,6 +45,13 @@ typedef struct run_accumulators {
     double *features; /* members [first, ...) x n, filled below the run's position */
 } run_accumulators;
 
+/* The statistics' accumulators of a run of plan p (every member's blocks, at every record, of
+ * the length, the mass and the n_obs observables) and the divergence flags, from member `first`
+ * on; the structure factor and the features are the caller's. Freed by run_accumulators_free
+ * (the structure factor and features too), also after a failure. */
+int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first);
+void run_accumulators_free(run_accumulators *a);
+
 /* Record r's statistics over the members accumulated: t, the length and mass, the model's series
  * and the structure factor (spectrum: scratch for structure_factor_k_count values). */
 int run_write_record(cohort_output *out, const run_plan *p, const run_accumulators *a,

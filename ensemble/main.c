@@ -172,36 +172,33 @@ static int known_backend(const char *command, const char *name)
     return 0;
 }
 
-static int command_run_as(const cohort_comm *comm, int argc, char **argv, int full_argc,
-                          char **full_argv)
+/* cohort run's arguments into opt, the --set arguments and the configuration's path: -1 to go
+ * on, else the exit status (0 for --help). */
+static int run_arguments(int argc, char **argv, run_options *opt, const char **sets, int *n_sets,
+                         const char **config_path)
 {
-    const char *config_path = NULL, **sets = calloc((size_t)argc, sizeof *sets);
-    run_options opt = {.backend = "auto"};
-    int n_sets = 0;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             print_run_usage(stdout);
-            free(sets);
             return 0;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
-            opt.quiet = 1;
+            opt->quiet = 1;
         } else if (!strcmp(arg, "--overwrite")) {
-            opt.overwrite = 1;
+            opt->overwrite = 1;
         } else if (!strcmp(arg, "--resume")) {
-            opt.resume = 1;
+            opt->resume = 1;
         } else if ((!strcmp(arg, "--set") || !strcmp(arg, "-o") || !strcmp(arg, "--backend") ||
                     !strcmp(arg, "--members")) &&
                    !value) {
             fprintf(stderr, "cohort run: %s needs a value (see cohort run --help)\n", arg);
-            free(sets);
             return EXIT_USAGE;
         } else if (!strcmp(arg, "--set")) {
-            sets[n_sets++] = argv[++i];
+            sets[(*n_sets)++] = argv[++i];
         } else if (!strcmp(arg, "-o")) {
-            opt.output_path = argv[++i];
+            opt->output_path = argv[++i];
         } else if (!strcmp(arg, "--backend")) {
-            opt.backend = argv[++i];
+            opt->backend = argv[++i];
         } else if (!strcmp(arg, "--members")) {
             char *colon = NULL, *end = NULL;
             errno = 0;
@@ -212,23 +209,34 @@ static int command_run_as(const cohort_comm *comm, int argc, char **argv, int fu
                         "cohort run: --members '%s': expected A:B, global members [A, B) with "
                         "0 <= A < B\n",
                         value);
-                free(sets);
                 return EXIT_USAGE;
             }
-            opt.members_first = a, opt.members_end = b;
+            opt->members_first = a, opt->members_end = b;
             ++i;
         } else if (arg[0] == '-') {
             fprintf(stderr, "cohort run: unknown option '%s' (see cohort run --help)\n", arg);
-            free(sets);
             return EXIT_USAGE;
-        } else if (!config_path) {
-            config_path = arg;
+        } else if (!*config_path) {
+            *config_path = arg;
         } else {
             fprintf(stderr, "cohort run: one configuration file only ('%s', then '%s')\n",
-                    config_path, arg);
-            free(sets);
+                    *config_path, arg);
             return EXIT_USAGE;
         }
+    }
+    return -1;
+}
+
+static int command_run_as(const cohort_comm *comm, int argc, char **argv, int full_argc,
+                          char **full_argv)
+{
+    const char *config_path = NULL, **sets = calloc((size_t)argc, sizeof *sets);
+    run_options opt = {.backend = "auto"};
+    int n_sets = 0;
+    const int parsed = run_arguments(argc, argv, &opt, sets, &n_sets, &config_path);
+    if (parsed >= 0) {
+        free(sets);
+        return parsed;
     }
     if (!config_path) {
         fprintf(stderr, "cohort run: no configuration file\n\n");

@@ -164,6 +164,31 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
     return COHORT_OK;
 }
 
+/* The text the merged file takes from the first part: its history (with the merge's line
+ * where a user ran it), backend and device. */
+typedef struct merge_provenance {
+    char *history, *previous, *backend, *device;
+} merge_provenance;
+
+/* The whole run's file, its provenance the first part's. */
+static int merge_create(const merge_options *opt, const cohort_config *c, const run_plan *p,
+                        const cohort_backend *be, const part_file *first, run_provenance *pv,
+                        merge_provenance *given, output_spec *spec, cohort_output **out)
+{
+    given->previous = info_global_text(first->nc, "history");
+    given->backend = info_global_text(first->nc, "backend");
+    given->device = info_global_text(first->nc, "device");
+    /* a merge the user ran adds its line; cohort run's own (opt->command_line NULL) does not */
+    given->history = opt->command_line ? output_history(opt->command_line, given->previous)
+                                       : strdup(given->previous ? given->previous : "");
+    int value_slot[RUN_VALUES];
+    run_output_spec(c, p, be, 0, p->members, opt->output_path, pv, spec, value_slot);
+    spec->history = given->history, spec->source = opt->version, spec->config = first->config;
+    if (given->backend) spec->backend = given->backend;
+    if (given->device) spec->device = given->device;
+    return given->history ? output_create(spec, out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
+}
+
 int merge_parts(const merge_options *opt)
 {
     char err[1024] = "";
@@ -174,7 +199,7 @@ int merge_parts(const merge_options *opt)
     cohort_output *out = NULL;
     output_lock *lock = NULL;
     run_accumulators a = {0};
-    char *history = NULL, *previous = NULL, *backend = NULL, *device = NULL;
+    merge_provenance provided = {0};
     if (!parts) {
         snprintf(err, sizeof err, "out of memory");
         status = EXIT_FAILURE_RUNNING;
@@ -210,44 +235,18 @@ int merge_parts(const merge_options *opt)
 
     /* the whole run's file, its provenance the parts' */
     p.chunk = parts[0].count;
-    previous = info_global_text(parts[0].nc, "history");
-    backend = info_global_text(parts[0].nc, "backend");
-    device = info_global_text(parts[0].nc, "device");
-    /* a merge the user ran adds its line; cohort run's own (opt->command_line NULL) does not */
-    history = opt->command_line ? output_history(opt->command_line, previous)
-                                : strdup(previous ? previous : "");
-    run_provenance provenance;
     output_spec spec;
-    int value_slot[RUN_VALUES];
-    run_output_spec(&c, &p, be, 0, p.members, opt->output_path, &provenance, &spec, value_slot);
-    spec.history = history, spec.source = opt->version, spec.config = parts[0].config;
-    if (backend) spec.backend = backend;
-    if (device) spec.device = device;
+    run_provenance provenance;
     status = EXIT_FAILURE_RUNNING;
-    int rc = history ? output_create(&spec, &out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
+    int rc = merge_create(opt, &c, &p, be, &parts[0], &provenance, &provided, &spec, &out);
 
     /* the accumulators, as the whole run had them */
-    const int64_t n_records = p.n_records;
-    a = (run_accumulators){
-        .members = p.members, .n = p.n, .n_records = n_records, .n_obs = p.model->n_observables};
-    a.ell = calloc((size_t)n_records, sizeof *a.ell);
-    a.mass = calloc((size_t)n_records, sizeof *a.mass);
-    a.obs = calloc((size_t)(a.n_obs * n_records) + 1, sizeof *a.obs);
-    a.diverged = calloc((size_t)p.members, 1);
-    if (rc == COHORT_OK && (!a.ell || !a.mass || !a.obs || !a.diverged))
-        rc =
-            COHORT_FAIL(COHORT_ERR_NO_MEMORY, "accumulators of %lld members", (long long)p.members);
-    for (int64_t r = 0; r < n_records && rc == COHORT_OK; ++r) {
-        rc = moments_blocks_alloc(&a.ell[r], p.members);
-        if (rc == COHORT_OK) rc = moments_blocks_alloc(&a.mass[r], p.members);
-        for (int q = 0; q < a.n_obs && rc == COHORT_OK; ++q)
-            rc = moments_blocks_alloc(&a.obs[q * n_records + r], p.members);
-    }
+    if (rc == COHORT_OK) rc = run_accumulators_alloc(&a, &p, p.model->n_observables, 0);
     const cohort_backend *cpu = NULL;
     if (rc == COHORT_OK && spec.structure_factor) rc = cohort_backend_get("cpu", &cpu);
     if (rc == COHORT_OK && spec.structure_factor) /* sums only: no spectra are taken */
         rc = structure_factor_alloc(cpu, p.values.nx, p.values.ny, p.values.length, 1, 1, p.members,
-                                    n_records, &a.sf);
+                                    p.n_records, &a.sf);
     if (rc == COHORT_OK && spec.kmeans_k > 0 &&
         !(a.features = malloc((size_t)p.members * (size_t)p.n * sizeof(double))))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members",
@@ -278,18 +277,13 @@ done:
     if (status) fprintf(stderr, "cohort merge: %s\n", err);
     output_close(out, 0);
     output_lock_release(lock);
-    for (int64_t r = 0; r < a.n_records; ++r) {
-        if (a.ell) moments_blocks_free(&a.ell[r]);
-        if (a.mass) moments_blocks_free(&a.mass[r]);
-        for (int q = 0; q < a.n_obs && a.obs; ++q) moments_blocks_free(&a.obs[q * a.n_records + r]);
-    }
-    free(a.ell), free(a.mass), free(a.obs), free(a.diverged), free(a.features);
-    structure_factor_free(a.sf);
+    run_accumulators_free(&a);
     for (int i = 0; parts && i < opt->n_inputs; ++i) {
         if (parts[i].nc >= 0) nc_close(parts[i].nc);
         free(parts[i].source), free(parts[i].config);
     }
-    free(parts), free(history), free(previous), free(backend), free(device);
+    free(parts), free(provided.history), free(provided.previous), free(provided.backend),
+        free(provided.device);
     if (config_loaded) config_free(&c);
     run_plan_free(&p);
     return status;

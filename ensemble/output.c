@@ -138,6 +138,36 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
     return COHORT_OK;
 }
 
+/* The archive: C(member, [y,] x) at the final time, or C(t_snap, member, [y,] x) with t_snap,
+ * chunked by the run's chunk of members and deflated. */
+static int define_archive(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
+                          int dim_y, size_t chunk_members)
+{
+    int dims[4], ndims = 0, dim_snap;
+    size_t chunk[4];
+    if (s->n_snapshots > 0) {
+        NC_CALL(o, nc_def_dim(o->ncid, "t_snap", (size_t)s->n_snapshots, &dim_snap));
+        NC_CALL(o, nc_def_var(o->ncid, "t_snap", NC_DOUBLE, 1, &dim_snap, &o->var_t_snap));
+        COHORT_CALL(put_text(o, o->var_t_snap, "long_name", "nondimensional time of snapshots"));
+        COHORT_CALL(put_text(o, o->var_t_snap, "units", "1"));
+        dims[ndims] = dim_snap, chunk[ndims++] = 1;
+    }
+    dims[ndims] = dim_member, chunk[ndims++] = chunk_members;
+    if (s->ny > 0) dims[ndims] = dim_y, chunk[ndims++] = (size_t)s->ny;
+    dims[ndims] = dim_x, chunk[ndims++] = (size_t)(s->ny > 0 ? s->nx : s->n);
+    NC_CALL(o, nc_def_var(o->ncid, s->field_name ? s->field_name : "C",
+                          s->archive_float ? NC_FLOAT : NC_DOUBLE, ndims, dims, &o->var_c));
+    NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
+    NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_c, 1, 1, 1));
+    char meaning[128];
+    snprintf(meaning, sizeof meaning, "%s at the %s",
+             s->field_meaning ? s->field_meaning : "concentration",
+             s->n_snapshots > 0 ? "snapshot times" : "final time");
+    COHORT_CALL(put_text(o, o->var_c, "long_name", meaning));
+    COHORT_CALL(put_text(o, o->var_c, "units", "1"));
+    return COHORT_OK;
+}
+
 /* What a run writes besides the analyses: the statistics over t, the divergence flags, the
  * archive and the per-member series. */
 static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
@@ -183,8 +213,8 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     if (!s->steady) {
         COHORT_CALL(define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>",
                                   &o->var_mass_mean));
-        COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64,
-                                  "members included (not diverged)", &o->var_n_active));
+        COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
+                                  &o->var_n_active));
     }
     NC_CALL(o, nc_def_var(o->ncid, "diverged", NC_BYTE, 1, &dim_member, &o->var_diverged));
     COHORT_CALL(put_text(o, o->var_diverged, "long_name",
@@ -194,31 +224,8 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
     COHORT_CALL(put_text(o, o->var_diverged, "flag_meanings", "finite diverged"));
     const size_t chunk_members =
         (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members);
-    if (s->archive_final || s->n_snapshots > 0) {
-        int dims[4], ndims = 0, dim_snap;
-        size_t chunk[4];
-        if (s->n_snapshots > 0) {
-            NC_CALL(o, nc_def_dim(o->ncid, "t_snap", (size_t)s->n_snapshots, &dim_snap));
-            NC_CALL(o, nc_def_var(o->ncid, "t_snap", NC_DOUBLE, 1, &dim_snap, &o->var_t_snap));
-            COHORT_CALL(
-                put_text(o, o->var_t_snap, "long_name", "nondimensional time of snapshots"));
-            COHORT_CALL(put_text(o, o->var_t_snap, "units", "1"));
-            dims[ndims] = dim_snap, chunk[ndims++] = 1;
-        }
-        dims[ndims] = dim_member, chunk[ndims++] = chunk_members;
-        if (s->ny > 0) dims[ndims] = dim_y, chunk[ndims++] = (size_t)s->ny;
-        dims[ndims] = dim_x, chunk[ndims++] = (size_t)(s->ny > 0 ? s->nx : s->n);
-        NC_CALL(o, nc_def_var(o->ncid, s->field_name ? s->field_name : "C",
-                              s->archive_float ? NC_FLOAT : NC_DOUBLE, ndims, dims, &o->var_c));
-        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_c, NC_CHUNKED, chunk));
-        NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_c, 1, 1, 1));
-        char meaning[128];
-        snprintf(meaning, sizeof meaning, "%s at the %s",
-                 s->field_meaning ? s->field_meaning : "concentration",
-                 s->n_snapshots > 0 ? "snapshot times" : "final time");
-        COHORT_CALL(put_text(o, o->var_c, "long_name", meaning));
-        COHORT_CALL(put_text(o, o->var_c, "units", "1"));
-    }
+    if (s->archive_final || s->n_snapshots > 0)
+        COHORT_CALL(define_archive(o, s, dim_member, dim_x, dim_y, chunk_members));
     o->var_history = o->var_check = -1, o->n_checks = s->n_checks;
     if (s->n_checks > 0) {
         int dim_check, var_check;
@@ -300,6 +307,48 @@ static int define_merge_group(cohort_output *o, const output_spec *s, int dim_me
     return COHORT_OK;
 }
 
+/* The coordinates' values: member's global indices, the checks' iterations, x and y (periodic:
+ * x_i = i L / nx; closed: nodes x_i = origin + i L / (nx - 1)), k, the clusters. */
+static int write_coordinates(cohort_output *o, const output_spec *s, int var_member, int var_x,
+                             int var_y)
+{
+    const int64_t nx = s->ny > 0 ? s->nx : s->n;
+    long long *index = malloc((size_t)s->members * sizeof *index);
+    double *x = malloc((size_t)(nx > s->ny ? nx : s->ny) * sizeof *x);
+    if (!index || !x) {
+        free(index);
+        free(x);
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "coordinates");
+    }
+    for (int64_t m = 0; m < s->members; ++m) index[m] = s->member_first + m;
+    /* periodic: x_i = i L / nx; closed: nodes x_i = origin + i L / (nx - 1) */
+    for (int64_t i = 0; i < nx; ++i)
+        x[i] = s->origin + (double)i * s->length / (double)(nx - s->closed);
+    int rc = nc_put_var_longlong(o->ncid, var_member, index);
+    if (rc == NC_NOERR && o->var_check >= 0)
+        rc = nc_put_var_longlong(o->ncid, o->var_check, (const long long *)s->check_iterations);
+    if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
+    const double origin_y = s->length_y > 0.0 ? s->origin_y : s->origin;
+    const double length_y = s->length_y > 0.0 ? s->length_y : s->length;
+    for (int64_t j = 0; j < s->ny; ++j)
+        x[j] = origin_y + (double)j * length_y / (double)(s->ny - s->closed);
+    if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
+    double *k = o->var_spectrum >= 0 ? malloc((size_t)o->n_k * sizeof *k) : NULL;
+    if (k) structure_factor_k_values(o->nx, s->ny > 0 ? s->ny : 1, s->length, k);
+    if (rc == NC_NOERR && o->var_spectrum >= 0)
+        rc = k ? nc_put_var_double(o->ncid, o->var_k, k) : NC_ENOMEM;
+    free(k);
+    for (int c = 0; rc == NC_NOERR && c < s->kmeans_k; ++c) {
+        const size_t at = (size_t)c;
+        rc = nc_put_var1_int(o->ncid, o->var_cluster, &at, &c);
+    }
+    free(index);
+    free(x);
+    NC_CALL(o, rc);
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
 static int define_file(cohort_output *o, const output_spec *s)
 {
     int dim_member, dim_x, dim_y = -1, dim_t, var_member, var_x, var_y = -1;
@@ -374,41 +423,7 @@ static int define_file(cohort_output *o, const output_spec *s)
     NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
     if (s->part_of > 0) COHORT_CALL(define_merge_group(o, s, dim_member, dim_t));
     NC_CALL(o, nc_enddef(o->ncid));
-    /* coordinates */
-    long long *index = malloc((size_t)s->members * sizeof *index);
-    double *x = malloc((size_t)(nx > s->ny ? nx : s->ny) * sizeof *x);
-    if (!index || !x) {
-        free(index);
-        free(x);
-        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "coordinates");
-    }
-    for (int64_t m = 0; m < s->members; ++m) index[m] = s->member_first + m;
-    /* periodic: x_i = i L / nx; closed: nodes x_i = origin + i L / (nx - 1) */
-    for (int64_t i = 0; i < nx; ++i)
-        x[i] = s->origin + (double)i * s->length / (double)(nx - s->closed);
-    int rc = nc_put_var_longlong(o->ncid, var_member, index);
-    if (rc == NC_NOERR && o->var_check >= 0)
-        rc = nc_put_var_longlong(o->ncid, o->var_check, (const long long *)s->check_iterations);
-    if (rc == NC_NOERR) rc = nc_put_var_double(o->ncid, var_x, x);
-    const double origin_y = s->length_y > 0.0 ? s->origin_y : s->origin;
-    const double length_y = s->length_y > 0.0 ? s->length_y : s->length;
-    for (int64_t j = 0; j < s->ny; ++j)
-        x[j] = origin_y + (double)j * length_y / (double)(s->ny - s->closed);
-    if (rc == NC_NOERR && var_y >= 0) rc = nc_put_var_double(o->ncid, var_y, x);
-    double *k = o->var_spectrum >= 0 ? malloc((size_t)o->n_k * sizeof *k) : NULL;
-    if (k) structure_factor_k_values(o->nx, s->ny > 0 ? s->ny : 1, s->length, k);
-    if (rc == NC_NOERR && o->var_spectrum >= 0)
-        rc = k ? nc_put_var_double(o->ncid, o->var_k, k) : NC_ENOMEM;
-    free(k);
-    for (int c = 0; rc == NC_NOERR && c < s->kmeans_k; ++c) {
-        const size_t at = (size_t)c;
-        rc = nc_put_var1_int(o->ncid, o->var_cluster, &at, &c);
-    }
-    free(index);
-    free(x);
-    NC_CALL(o, rc);
-    NC_CALL(o, nc_sync(o->ncid));
-    return COHORT_OK;
+    return write_coordinates(o, s, var_member, var_x, var_y);
 }
 
 char *output_history(const char *command_line, const char *previous)

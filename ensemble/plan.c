@@ -201,19 +201,11 @@ static int plan_steady(const cohort_config *c, run_plan *p, char *err, size_t le
     return check_points(c, p, err, len);
 }
 
-/* Checks what the schema cannot (relations between keys, what this version can run) and derives
- * the plan. Messages name the key and where its value came from. */
-int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
+/* The grid: grid.n points in 1D, grid.nx x grid.ny in 2D (a member is one line of nx ny values,
+ * row-major); a bounded model's nx, ny are cells, its members hold the (nx + 1)(ny + 1) nodes. */
+static int plan_grid(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
-    memset(p, 0, sizeof *p);
-    const config_value *name = config_get(c, "model", "name");
-    const cohort_model *m = p->model = cohort_model_find(name->text);
-    if (!m) { /* the schema allows only registered names */
-        snprintf(err, len, "%s: model.name = %s: no such model", name->origin, name->text);
-        return EXIT_BAD_INPUT;
-    }
-    /* the grid: grid.n points in 1D, grid.nx x grid.ny in 2D (a member is one line of nx ny
-     * values, row-major) */
+    const cohort_model *m = p->model;
     const char *grid_keys[2] = {m->dimension == 1 ? "n" : "nx", "ny"};
     int64_t extent[2] = {1, 1};
     for (int d = 0; d < m->dimension; ++d) {
@@ -260,9 +252,13 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                  config_get(c, "analysis", "structure_factor")->origin, m->name);
         return EXIT_BAD_INPUT;
     }
-    for (int j = 0; j < m->n_params; ++j)
-        p->values.param[j] = config_real(c, "model", m->params[j].key);
-    if (m->solver_methods) return plan_steady(c, p, err, len);
+    return 0;
+}
+
+/* The initial state: initial.kind among the model's, and the initial keys. */
+static int plan_initial(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
     const config_value *kind = config_get(c, "initial", "kind");
     if (!config_list_has(m->initial_kinds, '|', kind->text)) {
         char kinds[128] = ""; /* "uniform noise or cosine" */
@@ -276,19 +272,6 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                  kind->text, m->name, kinds);
         return EXIT_BAD_INPUT;
     }
-    if (m->steppers) {
-        const config_value *st = config_get(c, "time", "stepper");
-        if (!config_list_has(m->steppers, '|', st->text)) {
-            snprintf(err, len, "%s: time.stepper = %s: %s offers %s", st->origin, st->text, m->name,
-                     m->steppers);
-            return EXIT_BAD_INPUT;
-        }
-        p->values.stepper =
-            !strcmp(st->text, "classic") ? COHORT_STEPPER_CLASSIC : COHORT_STEPPER_SWEPT;
-        const config_value *bw = config_get(c, "time", "block_width");
-        p->values.block_width = bw->is_auto ? 0 : bw->integer;
-    }
-    const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
     p->values.initial_kind = kind->text;
     p->values.amplitude = config_real(c, "initial", "amplitude");
     p->values.mode = config_get(c, "initial", "mode")->integer;
@@ -297,12 +280,34 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                                                  : INITIAL_MODE;
     p->ic.amplitude = config_real(c, "initial", "amplitude");
     p->ic.mode = config_get(c, "initial", "mode")->integer;
-    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->mean = config_real(c, "initial", "mean");
-    p->members = config_get(c, "ensemble", "members")->integer;
-    const int swept = plan_sweeps(c, p, err, len);
-    if (swept) return swept;
-    /* an adaptive model's step() covers one output interval, in its own steps from time.dt */
+    return 0;
+}
+
+/* time.stepper and time.block_width, for a model that offers several steppers. */
+static int plan_stepper(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *st = config_get(c, "time", "stepper");
+    if (!config_list_has(m->steppers, '|', st->text)) {
+        snprintf(err, len, "%s: time.stepper = %s: %s offers %s", st->origin, st->text, m->name,
+                 m->steppers);
+        return EXIT_BAD_INPUT;
+    }
+    p->values.stepper =
+        !strcmp(st->text, "classic") ? COHORT_STEPPER_CLASSIC : COHORT_STEPPER_SWEPT;
+    const config_value *bw = config_get(c, "time", "block_width");
+    p->values.block_width = bw->is_auto ? 0 : bw->integer;
+    return 0;
+}
+
+/* The steps: dt (auto: the model's, the smallest over the stepper's swept points), t_end reached
+ * exactly, at most 2^40 steps. An adaptive model's step() is one output interval, in its own
+ * steps from time.dt. */
+static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
     double dt_wanted = dt->is_auto ? m->dt_auto(&p->values) : dt->number;
     /* auto: the smallest of the stepper's swept points' choices (heat1d's Fo depends on alpha);
      * 2^20 points at most scanned */
@@ -318,6 +323,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         dt_wanted = config_real(c, "time", "output_every");
     }
     p->t_end = t_end->number;
+    p->checkpoint_every = config_real(c, "output", "checkpoint_every");
     /* an adaptive model's step() is one output interval: that is the key at fault */
     const config_value *step_key = m->adaptive ? config_get(c, "time", "output_every") : dt;
     const char *step_name = m->adaptive ? "time.output_every" : "time.dt";
@@ -339,7 +345,13 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
     p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
     p->values.dt = p->t_end / (double)p->steps;
-    /* records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike */
+    return 0;
+}
+
+/* Records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike; the
+ * model's relations at every swept point; k-means' clusters against the members. */
+static int plan_events(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
     p->record_step = event_steps(config_real(c, "time", "output_every"), p, &p->n_records);
     if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
         p->snapshot_step =
@@ -356,6 +368,30 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         return 2;
     }
     return rc;
+}
+
+/* Checks what the schema cannot (relations between keys, what this version can run) and derives
+ * the plan. Messages name the key and where its value came from. */
+int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    memset(p, 0, sizeof *p);
+    const config_value *name = config_get(c, "model", "name");
+    const cohort_model *m = p->model = cohort_model_find(name->text);
+    if (!m) { /* the schema allows only registered names */
+        snprintf(err, len, "%s: model.name = %s: no such model", name->origin, name->text);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = plan_grid(c, p, err, len);
+    if (rc) return rc;
+    for (int j = 0; j < m->n_params; ++j)
+        p->values.param[j] = config_real(c, "model", m->params[j].key);
+    if (m->solver_methods) return plan_steady(c, p, err, len);
+    if ((rc = plan_initial(c, p, err, len)) || (m->steppers && (rc = plan_stepper(c, p, err, len))))
+        return rc;
+    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
+    p->members = config_get(c, "ensemble", "members")->integer;
+    if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len))) return rc;
+    return plan_events(c, p, err, len);
 }
 void run_plan_free(run_plan *p)
 {

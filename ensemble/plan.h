@@ -22,6 +22,7 @@ typedef struct run_plan {
     double mean; /* initial.mean: every member's conserved mean */
     int64_t members, chunk, steps;
     double t_end;
+    double checkpoint_every; /* output.checkpoint_every: wall-clock seconds between checkpoints */
     int64_t n_records;
     int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
     int64_t n_snapshots;  /* output.archive = snapshots */

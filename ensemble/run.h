@@ -5,7 +5,6 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "output_lock.h"
 
 typedef struct run_options {
     const char *config_path; /* the configuration file (never overwritten) */
@@ -22,14 +21,6 @@ typedef struct run_options {
                         * advice on resuming */
     int output_locked; /* the caller holds the output's lock (run_output_lock) */
 } run_options;
-
-/* The run's output path (-o, else output.path) into *path, checked before any work
- * (paths_check_output): 0, or 2 with the message on stderr. */
-int run_output_path(const cohort_config *c, const run_options *opt, const char **path);
-
-/* Takes the lock of the run's output (-o, else output.path; output_lock.h) before anything of
- * the output's is touched: 0 with *lock, or 2 with the message on stderr. */
-int run_output_lock(const cohort_config *c, const run_options *opt, output_lock **lock);
 
 /* Takes the output's lock (unless opt->output_locked) once the configuration is checked, and
  * holds it for the whole run. Returns 0 success, 2 bad usage or configuration (message on stderr,

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "plan.h"
 #include "run.h"
+#include "run_output.h"
 
 /* Takes over the plan (frees it). Returns 0, 2 (bad input, nothing written) or 1 (failure). */
 int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,

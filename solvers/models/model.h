@@ -191,6 +191,9 @@ struct cohort_model {
     /* adaptive models: the records over [0, t_end] when time.output_every is not given (0: the
      * schema's output_every) */
     int default_records;
+    /* k-means with three clusters names them by seed 003's flow-pattern regimes A0, A1, A2
+     * (analysis/flow_pattern.h) rather than cluster_0 .. 2 */
+    int flow_regimes;
     /* `cohort init`'s starter: "section.key", "value" pairs ended by NULL that size the model's
      * configuration to run as written in a few seconds on a laptop's CPU (NULL: the defaults do) */
     const char *const *starter;

@@ -78,4 +78,5 @@ const cohort_model cohort_model_ch1d_forced = {
     .n_params = 4,
     .per_member_param = 1, /* f0: each member's amplitude is an argument of the step */
     .starter = starter,
+    .flow_regimes = 1,
 };

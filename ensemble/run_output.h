@@ -1,0 +1,21 @@
+/* The output of `cohort run`: its path (-o, else output.path), its lock (output_lock.h) and its
+ * checks before any work (paths.h). */
+#ifndef COHORT_RUN_OUTPUT_H
+#define COHORT_RUN_OUTPUT_H
+
+#include "config.h"
+#include "output_lock.h"
+#include "run.h"
+
+/* The run's output path: -o, else output.path. */
+const char *run_output_name(const cohort_config *c, const run_options *opt);
+
+/* Takes the lock of the run's output before anything of the output's is touched: 0 with *lock,
+ * or 2 with the message on stderr. */
+int run_output_lock(const cohort_config *c, const run_options *opt, output_lock **lock);
+
+/* The run's output path into *path, checked before any work (paths_check_output): 0, or 2 with
+ * the message on stderr. */
+int run_output_path(const cohort_config *c, const run_options *opt, const char **path);
+
+#endif
