@@ -49,11 +49,10 @@ double curvature2d_tau0_willmore(const cohort_model_values *v);
     .params = curvature2d_params, .n_params = CURVATURE2D_N_PARAMS, .per_member_param = -1,        \
     .initial_kinds = "manufactured|radial_sine", .evolves_deviation = 0, .time_levels = 1,         \
     .conserves_mean = 0, .length_name = NULL, .length_meaning = NULL,                              \
-    .field_meaning = "graph height phi", .fit = COHORT_FIT_POWER_LAW, .cpu_cuda_rtol = 1e-9,       \
-    .dt_limit = NULL, .stepper_alloc = curvature2d_stepper_alloc,                                  \
-    .stepper_free = curvature2d_stepper_free, .step = curvature2d_step,                            \
-    .boundaries = "dirichlet|neumann", .adaptive = 1, .working_states = 6,                         \
-    .initial_fill = curvature2d_initial_fill, .exact_kind = "manufactured",                        \
+    .field_meaning = "graph height phi", .fit = COHORT_FIT_POWER_LAW, .dt_limit = NULL,            \
+    .stepper_alloc = curvature2d_stepper_alloc, .stepper_free = curvature2d_stepper_free,          \
+    .step = curvature2d_step, .boundaries = "dirichlet|neumann", .adaptive = 1,                    \
+    .working_states = 6, .initial_fill = curvature2d_initial_fill, .exact_kind = "manufactured",   \
     .observables = curvature2d_observables, .observe = curvature2d_observe,                        \
     .counters = curvature2d_counters, .carried_bytes = curvature2d_carried_bytes,                  \
     .carried_get = curvature2d_carried_get, .carried_set = curvature2d_carried_set,                \
