@@ -510,7 +510,7 @@ static int parse_integer(const char *option, const char *text, long long lo, lon
 static int command_selfcheck(int argc, char **argv)
 {
     selfcheck_options opt = {.backend = "auto", .n = 256, .members = 65536, .seed = 1};
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         long long v = 0;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -532,7 +532,6 @@ static int command_selfcheck(int argc, char **argv)
             print_selfcheck_usage(stderr);
             return EXIT_USAGE;
         }
-        ++i; /* every option takes a value */
     }
     if (!known_backend("selfcheck", opt.backend)) {
         return EXIT_USAGE;

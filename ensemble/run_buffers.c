@@ -1,4 +1,5 @@
 /* The working memory of a run's chunks and the accumulators of its members (run_state.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"

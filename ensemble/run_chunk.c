@@ -1,5 +1,6 @@
 /* Members and stepping (run_state.h): a chunk's stepper, per-member values and initial states,
  * then its steps to each record and snapshot. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,6 +1,7 @@
 /* Records (run_state.h): at a record, each member's moments, observables and errors into the
  * run's accumulators (and the file, once the last chunk completes the record); snapshots; and
  * what a finished chunk leaves: its per-member values, its archive and its k-means features. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 
 #include "backend/cohort_error.h"

@@ -79,7 +79,7 @@ int main(void)
         EXPECT(config_get(&c, "model", "gamma")->number == 0.03, "--set wins over the file");
         EXPECT(strstr(config_get(&c, "model", "gamma")->origin, "--set model.gamma=0.03") != NULL,
                "origin of --set: %s", config_get(&c, "model", "gamma")->origin);
-        EXPECT(!strcmp(config_get(&c, "grid", "n")->origin, path) == 0 &&
+        EXPECT(strcmp(config_get(&c, "grid", "n")->origin, path) != 0 &&
                    strstr(config_get(&c, "grid", "n")->origin, ":7") != NULL,
                "origin file:line: %s", config_get(&c, "grid", "n")->origin);
         EXPECT(config_get(&c, "time", "dt")->number == 0.001 &&
