@@ -317,6 +317,8 @@ static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
         const cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
         dt_wanted = fmin(dt_wanted, m->dt_auto(&v));
     }
+    /* auto never steps past t_end: a run shorter than the model's step takes one step of t_end */
+    if (dt->is_auto && !m->adaptive) dt_wanted = fmin(dt_wanted, t_end->number);
     if (m->adaptive) {
         p->values.tau0 = dt_wanted;
         p->values.tolerance = config_real(c, "time", "tolerance");

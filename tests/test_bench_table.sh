@@ -3,7 +3,8 @@
 # smallest mean-curvature cases on the cpu backend) and a whole command's row (bench_run.sh)
 # land in $COHORT_BENCH_TABLE with their floor and peer, a quoted workload survives, and
 # bench_table.py makes the Markdown table of them; make bench's parts (workflows/bench.sh) resume
-# after a failure, keeping the parts measured at the same commit and nothing half-written.
+# after a failure, keeping the parts measured at the same commit and nothing half-written; and
+# docs/performance.md's table is the one its CSV gives.
 # Usage: test_bench_table.sh PATH_TO_BENCH_CURVATURE PYTHON WORKDIR
 bench=${1:?bench-curvature} python=${2:?python} dir=${3:?workdir}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,4 +60,7 @@ PY
 FAIL= sh "$here/../workflows/bench.sh" t.csv c2 "p1 p2" "r1" sh fake_make.sh > /dev/null &&
     [ "$(tr '\n' ' ' < calls.log)" = "p1 p2 r1 " ] && [ "$(sed -n 1p $parts/p1.csv)" = "# commit c2" ] &&
     ok || bad "a new commit measures every part again: $(cat calls.log)"
+# docs/performance.md's table is what its CSV gives (make performance-doc writes it)
+"$python" "$here/../workflows/performance_doc.py" --check "$here/../docs/figures/bench-h100.csv" \
+    "$here/../docs/performance.md" && ok || bad "docs/performance.md's table is not its CSV's"
 test_summary

@@ -26,7 +26,7 @@ for model in $(cut -f1 table.tsv | uniq); do
     if [ "$dimension" = 2 ]; then grid="nx = 16
 ny = 16"; else grid="n = 32"; fi
     if [ "$steady" = 1 ]; then time=""; else time="[time]
-t_end = 0.1"; fi
+t_end = 0.01"; fi
     printf '[model]\nname = %s\n[grid]\n%s\n%s\n' "$model" "$grid" "$time" > "$model-five.ini"
     msg=$("$cohort" run "$model-five.ini" --backend "$backend" -o "$model-five.nc" 2>&1) &&
         ok || bad "$model: the five-line configuration: $msg"

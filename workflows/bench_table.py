@@ -11,14 +11,9 @@ def seconds_or_ms(ms):
     return f"{ms / 1e3:.2f} s" if ms >= 1e3 else f"{ms:.4g} ms"
 
 
-def main(csv_path, md_path, device, commit):
-    with open(csv_path, newline="") as f:
-        rows = list(csv.DictReader(f))
+def table_rows(rows):
+    """The Markdown table (header and a line a row) of bench.csv's rows."""
     lines = [
-        f"Benchmarks on {device}, commit {commit}, {datetime.date.today().isoformat()} "
-        "(the programs' rows: medians after warm-up; `end to end`: one run's wall time; "
-        "`of floor` = floor / time, 1 is the floor itself).",
-        "",
         "| program | workload | time | floor | of floor | floor basis | peer | vs peer |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -39,6 +34,18 @@ def main(csv_path, md_path, device, commit):
                 (f"{ms / peer:.2f}x slower" if peer else ""),
             )
         )
+    return lines
+
+
+def main(csv_path, md_path, device, commit):
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    lines = [
+        f"Benchmarks on {device}, commit {commit}, {datetime.date.today().isoformat()} "
+        "(the programs' rows: medians after warm-up; `end to end`: one run's wall time; "
+        "`of floor` = floor / time, 1 is the floor itself).",
+        "",
+    ] + table_rows(rows)
     with open(md_path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"bench: {len(rows)} rows in {md_path} and {csv_path}")
