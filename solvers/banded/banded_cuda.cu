@@ -42,9 +42,8 @@ enum { TILED_MAX_BLOCK_THREADS = 512, TILED_MAX_GROUPS = 15 };
 /* AUTO takes the tiled solve over WARP's half-warp tiles for tridiagonal systems where
  * TILED_SHARED keeps TILED_AUTO_SHARED_MEMBERS members on an SM; and over the portable path where
  * TILED's tile is wide enough (TILE_AUTO_MIN_WIDTH_*) or TILED_SHARED keeps
- * TILED_AUTO_MIN_MEMBERS_* (bench-banded, H100, 2026-11-23, M = 2^16, against the portable path:
- * tri N = 2048, 4 members (periodic) 1.92 ms against 3.39 and 8 (plain) 1.89 against 2.28; penta
- * N = 2048, 4 members, 2.43 against 2.28) */
+ * TILED_AUTO_MIN_MEMBERS_*: bench-banded's crossovers against the portable path (the figures:
+ * PERFORMANCE.md, "Figures behind the source's choices") */
 enum {
     TILED_AUTO_SHARED_MEMBERS = 16,
     TILED_AUTO_MIN_MEMBERS_TRI = 4,
@@ -528,11 +527,10 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
     } else if (path == COHORT_CUDA_BANDED_AUTO && !partitioned) {
         /* WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles, where
-         * the tiled path's many threads per system win (bench-banded, H100, N = 512, M = 2^16:
-         * plain 0.29 ms tiled against 0.35 warp; 2026-11-23, the factor in shared memory, plain
-         * 0.225 and periodic 0.268 against warp's 0.357). Pentadiagonal systems stay on WARP,
-         * whose bits are the portable path's (TILED_SHARED's 0.361 / 0.385 against 0.375 / 0.420
-         * would change the round-off of ch1d_forced's flow map for a few percent of its solve) */
+         * the tiled path's many threads per system win (bench-banded). Pentadiagonal systems stay
+         * on WARP, whose bits are the portable path's: TILED_SHARED would change the round-off of
+         * ch1d_forced's flow map for a few percent of its solve (PERFORMANCE.md, "Figures behind
+         * the source's choices") */
         warp_width = cohort_cuda_banded_warp_width(v, 0);
         if (v->h == 1 && warp_width < WARP_MAX_WIDTH &&
             (shared_members >= TILED_AUTO_SHARED_MEMBERS ||
@@ -561,10 +559,8 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
         /* TILED and TILED_SHARED give the same bits. TILED_SHARED wherever a tile group fits
          * beside the factor, except for plain tridiagonal systems where its plan narrows the tile
          * below TILED's: their small factor stays in L1 for TILED, and the narrower tiles cost
-         * more than they save (bench-banded, H100, 2026-11-23, M = 2^16: N = 1024, tiles of 4
-         * against 8, 0.99 ms against 0.85; where the widths are equal TILED_SHARED wins, N = 512
-         * 0.226 against 0.302 and N = 2048 1.78 against 2.31; periodic systems at N = 1024, tiles
-         * of 4 against 8, 0.98 against 1.20) */
+         * more than they save, and where the widths are equal TILED_SHARED wins (bench-banded;
+         * PERFORMANCE.md, "Figures behind the source's choices") */
         shared = partitioned ? shared_groups >= 2 : shared_groups >= 1;
         if (!partitioned && v->h == 1 && v->border == 0 && shared_width < max_width) shared = 0;
     }

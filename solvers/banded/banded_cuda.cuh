@@ -20,18 +20,16 @@ enum {
     TILE_MAX_BYTES = COHORT_CUDA_MAX_SHARED,
     /* AUTO takes the tiled path, where no warp tile of 32 forms, when a tile holds at least this
      * many members: narrower tiles keep too few systems on an SM to hide the latency of their
-     * sweeps, and the portable kernel is faster on large batches there (bench-banded, H100,
-     * 2026-11-23, N = 1024, M = 2^16, tiles of 8: tri plain 0.80 ms tiled against 1.13 portable,
-     * tri periodic 1.17 against 1.68, but penta periodic 1.92 against 1.69; 2026-11-22: penta
-     * up to N = 359, tiles of 32) */
+     * sweeps, and the portable kernel is faster on large batches there (bench-banded's
+     * crossovers: PERFORMANCE.md, "Figures behind the source's choices") */
     TILE_AUTO_MIN_WIDTH_TRI = 8,
     TILE_AUTO_MIN_WIDTH_PENTA = 32
 };
 static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
 /* The warp tiles: each warp solves a tile of a warp's width of systems, or half of it for long
- * systems (narrower tiles lose to the separate kernels: 8 members of N = 1024 took 8.3 ms a step
- * against 8.0 ms, bench-model1d, H100); WARP_DEFAULT_BYTES per tile leaves room for three tiles
- * and the factor in a block; at most WARP_MAX_WARPS tiles per block. */
+ * systems (narrower tiles lose to the separate kernels in bench-model1d); WARP_DEFAULT_BYTES per
+ * tile leaves room for three tiles and the factor in a block; at most WARP_MAX_WARPS tiles per
+ * block. */
 enum { WARP_MAX_WIDTH = 32, WARP_MIN_WIDTH = 16, WARP_MAX_WARPS = 8 };
 static const size_t WARP_DEFAULT_BYTES = 72 * 1024;
 

@@ -44,9 +44,10 @@ COHORT_HD void field_member_moments(const double *x, int64_t n, int64_t s, int d
  * than FIELD_SUM_SEQUENTIAL_MAX points are summed in FIELD_SUM_LANES lanes, lane l taking points l,
  * l + LANES, l + 2 LANES, ... in sequence (field_lane_sums), the lanes then added by halving:
  * lane l += lane l + h for h = LANES / 2, ..., 1 (fields_member_moments_host, the cuda kernel's
- * reference). A block of LANES threads then sums a field at once where one thread took 53 ms for a
- * 1024^2 ch2d member (H100, 2026-11-23). Smaller fields and deviations are summed in sequence
- * (field_member_moments). The order depends on n alone: the bits are the same on either backend. */
+ * reference). A block of LANES threads then sums a field at once, where one thread was slow for a
+ * large member (solvers/banded/PERFORMANCE.md). Smaller fields and deviations are summed in
+ * sequence (field_member_moments). The order depends on n alone: the bits are the same on either
+ * backend. */
 enum { FIELD_SUM_SEQUENTIAL_MAX = 65536, FIELD_SUM_LANES = 256 };
 
 /* Lane `lane` of `lanes`: the sums of x[j * s] and of its square over j = lane, lane + lanes, ...

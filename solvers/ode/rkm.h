@@ -34,14 +34,9 @@ typedef struct rkm_fused_args {
  * RKM_FUSED_MAX_VALUES values in all or a single member of at most RKM_FUSED_MAX_SINGLE; or
  * members of at most RKM_FUSED_ONE_BLOCK_VALUES values (each one block, its arrays in shared
  * memory; rkm_cuda.cuh), any number of them, up to RKM_FUSED_MAX_ONE_BLOCK_BATCH values in all.
- * Measured on an H100 (bench-rkm-paths, mcf2d / willmore2d, microseconds a step, per stage against
- * fused): single members 53 / 86 against 27 / 55 at 16^2, 66 / 105 against 25 / 54 at 128^2, 438 /
- * 1,159 against 276 / 680 at 1024^2; batches 56 against 27 at 16^2 x 4, 70 against 47 at 16^2 x
- * 256, 210 against 155 at 128^2 x 16, but 120 against 161 at 64^2 x 64 (2^18 values): beyond that
- * the per-stage kernels, which fill the device, are faster (at 2138b66). Members of one block (at
- * f0fe5b4): 67 / 99 against 20 / 29 at 8^2 x 1,024, 102 / 150 against 80 / 113 at 8^2 x 4,096,
- * 101 / 151 against 77 / 112 at 16^2 x 1,024, about even at 12^2 x 4,096 (692,224 values: 144 / 234
- * against 145 / 212), but 215 / 357 against 307 / 445 at 16^2 x 4,096. */
+ * The limits are bench-rkm-paths' crossovers: beyond them the per-stage kernels, which fill the
+ * device, are faster (the figures: solvers/banded/PERFORMANCE.md, "Figures behind the source's
+ * choices"). */
 enum {
     RKM_FUSED_MAX_MEMBERS = 264,
     RKM_FUSED_MAX_VALUES = 1 << 18,

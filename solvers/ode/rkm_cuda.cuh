@@ -81,12 +81,11 @@
 #include "ode/rkm_numerics.h"
 
 /* 256 threads. Where they keep stage values in memory, at most 128 registers each, so that two
- * blocks share an SM: one block an SM (255 registers) was slower where members span many blocks
- * (H100, microseconds a step of mcf2d / willmore2d, two blocks against one: 29.0 / 60.9 against
- * 37.6 / 80.6 at 256^2, 276 / 680 against 426 / 984 at 1024^2). Where they hold them in registers
- * (ONE), one block an SM; where a member is one block of RKM_FUSED_ONE_BLOCK_VALUES (rkm.h) threads
- * at most, at most 204 registers a thread. ptxas (sm_90), willmore2d: 125-128 registers, 152
- * (ONE, shared memory) and 208 (ONE), no spills; mcf2d 90-112. */
+ * blocks share an SM: one block an SM (255 registers) was slower where members span many blocks.
+ * Where they hold them in registers (ONE), one block an SM; where a member is one block of
+ * RKM_FUSED_ONE_BLOCK_VALUES (rkm.h) threads at most, at most 204 registers a thread (the
+ * timings and ptxas' counts: solvers/banded/PERFORMANCE.md, "Figures behind the source's
+ * choices"). */
 enum { RKM_FUSED_THREADS = 256, RKM_FUSED_MIN_BLOCKS = 2 };
 
 /* The most blocks of a member that run as a cluster: the portable cluster size. */

@@ -28,7 +28,7 @@ static __host__ __device__ int64_t curvature_lane_members(int64_t count)
  * (consecutive addresses), and the warps of a block consecutive slices of the same members, so
  * that their 3 x 3 windows overlap in the SM's L1 cache: with a block's warps on one slice of 256
  * members, each window's 9 values a node came from the L2 cache, and the ensembles' w and flux
- * kernels were bound by its bandwidth (Nsight Compute, H100). With fewer than 32 members, the
+ * kernels were bound by its bandwidth (Nsight Compute). With fewer than 32 members, the
  * members and then the slices run fastest, as a warp's lanes then take several slices anyway. */
 template <int PASS, typename I>
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)

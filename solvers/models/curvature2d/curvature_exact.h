@@ -49,8 +49,8 @@ typedef struct curvature_time_factors {
 } curvature_time_factors;
 
 /* On the device sincospi: both factors from one exact reduction of t, with no slow path for large
- * arguments. A cos and a sin of pi t were a fifth of the instructions of the fused advance of
- * willmore2d 16^2 (Nsight Compute, H100). The host's C library has no sincospi; the two differ
+ * arguments (a cos and a sin of pi t were a large share of the fused advance of willmore2d 16^2:
+ * solvers/banded/PERFORMANCE.md). The host's C library has no sincospi; the two differ
  * by an ulp or so, as the backends' sin and cos do anyway. */
 COHORT_HD curvature_time_factors curvature_time_factors_at(double t)
 {

@@ -14,8 +14,8 @@
 
 /* ---- 1D model right-hand sides: one thread per member, a window of seven rows in registers, so
  * each value of u is read once. The rows that advance the window are read a chunk of RHS_CHUNK
- * ahead: read one row before its use, ch1d_forced's reads held 48 % of the kernel's stall cycles
- * (ncu, H100, N = 512). ---- */
+ * ahead: read one row before its use, ch1d_forced's reads held most of the kernel's stall cycles.
+ * ---- */
 
 enum { RHS_CHUNK = 4 };
 
@@ -90,10 +90,8 @@ template <unsigned TERMS> struct model1d_warp_rhs {
  * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative
  * (about 75 floating-point operations and a division a point, counted from the source) needs a
  * kernel of 254 registers, and the tiles of N = 512 leave three warps of 16 members an SM to hide
- * its latencies. Measured with bench-model1d on the H100 at
- * N = 512, M = 589,824 (2026-11-23, the one-division WENO of model1d_numerics.h): fused 12.5 ms a
- * step, 11.5 ms with the steps on chip, against 6.5 ms separate (the four-division form: 48 ms
- * fused, 9.7 ms separate). */
+ * its latencies, so the separate kernels are faster (bench-model1d; solvers/banded/PERFORMANCE.md).
+ */
 #define MODEL1D_FUSED_VARIANTS(X)                                                                  \
     X(1, 1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                              \
     X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \

@@ -53,15 +53,14 @@ COHORT_HD double model1d_chemical(double c)
  *     result = (q2 q3 Phi_1 + 6 q1 q3 Phi_2 + 3 q1 q2 Phi_3) / (6 (q2 q3 + 6 q1 q3 + 3 q1 q2)).
  * The textbook form divides thirteen times (nine by the constants 3 and 6, which are not powers of
  * two, so no compiler may turn them into products): on the GPU those divisions were most of the
- * ch1d_forced right-hand side's time (ncu, H100: the kernel compute-bound at 7.8 ms a step of
- * N = 512, 589,824 members). The value differs from the textbook form's by rounding only
- * (test_model1d: within 1e-14 of max |d_k| of an independent transcription of the textbook form).
- * eps = 1e-6 max_k d_k^2 keeps the weights scale-free. Its floor (12 eps >= 1e-50, where the
- * textbook form had eps >= 1e-99) keeps q_k >= 1e-100, so the products q q and q q Phi stay normal
- * numbers wherever |Phi| > 1e-108; it takes over from the relative term for differences below
- * ~3e-23, far below the rounding of a field of order one, where the weights become the linear
- * ones, gamma. The products overflow only for differences beyond ~1e32: such a field has
- * diverged already. */
+ * ch1d_forced right-hand side's time (the profile: solvers/banded/PERFORMANCE.md). The value
+ * differs from the textbook form's by rounding only (test_model1d: within 1e-14 of max |d_k| of an
+ * independent transcription of the textbook form). eps = 1e-6 max_k d_k^2 keeps the weights
+ * scale-free. Its floor (12 eps >= 1e-50, where the textbook form had eps >= 1e-99) keeps q_k >=
+ * 1e-100, so the products q q and q q Phi stay normal numbers wherever |Phi| > 1e-108; it takes
+ * over from the relative term for differences below ~3e-23, far below the rounding of a field of
+ * order one, where the weights become the linear ones, gamma. The products overflow only for
+ * differences beyond ~1e32: such a field has diverged already. */
 COHORT_HD double model1d_weno5(const double d[5])
 {
     const double phi1 = 2.0 * d[0] - 7.0 * d[1] + 11.0 * d[2]; /* 6 phi_k */

@@ -287,8 +287,8 @@ int64_t swept1d_auto_width(const cohort_backend *be, int ks, int64_t n, int64_t 
     (void)ks;
     if (be->kind != COHORT_BACKEND_CUDA) return n;
     /* a member that fits on chip stays there, one warp or block each, where the members fill the
-     * device; otherwise the fastest tile of bench-swept on an H100 (2026-11-22, heat and KS
-     * alike): 256 points below 2^17, 512 below 2^18, 1024 beyond */
+     * device; otherwise bench-swept's fastest tile, the same for heat and KS
+     * (solvers/banded/PERFORMANCE.md) */
     if (n <= 4096 && count >= 64) return n;
     return n < (1 << 17) ? 256 : n < (1 << 18) ? 512 : 1024;
 }

@@ -19,7 +19,8 @@ enum { SWEPT1D_HEAT = 0, SWEPT1D_KS = 1 };
 swept1d_scheme swept1d_scheme_make(int ks, int64_t n, double dx, double dt, double alpha);
 
 /* The tile width time.block_width = auto picks for members of n points, count at a time (the
- * best of bench-swept on an H100; a member that fits in one block's shared memory is one tile). */
+ * best of bench-swept, solvers/models/swept1d/PERFORMANCE.md; a member that fits in one block's
+ * shared memory is one tile). */
 int64_t swept1d_auto_width(const cohort_backend *be, int ks, int64_t n, int64_t count);
 
 /* heat1d: Fo = alpha dt / dx^2 <= 1/2 (eq. 2 is stable for Fo <= 1/2 only), time.dt = auto takes
