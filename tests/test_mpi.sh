@@ -96,7 +96,8 @@ fi
 #   all along: it must take the signal without dying of it; resumed without mpirun.
 # The run is long enough for the signal to find it running (a checkpoint at every record slows
 # it too).
-long="--set time.t_end=$([ "$backend" = cuda ] && echo 300 || echo 200) --set output.checkpoint_every=0"
+t_long=$([ "$backend" = cuda ] && echo 300 || echo 200)
+long="--set time.t_end=$t_long --set output.checkpoint_every=0"
 "$cohort" run sweep.ini -o long-serial.nc $long --backend "$backend" --quiet || bad "long serial"
 for ranks in 2 4; do
     resume=$([ $ranks = 2 ] && echo 3 || echo serial)
@@ -127,15 +128,17 @@ for ranks in 2 4; do
     same long-serial.nc stop.nc "stopped under $ranks ranks, resumed under $resume"
 done
 
-# one writer per output (issue 38): while 2 ranks write lk.nc, a second job to lk.nc, a resume
-# of it without mpirun and a part run on rank 0's part each exit 2 with one message naming the
-# writer; the first job's file is then the serial run's
+# one writer per output (issue 38): while 2 ranks write lk.nc (held stopped, so that the test
+# does not depend on the machine's speed), a second job to lk.nc, a resume of it without mpirun
+# and a part run on rank 0's part each exit 2 with one message naming the writer; the first job's
+# file is then the serial run's
 rm -f lk.nc*
-"$mpirun" --oversubscribe --allow-run-as-root -np 2 "$cohort" run sweep.ini -o lk.nc $long \
-    --backend "$backend" --quiet 2> lk.err &
+"$mpirun" --oversubscribe --allow-run-as-root -np 2 "$cohort" run sweep.ini -o lk.nc \
+    --set time.t_end=$t_long --backend "$backend" --quiet 2> lk.err &
 pid=$!
 i=0
 while [ ! -s lk.nc.part-0-1024.nc.lock ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+pkill -STOP -P $pid -x cohort
 refused() { # refused WHAT OUT COMMAND...
     what=$1 out=$2; shift 2
     "$@" > lk.out 2>&1
@@ -144,10 +147,12 @@ refused() { # refused WHAT OUT COMMAND...
     if [ $status -eq 2 ] && [ "$count" -eq 1 ] && kill -0 $pid 2> /dev/null; then ok; else
         bad "$what while 2 ranks write lk.nc: exit $status, $count messages: $(cat lk.out)"; fi
 }
-refused "a second job" lk.nc mpi 2 "$cohort" run sweep.ini -o lk.nc $long --backend "$backend"
-refused "--resume alone" lk.nc "$cohort" run sweep.ini -o lk.nc $long --backend "$backend" --resume
+lk="--set time.t_end=$t_long --backend $backend"
+refused "a second job" lk.nc mpi 2 "$cohort" run sweep.ini -o lk.nc $lk
+refused "--resume alone" lk.nc "$cohort" run sweep.ini -o lk.nc $lk --resume
 refused "a part run" lk.nc.part-0-1024.nc "$cohort" run sweep.ini --members 0:1024 \
-    -o lk.nc.part-0-1024.nc --overwrite $long --backend "$backend"
+    -o lk.nc.part-0-1024.nc --overwrite $lk
+pkill -CONT -P $pid -x cohort
 wait $pid || bad "the first job: $(cat lk.err)"
 same long-serial.nc lk.nc "written while others tried"
 

@@ -61,7 +61,7 @@ static double dt_limit(const cohort_model *m, const cohort_model_values *v, doub
 }
 
 /* cohort init: sized to run in a few seconds on a laptop's CPU */
-static const char *const starter[] = {"ensemble.members", "128", NULL};
+static const char *const starter[] = {"ensemble.members", "32", NULL};
 
 const cohort_model cohort_model_ch1d_forced = {
     MODEL1D_DESCRIPTOR_FIELDS,

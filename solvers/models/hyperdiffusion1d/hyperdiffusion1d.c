@@ -10,7 +10,7 @@ static const cohort_model_param params[] = {
 };
 
 /* cohort init: sized to run in a few seconds on a laptop's CPU */
-static const char *const starter[] = {"ensemble.members", "256", NULL};
+static const char *const starter[] = {"ensemble.members", "64", NULL};
 
 const cohort_model cohort_model_hyperdiffusion1d = {
     MODEL1D_DESCRIPTOR_FIELDS,

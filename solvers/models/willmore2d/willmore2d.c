@@ -2,7 +2,8 @@
 #include "models/curvature2d/curvature2d.h"
 
 /* cohort init: sized to run in a few seconds on a laptop's CPU */
-static const char *const starter[] = {"grid.nx", "16", "grid.ny", "16", "time.t_end", "0.01", NULL};
+static const char *const starter[] = {"grid.nx",    "16",    "grid.ny", "16",
+                                      "time.t_end", "0.005", NULL};
 
 const cohort_model cohort_model_willmore2d = {
     .name = "willmore2d",
