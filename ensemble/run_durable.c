@@ -205,13 +205,13 @@ int run_resume_found_complete(const char *path, const char *checkpoint_path, int
     return complete;
 }
 
-/* The saved configuration against this run's: 1 where the same, else 0 (said on stderr). */
-static int run_checkpoint_same_config(const run_state *s)
+/* The saved configuration against this run's, and the chunk the run keeps: 1 where the same, else
+ * 0 (said on stderr). */
+static int run_checkpoint_same_config(const run_state *s, int64_t *saved_chunk)
 {
     size_t config_bytes = 0;
-    int64_t saved_chunk = 0;
     const char *saved = checkpoint_get(s->ck, "config", &config_bytes);
-    if (!saved || checkpoint_get_i64(s->ck, "chunk", &saved_chunk) != COHORT_OK) {
+    if (!saved || checkpoint_get_i64(s->ck, "chunk", saved_chunk) != COHORT_OK) {
         fprintf(stderr, "cohort run: --resume: %s lacks the run's configuration\n",
                 s->checkpoint_path);
         return 0;
@@ -244,11 +244,10 @@ int run_checkpoint_matches(run_state *s)
         fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_message());
         return 0;
     }
-    if (!run_checkpoint_same_config(s)) return 0;
-    run_position saved;
     int64_t saved_chunk = 0;
-    if (checkpoint_get_exact(s->ck, "position", &saved, sizeof saved) != COHORT_OK ||
-        checkpoint_get_i64(s->ck, "chunk", &saved_chunk) != COHORT_OK) {
+    if (!run_checkpoint_same_config(s, &saved_chunk)) return 0;
+    run_position saved;
+    if (checkpoint_get_exact(s->ck, "position", &saved, sizeof saved) != COHORT_OK) {
         fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_message());
         return 0;
     }
