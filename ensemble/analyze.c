@@ -244,15 +244,12 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
 
 /* The analyses to run: the options', else those the run asked for; 0, or 2 with err where there
  * are none, more clusters than members, or no archived time from --from on. */
-static int analyses_chosen(const analyze_options *opt, const cohort_config *c, const run_plan *p,
-                           const archive *a, int *sf_on, int *k, char *err, size_t len)
+static int analyses_chosen(const analyze_options *opt, const run_plan *p, const archive *a,
+                           int *sf_on, int *k, char *err, size_t len)
 {
-    *sf_on = opt->structure_factor >= 0 || opt->kmeans >= 0
-                 ? opt->structure_factor > 0
-                 : (int)config_get(c, "analysis", "structure_factor")->integer;
-    *k = opt->kmeans >= 0             ? opt->kmeans
-         : opt->structure_factor >= 0 ? 0
-                                      : (int)config_get(c, "analysis", "kmeans")->integer;
+    *sf_on = opt->structure_factor >= 0 || opt->kmeans >= 0 ? opt->structure_factor > 0
+                                                            : p->structure_factor;
+    *k = opt->kmeans >= 0 ? opt->kmeans : opt->structure_factor >= 0 ? 0 : p->kmeans_k;
     if (!*sf_on && *k == 0) {
         snprintf(err, len,
                  "nothing to do: the run asked for no analysis; give --structure-factor and/or "
@@ -297,7 +294,7 @@ int analyze_archive(const analyze_options *opt)
     if (status) goto done;
     status = EXIT_BAD_INPUT;
     int sf_on = 0, k = 0;
-    if (analyses_chosen(opt, &c, &p, &a, &sf_on, &k, err, sizeof err)) goto done;
+    if (analyses_chosen(opt, &p, &a, &sf_on, &k, err, sizeof err)) goto done;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
         goto done;
@@ -331,7 +328,7 @@ int analyze_archive(const analyze_options *opt)
                         .history = history,
                         .source = opt->version,
                         .config = config_text};
-    run_plan_output_spec(&p, config_get(&c, "model", "name")->text, be, &provenance, &spec);
+    run_plan_output_spec(&p, p.model->name, be, &provenance, &spec);
     const int created = output_create(&spec, &out);
     free(history);
     if (created != COHORT_OK) {
@@ -349,7 +346,7 @@ int analyze_archive(const analyze_options *opt)
         rc = excluded && buffer ? excluded_members(&a, chunk, excluded, buffer)
                                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers");
         if (rc == COHORT_OK) rc = output_put_double(out, "kmeans_time", a.times[a.final]);
-        clustering_options copt = clustering_options_from_config(&c);
+        clustering_options copt = clustering_options_from_plan(&p);
         copt.k = k, copt.quiet = opt->quiet, copt.tool = "cohort analyze";
         final_fields f = {&a};
         if (rc == COHORT_OK)

@@ -38,14 +38,13 @@ static int load_clustered(void *ctx, int64_t first, int64_t count, double *dst)
     return COHORT_OK;
 }
 
-clustering_options clustering_options_from_config(const cohort_config *c)
+clustering_options clustering_options_from_plan(const run_plan *p)
 {
-    const clustering_options opt = {
-        .k = (int)config_get(c, "analysis", "kmeans")->integer,
-        .restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer,
-        .max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer,
-        .tol = config_real(c, "analysis", "kmeans_tol"),
-        .tool = "cohort run"};
+    const clustering_options opt = {.k = p->kmeans_k,
+                                    .restarts = p->kmeans_restarts,
+                                    .max_iter = p->kmeans_max_iter,
+                                    .tol = p->kmeans_tol,
+                                    .tool = "cohort run"};
     return opt;
 }
 
@@ -84,8 +83,8 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const clustering
     memset(labels, REDUCTION_SKIP, (size_t)p->members);
     for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
     char meanings[512];
-    rc = flow_pattern_names(p->model->flow_regimes, &r, kopt.k, p->n, active, load_clustered, &f,
-                            65536, meanings, sizeof meanings);
+    rc = flow_pattern_names(p->model->statistics && p->model->statistics->flow_regimes, &r, kopt.k,
+                            p->n, active, load_clustered, &f, 65536, meanings, sizeof meanings);
     unsigned char *map = NULL;
     if (output_has_label_map(out)) {
         const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;

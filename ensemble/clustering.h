@@ -23,8 +23,8 @@ typedef struct clustering_options {
     const char *tool; /* "cohort run": the prefix of messages */
 } clustering_options;
 
-/* The options analysis.kmeans* of c (k from analysis.kmeans). */
-clustering_options clustering_options_from_config(const cohort_config *c);
+/* The options analysis.kmeans* of the plan (k from analysis.kmeans). */
+clustering_options clustering_options_from_plan(const run_plan *p);
 
 /* Clusters the members of p with excluded[g] = 0 and writes the result to out. */
 int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,

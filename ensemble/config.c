@@ -20,7 +20,8 @@
 static const char GRID_1D[] = "1D models", GRID_2D[] = "2D models";
 /* ... and for "the models on a bounded grid" (model->boundaries) and "the adaptive models" */
 static const char BOUNDED[] = "bounded models", ADAPTIVE[] = "adaptive models";
-/* ... and for "the models that offer several steppers" (model->steppers), "the steady models" */
+/* ... and for "the models that offer several steppers" (model->stepping->steppers), "the steady
+ * models" */
 static const char STEPPED[] = "models with steppers", STEADY[] = "steady models";
 static const char EVOLVING[] = "time-dependent models";
 static const config_key common[] = {
@@ -151,10 +152,10 @@ static void schema_init(void)
                 const int reads = group == GRID_1D    ? d->dimension == 1
                                   : group == GRID_2D  ? d->dimension == 2
                                   : group == BOUNDED  ? d->boundaries != NULL
-                                  : group == STEPPED  ? d->steppers != NULL
-                                  : group == STEADY   ? d->solver_methods != NULL
-                                  : group == EVOLVING ? d->solver_methods == NULL
-                                                      : d->adaptive;
+                                  : group == STEPPED  ? d->stepping && d->stepping->steppers != NULL
+                                  : group == STEADY   ? d->steady != NULL
+                                  : group == EVOLVING ? d->steady == NULL
+                                                      : d->adaptive != NULL;
                 if (reads) append_word(key_models[N_KEYS], MODEL_LIST, d->name, " ");
             }
             schema[N_KEYS].models = key_models[N_KEYS];
@@ -633,7 +634,7 @@ static int model_default(cohort_config *c, const char *section, const char *name
 int config_members_identical(const cohort_config *c)
 {
     const cohort_model *m = cohort_model_find(c->values[find_key("model", "name")].text);
-    if (!m || m->solver_methods) return 1; /* a steady model starts every member alike */
+    if (!m || m->steady) return 1; /* a steady model starts every member alike */
     return strcmp(c->values[find_key("initial", "kind")].text, "uniform") != 0 ||
            c->values[find_key("initial", "amplitude")].number == 0.0;
 }
@@ -652,9 +653,10 @@ static int model_defaults(cohort_config *c, char *err, size_t len)
         snprintf(text, sizeof text, "%.*s", (int)strcspn(m->boundaries, "|"), m->boundaries);
         rc = model_default(c, "model", "boundary", text, err, len);
     }
-    if (rc == COHORT_OK && m->adaptive && m->default_records > 0) {
+    if (rc == COHORT_OK && m->adaptive && m->defaults->default_records > 0) {
         snprintf(text, sizeof text, "%.17g",
-                 c->values[find_key("time", "t_end")].number / (double)m->default_records);
+                 c->values[find_key("time", "t_end")].number /
+                     (double)m->defaults->default_records);
         rc = model_default(c, "time", "output_every", text, err, len);
     }
     if (rc == COHORT_OK && c->n_sweeps == 0 && config_members_identical(c))
@@ -844,7 +846,7 @@ static int model_reads(const cohort_model *m, size_t k)
     if (schema[k].models[0]) return config_list_has(schema[k].models, ' ', m->name);
     const int stepping =
         !strcmp(schema[k].section, "time") || !strcmp(schema[k].section, "initial");
-    return !(m->solver_methods && stepping);
+    return !(m->steady && stepping);
 }
 
 /* Key k of the starter: its meaning, units, range and default as a comment, then its value. */
@@ -859,11 +861,12 @@ static void starter_key(FILE *out, const cohort_config *c, const cohort_model *m
     const int decided = !strcmp(v->origin, "default");
     char range[256], about[2048];
     /* the values this model takes of the keys whose values vary by model */
-    const char *own = !strcmp(schema[k].name, "kind")       ? m->initial_kinds
-                      : !strcmp(schema[k].name, "boundary") ? m->boundaries
-                      : !strcmp(schema[k].name, "stepper")  ? m->steppers
-                      : !strcmp(schema[k].name, "method")   ? m->solver_methods
-                                                            : NULL;
+    const char *own =
+        !strcmp(schema[k].name, "kind")       ? m->initial_kinds
+        : !strcmp(schema[k].name, "boundary") ? m->boundaries
+        : !strcmp(schema[k].name, "stepper")  ? (m->stepping ? m->stepping->steppers : NULL)
+        : !strcmp(schema[k].name, "method")   ? (m->steady ? m->steady->solver_methods : NULL)
+                                              : NULL;
     if (own && schema[k].type == CONFIG_ENUM)
         snprintf(range, sizeof range, "one of %s", own);
     else
@@ -912,6 +915,23 @@ int config_write_starter(const cohort_config *c, FILE *out)
     return ferror(out) ? COHORT_ERR_IO : COHORT_OK;
 }
 
+/* The defaults of shared keys that each model owns (model_defaults), as `cohort models` states
+ * them; NULL for a key whose default is the schema's. */
+static const char *model_owned_default(const char *section, const char *name)
+{
+    static const struct {
+        const char *section, *name, *text;
+    } owned[] = {
+        {"initial", "kind", "the model's first (listed with it above)"},
+        {"time", "output_every", "1; adaptive models: t_end / 10"},
+        {"ensemble", "members", "4096; 1 where every member would be alike (no noise, no sweep)"},
+    };
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
+        if (!strcmp(owned[i].section, section) && !strcmp(owned[i].name, name))
+            return owned[i].text;
+    return NULL;
+}
+
 void config_print_models(FILE *out)
 {
     schema_init();
@@ -923,12 +943,14 @@ void config_print_models(FILE *out)
         fprintf(out, "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s",
                 d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
                 d->initial_kinds, d->conserves_mean ? "yes" : "no");
-        if (d->length_name) fprintf(out, "; reports %s = %s", d->length_name, d->length_meaning);
-        for (int q = 0; q < d->n_observables; ++q)
-            fprintf(out, "%s%s", q ? ", " : "; reports ", d->observables[q].name);
-        if (d->exact_kind)
+        if (d->statistics)
+            fprintf(out, "; reports %s = %s", d->statistics->length_name,
+                    d->statistics->length_meaning);
+        for (int q = 0; d->observing && q < d->observing->n_observables; ++q)
+            fprintf(out, "%s%s", q ? ", " : "; reports ", d->observing->observables[q].name);
+        if (d->observing && d->observing->exact_kind)
             fprintf(out, "; with initial.kind = %s, errors against the exact solution",
-                    d->exact_kind);
+                    d->observing->exact_kind);
         fputc('\n', out);
         for (size_t k = 0; k < N_KEYS; ++k) {
             if (!schema[k].models[0] || !config_list_has(schema[k].models, ' ', d->name)) continue;
@@ -951,9 +973,12 @@ void config_print_models(FILE *out)
     for (size_t k = 0; k < N_KEYS; ++k) {
         if (schema[k].models[0]) continue;
         describe_range(&schema[k], range, sizeof range);
+        const char *owned = model_owned_default(schema[k].section, schema[k].name);
         fprintf(out, "  %s.%s = %s  (%s)\n      %s\n", schema[k].section, schema[k].name,
-                schema[k].default_value[0] ? schema[k].default_value : "(none)", range,
-                schema[k].meaning);
+                owned                        ? owned
+                : schema[k].default_value[0] ? schema[k].default_value
+                                             : "(none)",
+                range, schema[k].meaning);
     }
 }
 
@@ -970,7 +995,7 @@ void config_print_model_table(FILE *out)
             fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\t%.*s\t%d\t%d\n", d->name,
                     d->dimension, d->conserves_mean, d->cpu_cuda_rtol, q->key, q->default_value,
                     q->min, q->max, q->min_exclusive, (int)strcspn(d->initial_kinds, "|"),
-                    d->initial_kinds, d->boundaries != NULL, d->solver_methods != NULL);
+                    d->initial_kinds, d->boundaries != NULL, d->steady != NULL);
         }
 }
 

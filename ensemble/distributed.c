@@ -195,7 +195,7 @@ static int segments_decide(const cohort_config *c, const run_options *opt, const
     run_plan p;
     int status = run_plan_make(c, &p, err, sizeof err);
     const int64_t members = p.members;
-    const int steady = status == 0 && p.model->solver_methods != NULL;
+    const int steady = status == 0 && p.model->steady != NULL;
     run_plan_free(&p);
     if (status) { /* the same on every rank: rank 0 says it */
         fprintf(stderr, "cohort run: %s\n", err);

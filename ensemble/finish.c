@@ -14,41 +14,42 @@ _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
                "a part's blocks serve the moments and the structure factor alike");
 _Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three doubles");
 
-void run_output_spec(const cohort_config *c, const run_plan *p, const cohort_backend *be,
-                     int64_t first, int64_t end, const char *path, run_provenance *pv,
-                     output_spec *spec, int value_slot[RUN_VALUES])
+void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
+                     const char *path, run_provenance *pv, output_spec *spec,
+                     int value_slot[RUN_VALUES])
 {
     const cohort_model *model = p->model;
     const int part = first > 0 || end < p->members;
-    const int kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
-    *spec = (output_spec){
-        .path = path,
-        .archive_final = !strcmp(config_get(c, "output", "archive")->text, "final"),
-        .n_snapshots = p->n_snapshots,
-        .member_series = (int)config_get(c, "output", "member_series")->integer,
-        .archive_float = !strcmp(config_get(c, "output", "precision")->text, "float"),
-        .chunk_members = p->chunk,
-        .structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer,
-        .kmeans_k = part ? 0 : kmeans_k, /* a part keeps the features for cohort merge */
-        .member_first = first,
-        .part_of = part ? p->members : 0,
-        .merge_features = part && kmeans_k > 0,
-        .title = "cohort ensemble"};
+    const int kmeans_k = p->kmeans_k;
+    *spec = (output_spec){.path = path,
+                          .archive_final = p->archive_final,
+                          .n_snapshots = p->n_snapshots,
+                          .member_series = p->member_series,
+                          .archive_float = p->archive_float,
+                          .chunk_members = p->chunk,
+                          .structure_factor = p->structure_factor,
+                          .kmeans_k =
+                              part ? 0 : kmeans_k, /* a part keeps the features for cohort merge */
+                          .member_first = first,
+                          .part_of = part ? p->members : 0,
+                          .merge_features = part && kmeans_k > 0,
+                          .title = "cohort ensemble"};
     run_plan_output_spec(p, model->name, be, pv, spec);
     spec->members = end - first;
     /* the model's observables over t; per member its steps and, from the exact solution, the
      * errors of seed 000 eq. 31-33 */
-    const int n_obs = model->n_observables;
+    const cohort_model_observing *obs = model->observing;
+    const int n_obs = obs ? obs->n_observables : 0;
     const int exact =
-        model->exact_kind && config_list_has(model->exact_kind, '|', p->values.initial_kind);
+        obs && obs->exact_kind && config_list_has(obs->exact_kind, '|', p->values.initial_kind);
     spec->n_series = n_obs;
     spec->merge_statistics = part ? 2 + n_obs : 0;
     spec->merge_sum_rows =
         part && spec->structure_factor ? structure_factor_sum_rows(p->values.nx, p->values.ny) : 0;
     for (int q = 0; q < n_obs; ++q) {
-        spec->series_name[q] = model->observables[q].name;
-        spec->series_meaning[q] = model->observables[q].meaning;
-        spec->series_units[q] = model->observables[q].units;
+        spec->series_name[q] = obs->observables[q].name;
+        spec->series_meaning[q] = obs->observables[q].meaning;
+        spec->series_units[q] = obs->observables[q].units;
     }
     static const char *const value_name[] = {"steps_accepted", "steps_rejected", "error_l1",
                                              "error_l2", "error_linf"};
@@ -150,7 +151,9 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
                const run_finish_options *o, int64_t *n_diverged)
 {
     const cohort_model *model = p->model;
-    const double fit_from = config_real(o->config, "analysis", "fit_from");
+    /* ell against ln t (seed 003); every other length, and 1/k1, as a power of t */
+    const int log_law = model->statistics && model->statistics->fit == COHORT_FIT_LINEAR_IN_LOG_T;
+    const double fit_from = p->fit_from;
     structure_factor *sf = a->sf;
     double *fit_x = malloc((size_t)p->n_records * sizeof(double));
     double *fit_y = malloc((size_t)p->n_records * sizeof(double));
@@ -176,8 +179,8 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         }
         /* ell_mean against ln t (seed 003 Fig. 9), or ln s_mean against ln t, whose slope is the
          * coarsening exponent (cuSten Fig. 1: 1/3) */
-        const double y = model->fit == COHORT_FIT_POWER_LAW ? log(e.mean) : e.mean;
-        if (model->length_name && t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y))
+        const double y = log_law ? e.mean : log(e.mean);
+        if (model->statistics && t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y))
             fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
     }
     *n_diverged = 0;
@@ -192,16 +195,16 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     if (rc == COHORT_OK && a->features && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
         a->sf = sf = NULL;
-        clustering_options copt = clustering_options_from_config(o->config);
+        clustering_options copt = clustering_options_from_plan(p);
         copt.quiet = o->quiet;
         run_features f = {a->features, a->n};
         rc = clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
     }
     /* <l>_vs_log_t_slope (and _intercept, _r) or <l>_exponent for the model's length <l> */
     double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
-    const int power_law = model->fit == COHORT_FIT_POWER_LAW;
-    const char *l = model->length_name;
-    if (rc == COHORT_OK && n_fit >= 3) {
+    const int power_law = !log_law;
+    const char *l = model->statistics ? model->statistics->length_name : NULL;
+    if (rc == COHORT_OK && l && n_fit >= 3) {
         char base[64];
         snprintf(base, sizeof base, "%s%s", l, power_law ? "_exponent" : "_vs_log_t");
         rc = fit_and_store(out, base, power_law ? "" : "_slope", fit_x, fit_y, n_fit, &c0, &c1,

@@ -31,9 +31,9 @@ enum {
 /* The file of a run of plan p over members [first, end) (all: 0, p->members; otherwise a part
  * for cohort merge) at `path`: everything but history, source and config, which the caller sets.
  * value_slot[q] says which RUN_VALUE_* member value q of the file is. Text lives in *pv. */
-void run_output_spec(const cohort_config *c, const run_plan *p, const cohort_backend *be,
-                     int64_t first, int64_t end, const char *path, run_provenance *pv,
-                     output_spec *spec, int value_slot[RUN_VALUES]);
+void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
+                     const char *path, run_provenance *pv, output_spec *spec,
+                     int value_slot[RUN_VALUES]);
 
 typedef struct run_accumulators {
     int64_t members, n, n_records; /* members: the whole run's */
@@ -58,11 +58,10 @@ int run_write_record(cohort_output *out, const run_plan *p, const run_accumulato
                      double *spectrum, int64_t r);
 
 typedef struct run_finish_options {
-    const cohort_config *config; /* analysis.fit_from and the k-means options */
-    const cohort_backend *be;    /* for k-means */
-    int64_t first, end;          /* the file's members [first, end) */
-    int part;                    /* a member subset: its merge data, no k-means */
-    int write_records;           /* merge: the records too (a run wrote each as it completed) */
+    const cohort_backend *be; /* for k-means */
+    int64_t first, end;       /* the file's members [first, end) */
+    int part;                 /* a member subset: its merge data, no k-means */
+    int write_records;        /* merge: the records too (a run wrote each as it completed) */
     int quiet;
 } run_finish_options;
 

@@ -33,7 +33,8 @@ static int starter_config(const cohort_model *m, cohort_config *c)
     sets[n] = texts[n], ++n;
     snprintf(texts[n], sizeof texts[n], "output.path=%s.nc", m->name); /* beside it, not out/ */
     sets[n] = texts[n], ++n;
-    for (const char *const *s = m->starter; s && s[0] && n < MAX_SETS; s += 2, ++n) {
+    for (const char *const *s = m->defaults ? m->defaults->starter : NULL;
+         s && s[0] && n < MAX_SETS; s += 2, ++n) {
         snprintf(texts[n], sizeof texts[n], "%s=%s", s[0], s[1]);
         sets[n] = texts[n];
     }

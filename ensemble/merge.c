@@ -171,9 +171,9 @@ typedef struct merge_provenance {
 } merge_provenance;
 
 /* The whole run's file, its provenance the first part's. */
-static int merge_create(const merge_options *opt, const cohort_config *c, const run_plan *p,
-                        const cohort_backend *be, const part_file *first, run_provenance *pv,
-                        merge_provenance *given, output_spec *spec, cohort_output **out)
+static int merge_create(const merge_options *opt, const run_plan *p, const cohort_backend *be,
+                        const part_file *first, run_provenance *pv, merge_provenance *given,
+                        output_spec *spec, cohort_output **out)
 {
     given->previous = info_global_text(first->nc, "history");
     given->backend = info_global_text(first->nc, "backend");
@@ -182,7 +182,7 @@ static int merge_create(const merge_options *opt, const cohort_config *c, const 
     given->history = opt->command_line ? output_history(opt->command_line, given->previous)
                                        : strdup(given->previous ? given->previous : "");
     int value_slot[RUN_VALUES];
-    run_output_spec(c, p, be, 0, p->members, opt->output_path, pv, spec, value_slot);
+    run_output_spec(p, be, 0, p->members, opt->output_path, pv, spec, value_slot);
     spec->history = given->history, spec->source = opt->version, spec->config = first->config;
     if (given->backend) spec->backend = given->backend;
     if (given->device) spec->device = given->device;
@@ -238,10 +238,12 @@ int merge_parts(const merge_options *opt)
     output_spec spec;
     run_provenance provenance;
     status = EXIT_FAILURE_RUNNING;
-    int rc = merge_create(opt, &c, &p, be, &parts[0], &provenance, &provided, &spec, &out);
+    int rc = merge_create(opt, &p, be, &parts[0], &provenance, &provided, &spec, &out);
 
     /* the accumulators, as the whole run had them */
-    if (rc == COHORT_OK) rc = run_accumulators_alloc(&a, &p, p.model->n_observables, 0);
+    if (rc == COHORT_OK)
+        rc = run_accumulators_alloc(&a, &p,
+                                    p.model->observing ? p.model->observing->n_observables : 0, 0);
     const cohort_backend *cpu = NULL;
     if (rc == COHORT_OK && spec.structure_factor) rc = cohort_backend_get("cpu", &cpu);
     if (rc == COHORT_OK && spec.structure_factor) /* sums only: no spectra are taken */
@@ -260,7 +262,7 @@ int merge_parts(const merge_options *opt)
                     parts[i].first, parts[i].first + parts[i].count);
     }
     int64_t n_diverged = 0;
-    const run_finish_options fo = {&c, be, 0, p.members, 0, 1, opt->quiet};
+    const run_finish_options fo = {be, 0, p.members, 0, 1, opt->quiet};
     if (rc == COHORT_OK) rc = run_finish(out, &p, &a, &fo, &n_diverged);
     const int closed = output_close(out, rc == COHORT_OK);
     out = NULL;

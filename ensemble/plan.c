@@ -170,15 +170,15 @@ static int plan_steady(const cohort_config *c, run_plan *p, char *err, size_t le
 {
     const cohort_model *m = p->model;
     const config_value *method = config_get(c, "solver", "method");
-    if (!config_list_has(m->solver_methods, '|', method->text)) {
+    if (!config_list_has(m->steady->solver_methods, '|', method->text)) {
         snprintf(err, len, "%s: solver.method = %s: %s offers %s", method->origin, method->text,
-                 m->name, m->solver_methods);
+                 m->name, m->steady->solver_methods);
         return EXIT_BAD_INPUT;
     }
     /* the method's index among the model's */
     const size_t w = strlen(method->text);
-    for (const char *a = m->solver_methods; strncmp(a, method->text, w) || (a[w] && a[w] != '|');
-         a = strchr(a, '|') + 1)
+    for (const char *a = m->steady->solver_methods;
+         strncmp(a, method->text, w) || (a[w] && a[w] != '|'); a = strchr(a, '|') + 1)
         ++p->values.solver_method;
     p->values.solver_tolerance = config_real(c, "solver", "tolerance");
     p->values.max_iterations = config_get(c, "solver", "max_iterations")->integer;
@@ -289,9 +289,9 @@ static int plan_stepper(const cohort_config *c, run_plan *p, char *err, size_t l
 {
     const cohort_model *m = p->model;
     const config_value *st = config_get(c, "time", "stepper");
-    if (!config_list_has(m->steppers, '|', st->text)) {
+    if (!config_list_has(m->stepping->steppers, '|', st->text)) {
         snprintf(err, len, "%s: time.stepper = %s: %s offers %s", st->origin, st->text, m->name,
-                 m->steppers);
+                 m->stepping->steppers);
         return EXIT_BAD_INPUT;
     }
     p->values.stepper =
@@ -308,14 +308,14 @@ static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     const cohort_model *m = p->model;
     const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
-    double dt_wanted = dt->is_auto ? m->dt_auto(&p->values) : dt->number;
+    double dt_wanted = dt->is_auto ? m->defaults->dt_auto(&p->values) : dt->number;
     /* auto: the smallest of the stepper's swept points' choices (heat1d's Fo depends on alpha);
      * 2^20 points at most scanned */
     for (int64_t point = 0; dt->is_auto && p->n_stepper_sweeps > 0 &&
                             point < p->members / p->replicates && point < (1 << 20);
          ++point) {
         const cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
-        dt_wanted = fmin(dt_wanted, m->dt_auto(&v));
+        dt_wanted = fmin(dt_wanted, m->defaults->dt_auto(&v));
     }
     /* auto never steps past t_end: a run shorter than the model's step takes one step of t_end */
     if (dt->is_auto && !m->adaptive) dt_wanted = fmin(dt_wanted, t_end->number);
@@ -325,7 +325,6 @@ static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
         dt_wanted = config_real(c, "time", "output_every");
     }
     p->t_end = t_end->number;
-    p->checkpoint_every = config_real(c, "output", "checkpoint_every");
     /* an adaptive model's step() is one output interval: that is the key at fault */
     const config_value *step_key = m->adaptive ? config_get(c, "time", "output_every") : dt;
     const char *step_name = m->adaptive ? "time.output_every" : "time.dt";
@@ -372,6 +371,23 @@ static int plan_events(const cohort_config *c, run_plan *p, char *err, size_t le
     return rc;
 }
 
+/* [output] and [analysis] as typed values: no stage after the plan reads them by key. */
+static void plan_outputs(const cohort_config *c, run_plan *p)
+{
+    const config_value *chunk = config_get(c, "ensemble", "chunk");
+    p->chunk_wanted = chunk->is_auto ? 0 : chunk->integer;
+    p->checkpoint_every = config_real(c, "output", "checkpoint_every");
+    p->archive_final = !strcmp(config_get(c, "output", "archive")->text, "final");
+    p->archive_float = !strcmp(config_get(c, "output", "precision")->text, "float");
+    p->member_series = (int)config_get(c, "output", "member_series")->integer;
+    p->structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer;
+    p->fit_from = config_real(c, "analysis", "fit_from");
+    p->kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
+    p->kmeans_restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer;
+    p->kmeans_max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer;
+    p->kmeans_tol = config_real(c, "analysis", "kmeans_tol");
+}
+
 /* Checks what the schema cannot (relations between keys, what this version can run) and derives
  * the plan. Messages name the key and where its value came from. */
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
@@ -383,12 +399,14 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         snprintf(err, len, "%s: model.name = %s: no such model", name->origin, name->text);
         return EXIT_BAD_INPUT;
     }
+    plan_outputs(c, p);
     int rc = plan_grid(c, p, err, len);
     if (rc) return rc;
     for (int j = 0; j < m->n_params; ++j)
         p->values.param[j] = config_real(c, "model", m->params[j].key);
-    if (m->solver_methods) return plan_steady(c, p, err, len);
-    if ((rc = plan_initial(c, p, err, len)) || (m->steppers && (rc = plan_stepper(c, p, err, len))))
+    if (m->steady) return plan_steady(c, p, err, len);
+    if ((rc = plan_initial(c, p, err, len)) ||
+        (m->stepping->steppers && (rc = plan_stepper(c, p, err, len))))
         return rc;
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->members = config_get(c, "ensemble", "members")->integer;
@@ -415,7 +433,7 @@ void run_plan_output_spec(const run_plan *p, const char *model, const cohort_bac
     spec->nx = p->values.nx;
     spec->ny = p->model->dimension == 2 ? p->values.ny : 0;
     spec->length = p->values.length;
-    spec->length_name = p->model->length_name;
+    spec->length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
     spec->field_meaning = p->model->field_meaning;
     if (p->model->boundaries) { /* nodes 0 .. nx at origin + i L / nx */
         spec->closed = 1;

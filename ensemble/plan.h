@@ -23,6 +23,13 @@ typedef struct run_plan {
     int64_t members, chunk, steps;
     double t_end;
     double checkpoint_every; /* output.checkpoint_every: wall-clock seconds between checkpoints */
+    int64_t chunk_wanted;    /* ensemble.chunk, 0 for auto (chunk: what the run then uses) */
+    /* [output] and [analysis], as the later stages read them */
+    int archive_final, archive_float, member_series; /* output.archive = final, precision, ... */
+    int structure_factor;                            /* analysis.structure_factor */
+    double fit_from;                                 /* analysis.fit_from */
+    int kmeans_k, kmeans_restarts, kmeans_max_iter;  /* analysis.kmeans* */
+    double kmeans_tol;
     int64_t n_records;
     int64_t *record_step; /* step after which record r is taken (0 = the initial state) */
     int64_t n_snapshots;  /* output.archive = snapshots */

@@ -23,19 +23,19 @@ enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 /* Members per chunk of a run of `members`: ensemble.chunk, or as many as fit in half the free
  * memory. */
-static int64_t chunk_size(const cohort_config *c, const cohort_backend *be, const run_plan *p,
-                          int64_t members)
+static int64_t chunk_size(const cohort_backend *be, const run_plan *p, int64_t members)
 {
-    const config_value *chunk = config_get(c, "ensemble", "chunk");
-    if (!chunk->is_auto) return chunk->integer < members ? chunk->integer : members;
+    if (p->chunk_wanted) return p->chunk_wanted < members ? p->chunk_wanted : members;
     size_t free_bytes = 0;
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     /* the time levels, scratch and noise, moments and mean per member, and the structure factor's
      * spectra */
-    double per_member =
-        ((double)(p->model->time_levels + 2 + p->model->working_states) * (double)p->n + 4.0) *
-        sizeof(double);
-    if (config_get(c, "analysis", "structure_factor")->integer)
+    double per_member = ((double)(p->model->stepping->time_levels + 2 +
+                                  (p->model->adaptive ? p->model->adaptive->working_states : 0)) *
+                             (double)p->n +
+                         4.0) *
+                        sizeof(double);
+    if (p->structure_factor)
         per_member += structure_factor_bytes_per_member(p->values.nx, p->values.ny);
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
     if (fit < 1) fit = 1;
@@ -128,8 +128,7 @@ static int run_finished(run_state *s, int rc)
     const run_options *opt = s->opt;
     const run_plan *p = &s->p;
     run_buffers_release_device(s); /* room for the features' clustering */
-    const run_finish_options fo = {
-        s->c, s->be, s->first, s->end, s->part, 0, opt->quiet || opt->segment};
+    const run_finish_options fo = {s->be, s->first, s->end, s->part, 0, opt->quiet || opt->segment};
     int64_t n_diverged = 0;
     if (rc == COHORT_OK) rc = run_finish(s->out, p, &s->acc, &fo, &n_diverged);
     const int ok = rc == COHORT_OK;
@@ -218,7 +217,7 @@ static void run_note_identical(const cohort_config *c, const run_plan *p)
     const config_value *kind = config_get(c, "initial", "kind"),
                        *members = config_get(c, "ensemble", "members");
     char why[CONFIG_TEXT + CONFIG_ORIGIN + 64];
-    if (p->model->solver_methods)
+    if (p->model->steady)
         snprintf(why, sizeof why, "%s starts every member from the same state", p->model->name);
     else
         snprintf(why, sizeof why, "initial.kind = %s (from %s) adds no noise%s", kind->text,
@@ -253,7 +252,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         return EXIT_BAD_INPUT;
     }
     const cohort_model *model = p.model;
-    if (model->solver_methods && opt->resume) {
+    if (model->steady && opt->resume) {
         fprintf(stderr,
                 "cohort run: --resume: %s is a steady model, whose runs do not "
                 "checkpoint; run it again\n",
@@ -268,7 +267,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     const int64_t first = subset ? opt->members_first : 0,
                   end = subset ? opt->members_end : members;
     const char *why = !subset                 ? NULL
-                      : model->solver_methods ? "a steady model's run is not split"
+                      : model->steady         ? "a steady model's run is not split"
                       : end > members         ? "B is past the ensemble's last member"
                       : first % MOMENTS_BLOCK ? "A is not a multiple of the statistics' block"
                       : end % MOMENTS_BLOCK && end != members
@@ -290,7 +289,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
-    if (model->solver_methods) {
+    if (model->steady) {
         status = run_steady(c, opt, &p, be);
         output_lock_release(lock);
         return status;
@@ -309,7 +308,7 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         fprintf(stderr, "cohort run: time.dt = auto: %s %.6g (%s)\n",
                 model->adaptive ? "first trial step" : "dt =",
                 model->adaptive ? p.values.tau0 : p.values.dt, model->name);
-    p.chunk = chunk_size(c, be, &p, end - first);
+    p.chunk = chunk_size(be, &p, end - first);
 
     status = run_members(c, opt, p, be, first, end);
     output_lock_release(lock);

@@ -42,7 +42,7 @@ static int run_buffers_alloc_device(run_state *s)
     if (s->p.n_stepper_sweeps == 0)
         COHORT_CALL(s->model->stepper_alloc(s->model, be, &s->p.values, &s->stepper));
     COHORT_CALL(be->alloc((void **)&b->state, values));
-    if (s->model->time_levels == 2) COHORT_CALL(be->alloc((void **)&b->prev, values));
+    if (s->model->stepping->time_levels == 2) COHORT_CALL(be->alloc((void **)&b->prev, values));
     COHORT_CALL(be->alloc((void **)&b->scratch, values));
     COHORT_CALL(
         be->alloc((void **)&b->noise,

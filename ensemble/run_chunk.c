@@ -80,7 +80,7 @@ static int run_chunk_initial(run_state *s, const run_chunk *ch)
                                       ch->count);
     COHORT_CALL(initial1d_fill(s->be, &p->ic, amplitude, b->state, b->noise, s->n, s->chunk, 0,
                                ch->m0, ch->count));
-    if (!s->model->evolves_deviation) {
+    if (!s->model->stepping->evolves_deviation) {
         COHORT_CALL(
             fields_values(s->be, b->state, b->mean, s->n, s->chunk, 0, ch->count, b->scratch));
         double *t = b->state;
@@ -101,11 +101,12 @@ int run_chunk_begin(run_state *s, run_chunk *ch)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "the checkpoint's chunk in flight has %lld members, the run %lld",
                            (long long)at->count, (long long)ch->count);
-    ch->field_mean = s->model->evolves_deviation ? s->b.mean : NULL;
+    ch->field_mean = s->model->stepping->evolves_deviation ? s->b.mean : NULL;
     for (int64_t k = 0; k < RUN_VALUES * ch->count; ++k) s->b.member_value[k] = 0.0;
     /* an in-flight chunk continues where the checkpoint left it */
     COHORT_CALL(ch->in_flight ? run_checkpoint_restore_flight(s) : run_chunk_initial(s, ch));
-    ch->many = s->model->advance && (!s->model->advance_pays || s->model->advance_pays(s->stepper));
+    ch->many = s->model->on_chip &&
+               (!s->model->on_chip->advance_pays || s->model->on_chip->advance_pays(s->stepper));
     ch->step = ch->in_flight ? at->step : 0;
     ch->r = ch->in_flight ? at->r : 0;
     ch->q = ch->in_flight ? at->q : 0;
@@ -130,8 +131,8 @@ int run_chunk_step_to(run_state *s, run_chunk *ch, int64_t next)
          * between records on cuda) takes up to 4096 at a time, so that the progress line still
          * moves */
         const int64_t steps = ch->many ? (next - ch->step < 4096 ? next - ch->step : 4096) : 1;
-        const int rc = ch->many ? s->model->advance(s->stepper, &ms, ch->step, steps)
-                                : s->model->step(s->stepper, &ms, ch->step);
+        const int rc = ch->many ? s->model->on_chip->advance(s->stepper, &ms, ch->step, steps)
+                                : s->model->stepping->step(s->stepper, &ms, ch->step);
         b->state = ms.u, b->prev = ms.prev, b->scratch = ms.scratch;
         if (rc != COHORT_OK) return rc;
         s->member_steps += steps * ch->count;

@@ -87,11 +87,11 @@ static int run_checkpoint_put_flight(run_state *s, checkpoint_writer *w, const r
     if (rc == COHORT_OK)
         rc = checkpoint_put(w, "member_value", b->member_value,
                             (size_t)(5 * at->count) * sizeof(double));
-    if (rc == COHORT_OK && s->model->carried_bytes) {
-        const size_t carried = s->model->carried_bytes(at->count);
+    if (rc == COHORT_OK && s->model->adaptive) {
+        const size_t carried = s->model->adaptive->carried_bytes(at->count);
         void *buf = malloc(carried ? carried : 1);
         if (!buf) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the stepper's carried state");
-        if (rc == COHORT_OK) rc = s->model->carried_get(s->stepper, at->count, buf);
+        if (rc == COHORT_OK) rc = s->model->adaptive->carried_get(s->stepper, at->count, buf);
         if (rc == COHORT_OK) rc = checkpoint_put(w, "carried", buf, carried);
         free(buf);
     }
@@ -174,12 +174,12 @@ int run_checkpoint_restore_flight(run_state *s)
     }
     COHORT_CALL(checkpoint_get_exact(s->ck, "member_value", b->member_value,
                                      (size_t)(5 * at->count) * sizeof(double)));
-    if (s->model->carried_bytes) {
+    if (s->model->adaptive) {
         const void *carried = checkpoint_get(s->ck, "carried", &have);
-        if (!carried || have != s->model->carried_bytes(at->count))
+        if (!carried || have != s->model->adaptive->carried_bytes(at->count))
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "the checkpoint lacks the stepper's carried state");
-        COHORT_CALL(s->model->carried_set(s->stepper, s->chunk, at->count, carried));
+        COHORT_CALL(s->model->adaptive->carried_set(s->stepper, s->chunk, at->count, carried));
     }
     return COHORT_OK;
 }

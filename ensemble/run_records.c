@@ -68,22 +68,23 @@ int run_record_take(run_state *s, run_chunk *ch)
     COHORT_CALL(run_record_moments(s, ch));
     COHORT_CALL(moments_blocks_add(&a->ell[r], m0, count, b->ell, b->finite));
     COHORT_CALL(moments_blocks_add(&a->mass[r], m0, count, b->mass, b->finite));
-    if (s->spec.member_series && s->model->length_name)
+    if (s->spec.member_series && s->model->statistics)
         COHORT_CALL(output_write_member_ell(s->out, r, m0, count, b->ell));
-    if (s->model->observe)
-        COHORT_CALL(s->model->observe(s->stepper, b->state, s->p.record_step[r] * s->p.values.dt,
-                                      b->observed, s->chunk, count));
+    if (s->model->observing)
+        COHORT_CALL(s->model->observing->observe(s->stepper, b->state,
+                                                 s->p.record_step[r] * s->p.values.dt, b->observed,
+                                                 s->chunk, count));
     for (int o = 0; o < s->n_obs; ++o)
         COHORT_CALL(moments_blocks_add(&a->obs[o * s->p.n_records + r], m0, count,
                                        b->observed + o * count, b->finite));
     if (s->exact) run_record_errors(s, ch);
     /* the field as archived: a deviation's in the scratch array, or the state */
-    if (a->sf && s->model->evolves_deviation)
+    if (a->sf && s->model->stepping->evolves_deviation)
         COHORT_CALL(fields_values(s->be, b->state, b->mean, s->n, s->chunk, 0, count, b->scratch));
     if (a->sf)
-        COHORT_CALL(structure_factor_add(a->sf, r,
-                                         s->model->evolves_deviation ? b->scratch : b->state, 0,
-                                         count, m0, b->finite));
+        COHORT_CALL(structure_factor_add(
+            a->sf, r, s->model->stepping->evolves_deviation ? b->scratch : b->state, 0, count, m0,
+            b->finite));
     if (ch->last) COHORT_CALL(run_write_record(s->out, &s->p, a, b->spectrum, r));
     ++ch->r;
     return COHORT_OK;
@@ -102,8 +103,9 @@ int run_chunk_end(run_state *s, const run_chunk *ch)
 {
     run_buffers *b = &s->b;
     const int64_t count = ch->count, m0 = ch->m0, n = s->n;
-    if (s->model->counters && s->model->adaptive) {
-        COHORT_CALL(s->model->counters(s->stepper, count, b->counter, b->counter + count));
+    if (s->model->adaptive) {
+        COHORT_CALL(
+            s->model->adaptive->counters(s->stepper, count, b->counter, b->counter + count));
         for (int64_t k = 0; k < count; ++k) {
             b->member_value[RUN_VALUE_ACCEPTED * count + k] = (double)b->counter[k];
             b->member_value[RUN_VALUE_REJECTED * count + k] = (double)b->counter[count + k];

@@ -60,26 +60,26 @@ static int steady_open(const cohort_config *c, const run_options *opt, steady_ru
         r->check_iterations[k] = (k + 1) * r->p->values.check_every;
     const double h = 1.0 / (double)(r->p->values.nx + 1), k = 1.0 / (double)(r->p->values.ny + 1);
     output_spec *spec = &r->spec;
-    *spec =
-        (output_spec){.path = r->path,
-                      .archive_final = !strcmp(config_get(c, "output", "archive")->text, "final"),
-                      .archive_float = !strcmp(config_get(c, "output", "precision")->text, "float"),
-                      .chunk_members = r->chunk,
-                      .title = "cohort steady ensemble",
-                      .history = history,
-                      .source = opt->version,
-                      .config = r->config_text};
+    *spec = (output_spec){.path = r->path,
+                          .archive_final = r->p->archive_final,
+                          .archive_float = r->p->archive_float,
+                          .chunk_members = r->chunk,
+                          .title = "cohort steady ensemble",
+                          .history = history,
+                          .source = opt->version,
+                          .config = r->config_text};
     run_plan_output_spec(r->p, model->name, r->be, &r->provenance, spec);
     spec->closed = 1, spec->origin = h, spec->length = 1.0 - 2.0 * h;
     spec->origin_y = k, spec->length_y = 1.0 - 2.0 * k;
     spec->field_name = "u";
     spec->steady = 1;
     spec->n_checks = r->checks, spec->check_iterations = r->check_iterations;
-    spec->history_name = model->history_name, spec->history_meaning = model->history_meaning;
-    spec->n_member_values = model->n_member_values;
-    for (int q = 0; q < model->n_member_values; ++q) {
-        spec->member_value_name[q] = model->member_values[q].name;
-        spec->member_value_meaning[q] = model->member_values[q].meaning;
+    spec->history_name = model->steady->history_name,
+    spec->history_meaning = model->steady->history_meaning;
+    spec->n_member_values = model->steady->n_member_values;
+    for (int q = 0; q < model->steady->n_member_values; ++q) {
+        spec->member_value_name[q] = model->steady->member_values[q].name;
+        spec->member_value_meaning[q] = model->steady->member_values[q].meaning;
         spec->member_value_int[q] = 1;
     }
     const int rc = history && r->config_text && r->check_iterations
@@ -111,14 +111,15 @@ static int steady_chunk(steady_run *r, int64_t m0, int64_t *count)
     }
     for (int64_t q = 0; q < *count && p->member_param_sweep >= 0; ++q)
         r->member_param[q] = run_plan_swept_value(p, p->member_param_sweep, m0 + q);
-    COHORT_CALL(model->solve(r->stepper, p->member_param_sweep >= 0 ? r->member_param : NULL,
-                             *count, r->fields, r->values, r->hist));
+    COHORT_CALL(model->steady->solve(r->stepper,
+                                     p->member_param_sweep >= 0 ? r->member_param : NULL, *count,
+                                     r->fields, r->values, r->hist));
     for (int64_t q = 0; q < *count; ++q) {
         r->converged += r->values[*count + q] != 0.0;
         r->iterations += (int64_t)r->values[q];
         for (int64_t i = 0; i < n; ++i) r->diverged[m0 + q] |= !isfinite(r->fields[q * n + i]);
     }
-    for (int v = 0; v < model->n_member_values; ++v)
+    for (int v = 0; v < model->steady->n_member_values; ++v)
         COHORT_CALL(output_write_member_value(r->out, v, m0, *count, r->values + v * *count));
     if (r->checks > 0) COHORT_CALL(output_write_member_history(r->out, m0, *count, r->hist));
     if (r->spec.archive_final) COHORT_CALL(output_write_state(r->out, m0, *count, r->fields));
@@ -131,7 +132,7 @@ static int steady_solve(const run_options *opt, steady_run *r, double *seconds)
 {
     const int64_t members = r->p->members, chunk = r->chunk, n = r->p->n;
     r->fields = malloc((size_t)(n * chunk) * sizeof(double));
-    r->values = malloc((size_t)(r->p->model->n_member_values * chunk) * sizeof(double));
+    r->values = malloc((size_t)(r->p->model->steady->n_member_values * chunk) * sizeof(double));
     r->hist = malloc((size_t)((r->checks > 0 ? r->checks : 1) * chunk) * sizeof(double));
     r->member_param = malloc((size_t)chunk * sizeof(double));
     r->diverged = calloc((size_t)members, 1);
@@ -162,9 +163,8 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
     /* auto: as many members as fit a budget of 1 GiB of host arrays (the field, the iterate with
      * its ring, omega, coefficients: about 6 n doubles each), so that an ensemble of small
      * members fills a device in one chunk */
-    const config_value *chunk_key = config_get(c, "ensemble", "chunk");
     const int64_t fit = ((int64_t)1 << 30) / (int64_t)(6 * sizeof(double)) / p->n;
-    const int64_t wanted = chunk_key->is_auto ? (fit > 1 ? fit : 1) : chunk_key->integer;
+    const int64_t wanted = p->chunk_wanted ? p->chunk_wanted : fit > 1 ? fit : 1;
     r.chunk = p->chunk = wanted < p->members ? wanted : p->members;
     if (!status) status = run_output_path(c, opt, &r.path);
     if (!status) status = steady_open(c, opt, &r);

@@ -1,4 +1,4 @@
-/* `cohort run` for a steady model (model->solver_methods: convdiff2d): each member is solved to
+/* `cohort run` for a steady model (model->steady: convdiff2d): each member is solved to
  * solver.tolerance, chunk by chunk, and the file holds its per-member values (iterations,
  * converged, ...), its history at solver.check_every, and on request the final field. */
 #ifndef COHORT_STEADY_H

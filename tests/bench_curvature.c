@@ -55,7 +55,7 @@ static cohort_model_values values_for(const cohort_model *m, int64_t N, double t
                              .amplitude = 1.0,
                              .mode = 1};
     for (int j = 0; j < m->n_params; ++j) v.param[j] = strtod(m->params[j].default_value, NULL);
-    v.tau0 = m->dt_auto(&v);
+    v.tau0 = m->defaults->dt_auto(&v);
     return v;
 }
 
@@ -74,18 +74,18 @@ static result run_once(const cohort_backend *be, const cohort_model *m, void *st
     const double start = cohort_seconds();
     for (int64_t k = 0; k < intervals; ++k) {
         cohort_model_state s = {u, NULL, NULL, NULL, NULL, members, 0, members};
-        CHECK_COHORT(m->step(stepper, &s, k));
+        CHECK_COHORT(m->stepping->step(stepper, &s, k));
     }
     CHECK_COHORT(be->synchronize());
     result r = {cohort_seconds() - start, 0, 0.0};
     int64_t *acc = malloc((size_t)members * sizeof *acc),
             *rej = malloc((size_t)members * sizeof *rej);
-    double *values = malloc((size_t)(members * (m->n_observables + 3)) * sizeof *values);
-    CHECK_COHORT(m->counters(stepper, members, acc, rej));
-    CHECK_COHORT(m->observe(stepper, u, intervals * v->dt, values, members, members));
+    double *values = malloc((size_t)(members * (m->observing->n_observables + 3)) * sizeof *values);
+    CHECK_COHORT(m->adaptive->counters(stepper, members, acc, rej));
+    CHECK_COHORT(m->observing->observe(stepper, u, intervals * v->dt, values, members, members));
     for (int64_t k = 0; k < members; ++k) {
         r.steps = acc[k] + rej[k] > r.steps ? acc[k] + rej[k] : r.steps;
-        const double e = values[(m->n_observables + 2) * members + k];
+        const double e = values[(m->observing->n_observables + 2) * members + k];
         r.error = e > r.error || e != e ? e : r.error;
     }
     free(acc), free(rej), free(values);

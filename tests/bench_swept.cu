@@ -37,7 +37,7 @@ static void job_run(void *arg)
 {
     job *j = (job *)arg;
     cohort_model_state s = {j->u, NULL, j->scratch, NULL, NULL, j->count, 0, j->count};
-    CHECK_COHORT(j->m->advance(j->stepper, &s, 0, j->steps));
+    CHECK_COHORT(j->m->on_chip->advance(j->stepper, &s, 0, j->steps));
     j->u = s.u, j->scratch = s.scratch; /* an odd tier count swaps the rows */
 }
 
@@ -67,7 +67,7 @@ static double time_per_step(const char *model, int64_t n, int64_t count, cohort_
     v.length = ks ? 0.5 * (double)n : 1.0; /* KS at seed 001's dx = 0.5 */
     v.boundary = ks ? COHORT_BOUNDARY_PERIODIC : COHORT_BOUNDARY_NEUMANN;
     v.initial_kind = ks ? "uniform" : "cosine";
-    v.dt = m->dt_auto(&v);
+    v.dt = m->defaults->dt_auto(&v);
     v.stepper = kind, v.block_width = width;
     job j = {m, NULL, NULL, NULL, start, n, count, steps};
     CHECK_COHORT(m->stepper_alloc(m, be, &v, &j.stepper));

@@ -118,7 +118,7 @@ static void registry_run(const cohort_backend *be, const char *name, const char 
                              .amplitude = 0.5,
                              .mode = 3};
     for (int j = 0; j < m->n_params; ++j) v.param[j] = strtod(m->params[j].default_value, NULL);
-    v.tau0 = m->dt_auto(&v);
+    v.tau0 = m->defaults->dt_auto(&v);
     const int64_t count = 3, n = (N + 1) * (N + 1);
     void *stepper = NULL;
     double *u = NULL, *amp = NULL, *host = malloc((size_t)(n * count) * sizeof *host),
@@ -134,14 +134,14 @@ static void registry_run(const cohort_backend *be, const char *name, const char 
     for (int r = 0; r <= records && rc == COHORT_OK; ++r) {
         if (r > 0) {
             cohort_model_state s = {u, NULL, NULL, NULL, NULL, count, 0, count};
-            rc = m->step(stepper, &s, r - 1);
+            rc = m->stepping->step(stepper, &s, r - 1);
             u = s.u;
         }
-        if (rc == COHORT_OK) rc = m->observe(stepper, u, r * dt, values, count, count);
+        if (rc == COHORT_OK) rc = m->observing->observe(stepper, u, r * dt, values, count, count);
         for (int64_t k = 0; q >= 0 && k < count && rc == COHORT_OK; ++k) {
             EXPECT(values[q * count + k] < previous[k],
                    "%s member %lld record %d: %s %.17g after %.17g", name, (long long)k, r,
-                   m->observables[q].name, values[q * count + k], previous[k]);
+                   m->observing->observables[q].name, values[q * count + k], previous[k]);
             previous[k] = values[q * count + k];
         }
     }
@@ -171,7 +171,7 @@ static void registry_run(const cohort_backend *be, const char *name, const char 
            (long long)boundary_moved);
     EXPECT(changed > n, "%s: only %lld values changed", name, (long long)changed);
     int64_t accepted[3], rejected[3];
-    EXPECT(m->counters(stepper, count, accepted, rejected) == COHORT_OK, "%s",
+    EXPECT(m->adaptive->counters(stepper, count, accepted, rejected) == COHORT_OK, "%s",
            cohort_error_detail());
     EXPECT(accepted[0] >= records, "%s: %lld steps", name, (long long)accepted[0]);
     be->release(u), be->release(amp);

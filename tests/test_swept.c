@@ -43,7 +43,7 @@ static run run_make(const char *model, int64_t points, double length, double dt)
     r.v.length = length;
     r.v.boundary = ks ? COHORT_BOUNDARY_PERIODIC : COHORT_BOUNDARY_NEUMANN;
     r.v.initial_kind = ks ? "uniform" : "cosine";
-    r.v.dt = dt > 0.0 ? dt : r.m->dt_auto(&r.v);
+    r.v.dt = dt > 0.0 ? dt : r.m->defaults->dt_auto(&r.v);
     return r;
 }
 
@@ -64,7 +64,7 @@ static int advance(const cohort_backend *be, const run *r, cohort_stepper_kind s
     /* the second row starts as garbage that no tier may read */
     if (rc == COHORT_OK) rc = be->fill(d_scratch, NAN, (size_t)(r->n * ld));
     cohort_model_state s = {d_u, NULL, d_scratch, NULL, NULL, ld, 0, count};
-    if (rc == COHORT_OK) rc = r->m->advance(stp, &s, 0, steps);
+    if (rc == COHORT_OK) rc = r->m->on_chip->advance(stp, &s, 0, steps);
     if (rc == COHORT_OK) rc = be->synchronize();
     if (rc == COHORT_OK) rc = be->copy_to_host(u, s.u, bytes);
     be->release(s.u), be->release(s.scratch);
@@ -145,8 +145,8 @@ static void heat_converges(const cohort_backend *be)
         if (rc == COHORT_OK) rc = be->copy_to_device(mean, &zero, sizeof(double));
         if (rc == COHORT_OK) rc = r.m->initial_fill(stp, u, NULL, mean, 1, 1);
         cohort_model_state st = {u, NULL, scratch, mean, NULL, 1, 0, 1};
-        if (rc == COHORT_OK) rc = r.m->advance(stp, &st, 0, steps);
-        if (rc == COHORT_OK) rc = r.m->observe(stp, st.u, 0.02, values, 1, 1);
+        if (rc == COHORT_OK) rc = r.m->on_chip->advance(stp, &st, 0, steps);
+        if (rc == COHORT_OK) rc = r.m->observing->observe(stp, st.u, 0.02, values, 1, 1);
         EXPECT(rc == COHORT_OK, "%s", cohort_error_detail());
         error[j] = values[0];
         be->release(st.u), be->release(st.scratch), be->release(mean);

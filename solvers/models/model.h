@@ -2,10 +2,12 @@
  * listed once in registry.c. The descriptor says what the driver needs to know and nothing more:
  * the equation and its source, the grid it lives on, its parameters (key, default, range, units,
  * meaning: the configuration schema, `cohort models`, the sweepable keys and the files' parameter
- * attributes all come from this table), the state a member needs, what it conserves and reports,
- * and the operations that set up a stepper (factor, upload) and advance a batch of members by one
- * step. Initial conditions, moments, archived fields and statistics are the driver's, the same for
- * every model. The ensemble layer reaches a model only through this header. */
+ * attributes all come from this table), and the operations that set up a stepper (factor,
+ * upload). What else it can do is grouped into capability tables, as SUNDIALS groups a vector's
+ * required and optional operations: stepping, on-chip advances, adaptive steps, steady solves,
+ * observables and exact solutions, coarsening statistics, defaults; each NULL where the model
+ * lacks it. Initial conditions, moments, archived fields and statistics are the driver's, the same
+ * for every model. The ensemble layer reaches a model only through this header. */
 #ifndef COHORT_MODEL_H
 #define COHORT_MODEL_H
 
@@ -87,90 +89,56 @@ typedef struct cohort_model_observable {
 enum { COHORT_MODEL_MAX_OBSERVABLES = 4 };
 
 typedef struct cohort_model cohort_model;
-struct cohort_model {
-    const char *name, *summary, *equation, *scheme, *citation;
-    int dimension;      /* 1: grid.n points; 2: grid.nx x grid.ny points, C(member, y, x) */
-    int64_t min_points; /* along each direction */
-    int variant;        /* for code shared by several models (the 1D family's kind) */
-    const cohort_model_param *params;
-    int n_params;
-    int per_member_param;      /* the index of the parameter each member may hold itself (a sweep
-                                * of it needs no new stepper), or -1 */
-    const char *initial_kinds; /* the initial.kind values it starts from, "a|b"; the first is
-                                * the model's default */
-    int evolves_deviation;     /* u is C - mean, each step projecting the deviation's drift out */
-    int time_levels;           /* 1, or 2 where a step needs C^{n-1} */
-    int conserves_mean;        /* <C> is constant in exact arithmetic */
-    /* the per-member 1 / (1 - <C^2>): "ell", "s"; NULL where the model has no such length */
-    const char *length_name, *length_meaning;
-    const char *field_meaning; /* long_name of the archived field C */
-    cohort_model_fit fit;
-    double cpu_cuda_rtol; /* the backends' results agree within this relative difference */
-    /* time.dt = auto */
-    double (*dt_auto)(const cohort_model_values *v);
-    /* The largest stable dt for a member of conserved mean `mean` where the model knows one
-     * (NULL: none known; INFINITY: unconditionally stable there). A dt above it is a warning at
-     * plan time, not an error: users explore unstable regimes on purpose. */
-    double (*dt_limit)(const cohort_model *m, const cohort_model_values *v, double mean);
-    /* Builds what the steps share (factors in the backend's memory); errors as COHORT_ERR_*. */
-    int (*stepper_alloc)(const cohort_model *m, const cohort_backend *be,
-                         const cohort_model_values *v, void **stepper);
-    void (*stepper_free)(void *stepper);
+
+/* ---- The capability tables. A model fills the tables of what it can do and leaves the others
+ * NULL; each table is driven by one stage of the run (docs/design.md, "Adding a model"). A
+ * family's members share its tables by pointing at them (models/model1d, swept1d, curvature2d)
+ * and keep their own descriptor fields. ---- */
+
+/* Time stepping (every model but a steady one; stage: run_chunk.c). */
+typedef struct cohort_model_stepping {
     /* Advances the state by one step (step = 0: the first, for models that start differently);
      * the pointers of s may be exchanged, so that s->u holds the new state. */
     int (*step)(void *stepper, cohort_model_state *s, int64_t step);
-
-    /* ---- optional: models on a bounded grid, adaptive in time, with their own observables ---- */
-    /* "dirichlet|neumann": the model lives on the closed square [origin, origin + L]^2 of
-     * (nx + 1)(ny + 1) nodes x_i = origin + i L / nx, model.boundary picks the condition; NULL:
-     * the periodic grid of nx ny points x_i = i L / nx */
-    const char *boundaries;
-    const char *min_points_reason; /* why min_points, for the message */
-    /* step() advances the members by the interval dt (time.output_every), each member with its
-     * own adaptive steps to time.tolerance from the first trial step time.dt; each chunk starts
-     * at step 0 */
-    int adaptive;
-    int working_states; /* states of n values per member the stepper keeps besides u, scratch */
-    /* the model's own initial kinds (a model with initial_fill fills every kind it lists):
-     * writes members [0, count) of u from v's initial keys, with amplitude per member (backend
-     * memory, count values) or NULL (v->amplitude), and each member's initial.mean (backend
-     * memory, count values) where the kind has one */
-    int (*initial_fill)(void *stepper, double *u, const double *amplitude, const double *mean,
-                        int64_t ld, int64_t count);
-    /* the initial kind whose exact solution the model knows (NULL: none); runs from it store the
-     * errors error_l1, error_l2, error_linf (member) (seed 000, eq. 31-33 over the records) */
-    const char *exact_kind;
-    const cohort_model_observable *observables;
-    int n_observables;
-    /* at a record at time t: host values[q * count + k], q < n_observables, then with the exact
-     * solution sum |e| dA, sum e^2 dA and max |e| over the member's grid (q = n_observables + 0,
-     * 1, 2) */
-    int (*observe)(void *stepper, const double *u, double t, double *values, int64_t ld,
-                   int64_t count);
-    /* adaptive: each member's accepted and rejected steps so far in this chunk (host) */
-    int (*counters)(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
-    /* what a stepper carries from one step() to the next besides the states (an adaptive
-     * integrator's per-member times, steps and counters), for checkpoints: its size for count
-     * members (NULL: nothing, the states and the step index say all), a host copy of it, and
-     * its restoration into a stepper about to continue members [0, count) at leading dimension
-     * ld */
-    size_t (*carried_bytes)(int64_t count);
-    int (*carried_get)(void *stepper, int64_t count, void *bytes);
-    int (*carried_set)(void *stepper, int64_t ld, int64_t count, const void *bytes);
+    int time_levels;       /* 1, or 2 where a step needs C^{n-1} */
+    int evolves_deviation; /* u is C - mean, each step projecting the deviation's drift out */
     /* "swept|classic": the values of time.stepper the model offers, the first the default (NULL:
      * the key does not apply); they take the same steps with the same arithmetic */
     const char *steppers;
-    /* Advances the state by `steps` steps from step `step` in one call (NULL: the driver calls
-     * step() once per step); the pointers of s may be exchanged as by step() */
+} cohort_model_stepping;
+
+/* Many steps in one call, the state kept on chip between them (optional; stage: run_chunk.c). */
+typedef struct cohort_model_on_chip {
+    /* Advances the state by `steps` steps from step `step`, the same bits as `steps` calls of
+     * step(); the pointers of s may be exchanged as by step() */
     int (*advance)(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
     /* Whether advance() is worth many steps a call for this stepper (NULL: always): where it
      * would only loop over step(), the driver steps one at a time and stays responsive to
      * signals between steps */
     int (*advance_pays)(const void *stepper);
-    /* ---- optional: steady models, solved to a tolerance rather than stepped in time ---- */
-    /* "lmsor|lsor|sor": solver.method's values, the first the default (NULL: not steady). A
-     * steady model reads [solver], not [time] or [initial]: each member iterates from the model's
-     * own start until solver.tolerance or solver.max_iterations */
+} cohort_model_on_chip;
+
+/* Adaptive in time (optional; stages: plan_time.c, run_records.c, run_durable.c): step()
+ * advances the members by the interval dt (time.output_every), each member with its own adaptive
+ * steps to time.tolerance from the first trial step time.dt; each chunk starts at step 0. */
+typedef struct cohort_model_adaptive {
+    int working_states; /* states of n values per member the stepper keeps besides u, scratch */
+    /* each member's accepted and rejected steps so far in this chunk (host) */
+    int (*counters)(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected);
+    /* what a stepper carries from one step() to the next besides the states (the per-member
+     * times, steps and counters), for checkpoints: its size for count members, a host copy of
+     * it, and its restoration into a stepper about to continue members [0, count) at leading
+     * dimension ld */
+    size_t (*carried_bytes)(int64_t count);
+    int (*carried_get)(void *stepper, int64_t count, void *bytes);
+    int (*carried_set)(void *stepper, int64_t ld, int64_t count, const void *bytes);
+} cohort_model_adaptive;
+
+/* Solved to a tolerance rather than stepped in time (optional, instead of stepping; stage:
+ * steady.c). A steady model reads [solver], not [time] or [initial]: each member iterates from
+ * the model's own start until solver.tolerance or solver.max_iterations. */
+typedef struct cohort_model_steady {
+    /* "lmsor|lsor|sor": solver.method's values, the first the default */
     const char *solver_methods;
     /* the per-member integers it reports: name(member), and the history's name(member, check) */
     const cohort_model_observable *member_values;
@@ -182,27 +150,105 @@ struct cohort_model {
      * params[per_member_param], or NULL (the stepper's) */
     int (*solve)(void *stepper, const double *member_param, int64_t count, double *fields,
                  double *values, double *history);
-    /* relations between keys the schema cannot check: 0, or 2 with *key the offending key
-     * ("grid.origin") and the reason in why */
-    int (*check)(const cohort_model *m, const cohort_model_values *v, const char **key, char *why,
-                 size_t len);
-    /* ---- the model's own defaults: config.c gives them to the keys a configuration leaves
-     * out, `cohort init` writes them ---- */
-    /* adaptive models: the records over [0, t_end] when time.output_every is not given (0: the
-     * schema's output_every) */
-    int default_records;
+} cohort_model_steady;
+
+/* The model's own per-member quantities at each record, and its exact solution (optional;
+ * stage: run_records.c). */
+typedef struct cohort_model_observing {
+    const cohort_model_observable *observables;
+    int n_observables;
+    /* the initial kinds whose exact solution the model knows, "a|b" (NULL: none); runs from them
+     * store the errors error_l1, error_l2, error_linf (member) (seed 000, eq. 31-33 over the
+     * records) */
+    const char *exact_kind;
+    /* at a record at time t: host values[q * count + k], q < n_observables, then with the exact
+     * solution sum |e| dA, sum e^2 dA and max |e| over the member's grid (q = n_observables + 0,
+     * 1, 2) */
+    int (*observe)(void *stepper, const double *u, double t, double *values, int64_t ld,
+                   int64_t count);
+} cohort_model_observing;
+
+/* The coarsening statistics of a conserved field (optional; stages: run_records.c, finish.c,
+ * clustering.c): the per-member length 1 / (1 - <C^2>) and its fit against t. */
+typedef struct cohort_model_statistics {
+    const char *length_name, *length_meaning; /* "ell", "s" */
+    cohort_model_fit fit;
     /* k-means with three clusters names them by seed 003's flow-pattern regimes A0, A1, A2
      * (analysis/flow_pattern.h) rather than cluster_0 .. 2 */
     int flow_regimes;
+} cohort_model_statistics;
+
+/* The model's own defaults: config.c gives them to the keys a configuration leaves out,
+ * `cohort init` writes them (required of a time-stepped model; stages: config.c, plan_time.c). */
+typedef struct cohort_model_defaults {
+    /* time.dt = auto (an adaptive model's first trial step) */
+    double (*dt_auto)(const cohort_model_values *v);
+    /* adaptive models: the records over [0, t_end] when time.output_every is not given (0: the
+     * schema's output_every) */
+    int default_records;
     /* `cohort init`'s starter: "section.key", "value" pairs ended by NULL that size the model's
      * configuration to run as written in a few seconds on a laptop's CPU (NULL: the defaults do) */
     const char *const *starter;
+} cohort_model_defaults;
+
+/* The descriptor: what the model is (its equation, grid, parameters and initial states), the
+ * operations every model has (building a stepper, checking its keys), and its tables. */
+struct cohort_model {
+    const char *name, *summary, *equation, *scheme, *citation;
+    int dimension;      /* 1: grid.n points; 2: grid.nx x grid.ny points, C(member, y, x) */
+    int64_t min_points; /* along each direction */
+    const char *min_points_reason; /* why min_points, for the message (NULL: none given) */
+    /* "dirichlet|neumann": the model lives on the closed square [origin, origin + L]^2 of
+     * (nx + 1)(ny + 1) nodes x_i = origin + i L / nx, model.boundary picks the condition; NULL:
+     * the periodic grid of nx ny points x_i = i L / nx */
+    const char *boundaries;
+    const cohort_model_param *params;
+    int n_params;
+    int per_member_param;      /* the index of the parameter each member may hold itself (a sweep
+                                * of it needs no new stepper), or -1 */
+    const char *initial_kinds; /* the initial.kind values it starts from, "a|b"; the first is
+                                * the model's default */
+    /* the model's own initial kinds (a model with initial_fill fills every kind it lists):
+     * writes members [0, count) of u from v's initial keys, with amplitude per member (backend
+     * memory, count values) or NULL (v->amplitude), and each member's initial.mean (backend
+     * memory, count values) where the kind has one (NULL: the driver's initial states) */
+    int (*initial_fill)(void *stepper, double *u, const double *amplitude, const double *mean,
+                        int64_t ld, int64_t count);
+    const char *field_meaning; /* long_name of the archived field C */
+    int conserves_mean;        /* <C> is constant in exact arithmetic */
+    double cpu_cuda_rtol;      /* the backends' results agree within this relative difference */
+
+    /* Builds what the steps or solves share (factors in the backend's memory); errors as
+     * COHORT_ERR_*. A family's member names its kind here and delegates to the family's. */
+    int (*stepper_alloc)(const cohort_model *m, const cohort_backend *be,
+                         const cohort_model_values *v, void **stepper);
+    void (*stepper_free)(void *stepper);
+    /* relations between keys the schema cannot check (NULL: none): 0, or 2 with *key the
+     * offending key ("grid.origin") and the reason in why */
+    int (*check)(const cohort_model *m, const cohort_model_values *v, const char **key, char *why,
+                 size_t len);
+    /* The largest stable dt for a member of conserved mean `mean` where the model knows one
+     * (NULL: none known; INFINITY: unconditionally stable there). A dt above it is a warning at
+     * plan time, not an error: users explore unstable regimes on purpose. */
+    double (*dt_limit)(const cohort_model *m, const cohort_model_values *v, double mean);
+
+    const cohort_model_stepping *stepping;     /* NULL for a steady model */
+    const cohort_model_on_chip *on_chip;       /* optional */
+    const cohort_model_adaptive *adaptive;     /* optional */
+    const cohort_model_steady *steady;         /* instead of stepping */
+    const cohort_model_observing *observing;   /* optional */
+    const cohort_model_statistics *statistics; /* optional */
+    const cohort_model_defaults *defaults;     /* required where stepping is */
 };
 
 /* Every registered model, in the order `cohort models` lists them. */
 const cohort_model *const *cohort_models(size_t *count);
 /* The model a configuration without model.name runs. */
 const char *cohort_model_default(void);
+/* What a descriptor lacks of the fields and tables model.h requires of it (its identity and
+ * stepper; stepping or steady, one of them; defaults with dt_auto where it steps; each table it
+ * has, complete), as "table.field", or NULL where it lacks nothing. */
+const char *cohort_model_missing(const cohort_model *m);
 /* The model called `name`, or NULL. */
 const cohort_model *cohort_model_find(const char *name);
 /* The index of model.<key> in m's parameters, or -1. */

@@ -40,6 +40,46 @@ const cohort_model *cohort_model_find(const char *name)
     return NULL;
 }
 
+/* The required part of each table; a table is optional as a whole, not field by field. */
+static const char *missing_in_tables(const cohort_model *m)
+{
+    if (m->stepping && !m->stepping->step) return "stepping.step";
+    if (m->stepping && m->stepping->time_levels != 1 && m->stepping->time_levels != 2)
+        return "stepping.time_levels";
+    if (m->stepping && (!m->defaults || !m->defaults->dt_auto)) return "defaults.dt_auto";
+    if (m->on_chip && !m->on_chip->advance) return "on_chip.advance";
+    const cohort_model_adaptive *a = m->adaptive;
+    if (a && (!m->stepping || !a->counters)) return a->counters ? "stepping" : "adaptive.counters";
+    if (a && (!a->carried_bytes || !a->carried_get || !a->carried_set))
+        return "adaptive.carried_bytes, carried_get, carried_set";
+    const cohort_model_steady *st = m->steady;
+    if (st && (!st->solver_methods || !st->solve)) return "steady.solver_methods, steady.solve";
+    if (st && (st->n_member_values < 0 || (st->n_member_values && !st->member_values)))
+        return "steady.member_values";
+    const cohort_model_observing *o = m->observing;
+    if (o &&
+        (!o->observe || o->n_observables < 0 || o->n_observables > COHORT_MODEL_MAX_OBSERVABLES ||
+         (o->n_observables && !o->observables)))
+        return "observing.observe, observables";
+    if (m->statistics && (!m->statistics->length_name || !m->statistics->length_meaning))
+        return "statistics.length_name, length_meaning";
+    return NULL;
+}
+
+const char *cohort_model_missing(const cohort_model *m)
+{
+    if (!m->name || !m->summary || !m->equation || !m->scheme || !m->citation)
+        return "name, summary, equation, scheme, citation";
+    if (m->dimension != 1 && m->dimension != 2) return "dimension";
+    if (!m->initial_kinds) return "initial_kinds";
+    if (m->n_params < 0 || m->n_params > COHORT_MODEL_MAX_PARAMS || (m->n_params && !m->params))
+        return "params";
+    if (m->per_member_param < -1 || m->per_member_param >= m->n_params) return "per_member_param";
+    if (!m->stepper_alloc || !m->stepper_free) return "stepper_alloc, stepper_free";
+    if (!m->stepping == !m->steady) return "stepping or steady, one of them";
+    return missing_in_tables(m);
+}
+
 int cohort_model_param_index(const cohort_model *m, const char *key)
 {
     for (int j = 0; j < m->n_params; ++j)

@@ -63,8 +63,27 @@ static double dt_limit(const cohort_model *m, const cohort_model_values *v, doub
 /* cohort init: sized to run in a few seconds on a laptop's CPU */
 static const char *const starter[] = {"ensemble.members", "32", NULL};
 
+/* the family's stepper, of this model's kind */
+static int stepper_alloc(const cohort_model *m, const cohort_backend *be,
+                         const cohort_model_values *v, void **stepper)
+{
+    return model1d_model_stepper_alloc(MODEL1D_CAHN_HILLIARD_FORCED, m, be, v, stepper);
+}
+
+static const cohort_model_defaults defaults = {
+    .dt_auto = cohort_model_dt_tenth_dx,
+    .starter = starter,
+};
+
+/* the family's statistics; its three k-means clusters are seed 003's flow-pattern regimes */
+static const cohort_model_statistics statistics = {
+    .length_name = "ell",
+    .length_meaning = "coarsening length 1/(1 - <C^2>)",
+    .fit = COHORT_FIT_LINEAR_IN_LOG_T,
+    .flow_regimes = 1,
+};
+
 const cohort_model cohort_model_ch1d_forced = {
-    MODEL1D_DESCRIPTOR_FIELDS,
     .name = "ch1d_forced",
     .summary = "Cahn-Hilliard under a travelling-wave forcing (the flow-pattern maps)",
     .equation =
@@ -72,11 +91,19 @@ const cohort_model cohort_model_ch1d_forced = {
     .scheme = "as ch1d, with v C_eta by fifth-order Hamilton-Jacobi WENO upwinded by the sign of v "
               "and the forcing explicit (seed 003, eq. 33-34)",
     .min_points = 5,
-    .variant = MODEL1D_CAHN_HILLIARD_FORCED,
     .params = params,
     .dt_limit = dt_limit,
     .n_params = 4,
     .per_member_param = 1, /* f0: each member's amplitude is an argument of the step */
-    .starter = starter,
-    .flow_regimes = 1,
+    .citation = model1d_citation,
+    .dimension = 1,
+    .initial_kinds = "uniform|cosine|mode",
+    .conserves_mean = 1,
+    .cpu_cuda_rtol = 1e-12,
+    .stepper_alloc = stepper_alloc,
+    .stepper_free = model1d_model_stepper_free,
+    .stepping = &model1d_stepping,
+    .on_chip = &model1d_on_chip,
+    .statistics = &statistics,
+    .defaults = &defaults,
 };

@@ -43,6 +43,24 @@ static int ch2d_model_step(void *stepper, cohort_model_state *s, int64_t step)
 static const char *const starter[] = {"grid.nx",          "64", "grid.ny", "64", "time.t_end", "5",
                                       "ensemble.members", "4",  NULL};
 
+static const cohort_model_stepping stepping = {
+    .step = ch2d_model_step,
+    .time_levels = 2, /* BDF2 */
+    .evolves_deviation = 0,
+};
+
+/* cuSten's Fig. 1: the domain size s = 1 / (1 - <C^2>) grows as t^{1/3} */
+static const cohort_model_statistics statistics = {
+    .length_name = "s",
+    .length_meaning = "domain size 1/(1 - <C^2>)",
+    .fit = COHORT_FIT_POWER_LAW,
+};
+
+static const cohort_model_defaults defaults = {
+    .dt_auto = cohort_model_dt_tenth_dx,
+    .starter = starter,
+};
+
 const cohort_model cohort_model_ch2d = {
     .name = "ch2d",
     .summary = "2D Cahn-Hilliard coarsening on the periodic square, many small fields or one "
@@ -58,16 +76,11 @@ const cohort_model cohort_model_ch2d = {
     .n_params = 2,
     .per_member_param = -1,
     .initial_kinds = "uniform",
-    .evolves_deviation = 0,
-    .time_levels = 2,
     .conserves_mean = 1,
-    .length_name = "s",
-    .length_meaning = "domain size 1/(1 - <C^2>)",
-    .fit = COHORT_FIT_POWER_LAW,
     .cpu_cuda_rtol = 1e-12,
-    .dt_auto = cohort_model_dt_tenth_dx,
     .stepper_alloc = ch2d_model_stepper_alloc,
     .stepper_free = ch2d_model_stepper_free,
-    .step = ch2d_model_step,
-    .starter = starter,
+    .stepping = &stepping,
+    .statistics = &statistics,
+    .defaults = &defaults,
 };

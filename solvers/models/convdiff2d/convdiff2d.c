@@ -57,12 +57,6 @@ static int convdiff_check(const cohort_model *m, const cohort_model_values *v, c
     return 0;
 }
 
-static double no_dt(const cohort_model_values *v)
-{
-    (void)v;
-    return 1.0; /* steady: no time step */
-}
-
 static int convdiff_alloc(const cohort_model *m, const cohort_backend *be,
                           const cohort_model_values *v, void **stepper)
 {
@@ -88,13 +82,6 @@ static void convdiff_free(void *stepper)
     convdiff_stepper *s = stepper;
     if (!s) return;
     free(s->re_members), free(s->u), free(s->result), free(s);
-}
-
-static int no_step(void *stepper, cohort_model_state *st, int64_t step)
-{
-    (void)stepper, (void)st, (void)step;
-    return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "convdiff2d is steady: it is solved, not "
-                                                    "stepped");
 }
 
 /* Buffers for count members, kept while chunks fit. */
@@ -143,6 +130,16 @@ static int convdiff_solve(void *stepper, const double *member_param, int64_t cou
     return COHORT_OK;
 }
 
+static const cohort_model_steady steady = {
+    .solver_methods = "lmsor|lsor|sor",
+    .member_values = member_values,
+    .n_member_values = 5,
+    .history_name = "residual_history",
+    .history_meaning = "||u||_inf of the member after check (c + 1) solver.check_every iterations "
+                       "(NaN once it has converged)",
+    .solve = convdiff_solve,
+};
+
 const cohort_model cohort_model_convdiff2d = {
     .name = "convdiff2d",
     .summary = "steady convection-diffusion on the unit square by red-black local modified SOR",
@@ -158,23 +155,10 @@ const cohort_model cohort_model_convdiff2d = {
     .n_params = N_PARAMS,
     .per_member_param = PARAM_RE,
     .initial_kinds = "uniform", /* not read: a steady model starts from its own u0 */
-    .evolves_deviation = 0,
-    .time_levels = 1,
-    .conserves_mean = 0,
-    .length_name = NULL,
     .field_meaning = "converged iterate u",
-    .fit = COHORT_FIT_POWER_LAW,
     .cpu_cuda_rtol = 0.0,
-    .dt_auto = no_dt,
     .stepper_alloc = convdiff_alloc,
     .stepper_free = convdiff_free,
-    .step = no_step,
     .check = convdiff_check,
-    .solver_methods = "lmsor|lsor|sor",
-    .member_values = member_values,
-    .n_member_values = 5,
-    .history_name = "residual_history",
-    .history_meaning = "||u||_inf of the member after check (c + 1) solver.check_every iterations "
-                       "(NaN once it has converged)",
-    .solve = convdiff_solve,
+    .steady = &steady,
 };

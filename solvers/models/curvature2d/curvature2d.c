@@ -62,7 +62,7 @@ double curvature2d_tau0_willmore(const cohort_model_values *v)
 int curvature2d_check(const cohort_model *m, const cohort_model_values *v, const char **key,
                       char *why, size_t len)
 {
-    const int manufactured = !strcmp(v->initial_kind, m->exact_kind);
+    const int manufactured = !strcmp(v->initial_kind, m->observing->exact_kind);
     if (manufactured && v->boundary != COHORT_BOUNDARY_DIRICHLET) {
         *key = "model.boundary";
         snprintf(why, len,
@@ -135,16 +135,16 @@ void curvature_grid_release(const cohort_backend *be, curvature_grid *g)
     g->forcing_willmore = NULL;
 }
 
-int curvature2d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
+int curvature2d_stepper_alloc(int willmore, const cohort_model *m, const cohort_backend *be,
                               const cohort_model_values *v, void **stepper)
 {
     curvature_stepper *s = calloc(1, sizeof *s);
     if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "curvature stepper");
     s->be = be, s->k = COHORT_KERNELS(be, curvature_kernels);
-    s->willmore = m->variant == CURVATURE2D_WILLMORE;
+    s->willmore = willmore;
     const int rc = curvature_grid_make(
         be, v->nx, v->ny, v->length, v->origin, v->boundary == COHORT_BOUNDARY_NEUMANN,
-        !strcmp(v->initial_kind, m->exact_kind), s->willmore,
+        !strcmp(v->initial_kind, m->observing->exact_kind), s->willmore,
         curvature_exact_params_make(v->param[CURVATURE2D_PARAM_N], v->param[CURVATURE2D_PARAM_R],
                                     v->param[CURVATURE2D_PARAM_SIGMA]),
         &s->g);
@@ -216,7 +216,7 @@ static int curvature_advance_fused(void *ctx, const rkm_fused_args *a)
     return s->k->advance_fused(&s->g, s->willmore ? s->w : NULL, a);
 }
 
-int curvature2d_step(void *stepper, cohort_model_state *st, int64_t step)
+static int curvature2d_step(void *stepper, cohort_model_state *st, int64_t step)
 {
     curvature_stepper *s = stepper;
     COHORT_CALL(ensure_buffers(s, st->ld));
@@ -252,7 +252,7 @@ int curvature2d_observe(void *stepper, const double *u, double t, double *values
     return COHORT_OK;
 }
 
-int curvature2d_counters(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected)
+static int curvature2d_counters(void *stepper, int64_t count, int64_t *accepted, int64_t *rejected)
 {
     curvature_stepper *s = stepper;
     if (!s->rkm) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no chunk stepped yet");
@@ -260,21 +260,35 @@ int curvature2d_counters(void *stepper, int64_t count, int64_t *accepted, int64_
 }
 
 /* the integrator's members: their times, steps and counters */
-size_t curvature2d_carried_bytes(int64_t count)
+static size_t curvature2d_carried_bytes(int64_t count)
 {
     return (size_t)count * rkm_state_bytes;
 }
 
-int curvature2d_carried_get(void *stepper, int64_t count, void *bytes)
+static int curvature2d_carried_get(void *stepper, int64_t count, void *bytes)
 {
     curvature_stepper *s = stepper;
     if (!s->rkm) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no chunk stepped yet");
     return rkm_state_get(s->rkm, count, bytes);
 }
 
-int curvature2d_carried_set(void *stepper, int64_t ld, int64_t count, const void *bytes)
+static int curvature2d_carried_set(void *stepper, int64_t ld, int64_t count, const void *bytes)
 {
     curvature_stepper *s = stepper;
     COHORT_CALL(ensure_buffers(s, ld));
     return rkm_state_set(s->rkm, count, bytes);
 }
+
+const cohort_model_stepping curvature2d_stepping = {
+    .step = curvature2d_step,
+    .time_levels = 1,
+    .evolves_deviation = 0,
+};
+
+const cohort_model_adaptive curvature2d_adaptive = {
+    .working_states = 6, /* Merson's stage argument and k1 .. k4 (seed 000, Algorithm 4.1), and w */
+    .counters = curvature2d_counters,
+    .carried_bytes = curvature2d_carried_bytes,
+    .carried_get = curvature2d_carried_get,
+    .carried_set = curvature2d_carried_set,
+};

@@ -15,8 +15,25 @@ static const cohort_model_observable observables[] = {
      "1"},
 };
 
+/* the family's stepper, of this model's kind */
+static int stepper_alloc(const cohort_model *m, const cohort_backend *be,
+                         const cohort_model_values *v, void **stepper)
+{
+    return swept1d_stepper_alloc(0, m, be, v, stepper);
+}
+
+static const cohort_model_observing observing = {
+    .observables = observables,
+    .n_observables = 1,
+    .exact_kind = "ramp|cosine",
+    .observe = swept1d_observe,
+};
+
+static const cohort_model_defaults defaults = {
+    .dt_auto = swept1d_dt_auto,
+};
+
 const cohort_model cohort_model_heat1d = {
-    SWEPT1D_DESCRIPTOR_FIELDS,
     .name = "heat1d",
     .summary = "heat conduction in a rod with insulated ends (the swept rule's first test)",
     .equation = "T_t = alpha T_xx on [origin, origin + L], T_x = 0 at both ends",
@@ -26,7 +43,6 @@ const cohort_model cohort_model_heat1d = {
                 "decomposition (seed 001)",
     .min_points = 2,
     .min_points_reason = "a rod of at least two cells",
-    .variant = SWEPT1D_HEAT,
     .params = params,
     .n_params = 1,
     .per_member_param = -1,
@@ -35,6 +51,14 @@ const cohort_model cohort_model_heat1d = {
     .field_meaning = "temperature T",
     .boundaries = "neumann",
     .initial_fill = swept1d_initial_fill,
-    .exact_kind = "ramp|cosine",
-    .observables = observables,
+    .dimension = 1,
+    .cpu_cuda_rtol = 1e-9,
+    .stepper_alloc = stepper_alloc,
+    .stepper_free = swept1d_stepper_free,
+    .check = swept1d_check,
+    .dt_limit = swept1d_dt_limit,
+    .stepping = &swept1d_stepping,
+    .on_chip = &swept1d_on_chip,
+    .observing = &observing,
+    .defaults = &defaults,
 };

@@ -12,16 +12,36 @@ static const cohort_model_param params[] = {
 /* cohort init: sized to run in a few seconds on a laptop's CPU */
 static const char *const starter[] = {"ensemble.members", "64", NULL};
 
+/* the family's stepper, of this model's kind */
+static int stepper_alloc(const cohort_model *m, const cohort_backend *be,
+                         const cohort_model_values *v, void **stepper)
+{
+    return model1d_model_stepper_alloc(MODEL1D_HYPERDIFFUSION, m, be, v, stepper);
+}
+
+static const cohort_model_defaults defaults = {
+    .dt_auto = cohort_model_dt_tenth_dx,
+    .starter = starter,
+};
+
 const cohort_model cohort_model_hyperdiffusion1d = {
-    MODEL1D_DESCRIPTOR_FIELDS,
     .name = "hyperdiffusion1d",
     .summary = "hyperdiffusion on a periodic line (the pentadiagonal solver's benchmark)",
     .equation = "C_t = -alpha C_xxxx",
     .scheme = "Crank-Nicolson, periodic pentadiagonal (seed 003, eq. 17-19)",
     .min_points = 5,
-    .variant = MODEL1D_HYPERDIFFUSION,
     .params = params,
     .n_params = 1,
     .per_member_param = -1,
-    .starter = starter,
+    .citation = model1d_citation,
+    .dimension = 1,
+    .initial_kinds = "uniform|cosine|mode",
+    .conserves_mean = 1,
+    .cpu_cuda_rtol = 1e-12,
+    .stepper_alloc = stepper_alloc,
+    .stepper_free = model1d_model_stepper_free,
+    .stepping = &model1d_stepping,
+    .on_chip = &model1d_on_chip,
+    .statistics = &model1d_statistics,
+    .defaults = &defaults,
 };

@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "banded/banded.h"
+#include "models/model.h"
 #include "models/model1d/model1d_numerics.h"
 
 #ifdef __cplusplus
@@ -63,32 +64,19 @@ int model1d_advance(const model1d_stepper *s, double **state, double **scratch, 
  * time). */
 int model1d_advances_on_chip(const model1d_stepper *s);
 
-/* The 1D family's operations for the registry (models/model.h): diffusion1d, hyperdiffusion1d,
- * ch1d and ch1d_forced share them, their descriptor's variant naming the model1d_kind and its
- * parameters (alpha; gamma; gamma, f0, k, v) filling model1d_params by key. */
-struct cohort_model;
-struct cohort_model_values;
-struct cohort_model_state;
-int model1d_model_stepper_alloc(const struct cohort_model *m, const cohort_backend *be,
-                                const struct cohort_model_values *v, void **stepper);
+/* The 1D family for the registry (models/model.h): diffusion1d, hyperdiffusion1d, ch1d and
+ * ch1d_forced point at its tables and delegate their stepper_alloc to the family's with their
+ * kind, their parameters (alpha; gamma; gamma, f0, k, v) filling model1d_params by key. The
+ * family: periodic lines of grid.n points evolved as deviations from the conserved mean (seed
+ * 003), many steps on chip (model1d_advance), the coarsening length ell fitted against ln t (seed
+ * 003, Sec. 5.3). */
+extern const char model1d_citation[];
+extern const cohort_model_stepping model1d_stepping;
+extern const cohort_model_on_chip model1d_on_chip;
+extern const cohort_model_statistics model1d_statistics;
+int model1d_model_stepper_alloc(model1d_kind kind, const cohort_model *m, const cohort_backend *be,
+                                const cohort_model_values *v, void **stepper);
 void model1d_model_stepper_free(void *stepper);
-int model1d_model_step(void *stepper, struct cohort_model_state *s, int64_t step);
-int model1d_model_advance(void *stepper, struct cohort_model_state *s, int64_t step, int64_t steps);
-int model1d_model_advance_pays(const void *stepper);
-
-/* The descriptor fields the 1D family shares (a designated-initializer list): periodic lines of
- * grid.n points evolved as deviations from the conserved mean, the coarsening length ell fitted
- * against ln t (seed 003, Sec. 5.3), dt = auto 0.1 dx (eq. 27), and the operations above. */
-#define MODEL1D_DESCRIPTOR_FIELDS                                                                  \
-    .citation = "Carroll, Gloster, Bustamante, O Naraigh: A batched GPU methodology for "          \
-                "numerical solutions of PDEs (seed 003)",                                          \
-    .dimension = 1, .initial_kinds = "uniform|cosine|mode", .evolves_deviation = 1,                \
-    .time_levels = 1, .conserves_mean = 1, .length_name = "ell",                                   \
-    .length_meaning = "coarsening length 1/(1 - <C^2>)", .fit = COHORT_FIT_LINEAR_IN_LOG_T,        \
-    .cpu_cuda_rtol = 1e-12, .dt_auto = cohort_model_dt_tenth_dx,                                   \
-    .stepper_alloc = model1d_model_stepper_alloc, .stepper_free = model1d_model_stepper_free,      \
-    .step = model1d_model_step, .advance = model1d_model_advance,                                  \
-    .advance_pays = model1d_model_advance_pays
 
 /* The stepper's right-hand side and the backend-memory view of its factor: the arguments of
  * the backend's model1d_step (for the benchmarks and the tests of a backend's paths). */

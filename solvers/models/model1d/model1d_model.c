@@ -9,10 +9,10 @@ static double param_or_zero(const cohort_model *m, const cohort_model_values *v,
     return j >= 0 ? v->param[j] : 0.0;
 }
 
-int model1d_model_stepper_alloc(const cohort_model *m, const cohort_backend *be,
+int model1d_model_stepper_alloc(model1d_kind kind, const cohort_model *m, const cohort_backend *be,
                                 const cohort_model_values *v, void **stepper)
 {
-    const model1d_params p = {.kind = (model1d_kind)m->variant,
+    const model1d_params p = {.kind = kind,
                               .n = v->nx,
                               .length = v->length,
                               .dt = v->dt,
@@ -29,21 +29,42 @@ void model1d_model_stepper_free(void *stepper)
     model1d_stepper_free(stepper);
 }
 
-int model1d_model_step(void *stepper, cohort_model_state *s, int64_t step)
+static int model1d_model_step(void *stepper, cohort_model_state *s, int64_t step)
 {
     (void)step;
     return model1d_step(stepper, &s->u, &s->scratch, s->mean, s->member_param, s->ld, s->m0,
                         s->count);
 }
 
-int model1d_model_advance(void *stepper, cohort_model_state *s, int64_t step, int64_t steps)
+static int model1d_model_advance(void *stepper, cohort_model_state *s, int64_t step, int64_t steps)
 {
     (void)step;
     return model1d_advance(stepper, &s->u, &s->scratch, s->mean, s->member_param, s->ld, s->m0,
                            s->count, steps);
 }
 
-int model1d_model_advance_pays(const void *stepper)
+static int model1d_model_advance_pays(const void *stepper)
 {
     return model1d_advances_on_chip(stepper);
 }
+
+const char model1d_citation[] = "Carroll, Gloster, Bustamante, O Naraigh: A batched GPU "
+                                "methodology for numerical solutions of PDEs (seed 003)";
+
+const cohort_model_stepping model1d_stepping = {
+    .step = model1d_model_step,
+    .time_levels = 1,
+    .evolves_deviation = 1,
+};
+
+const cohort_model_on_chip model1d_on_chip = {
+    .advance = model1d_model_advance,
+    .advance_pays = model1d_model_advance_pays,
+};
+
+/* seed 003, eq. 27 and Sec. 5.3: ell = 1 / (1 - <C^2>) grows as ln t */
+const cohort_model_statistics model1d_statistics = {
+    .length_name = "ell",
+    .length_meaning = "coarsening length 1/(1 - <C^2>)",
+    .fit = COHORT_FIT_LINEAR_IN_LOG_T,
+};

@@ -104,12 +104,12 @@ int swept1d_check(const cohort_model *m, const cohort_model_values *v, const cha
     return COHORT_OK;
 }
 
-int swept1d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
+int swept1d_stepper_alloc(int ks, const cohort_model *m, const cohort_backend *be,
                           const cohort_model_values *v, void **stepper)
 {
+    (void)m;
     swept1d_stepper *s = calloc(1, sizeof *s);
     if (!s) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "swept1d stepper");
-    const int ks = m->variant == SWEPT1D_KS;
     const int64_t n = ks ? v->nx : v->nx + 1;
     s->be = be, s->k = COHORT_KERNELS(be, swept1d_kernels);
     s->scheme = swept1d_scheme_make(ks, n, grid_dx(v), v->dt, ks ? 0.0 : v->param[0]);
@@ -164,7 +164,7 @@ static int ensure_buffers(swept1d_stepper *s, int64_t ld)
     return COHORT_OK;
 }
 
-int swept1d_advance(void *stepper, cohort_model_state *st, int64_t step, int64_t steps)
+static int swept1d_advance(void *stepper, cohort_model_state *st, int64_t step, int64_t steps)
 {
     (void)step;
     swept1d_stepper *s = stepper;
@@ -183,7 +183,7 @@ int swept1d_advance(void *stepper, cohort_model_state *st, int64_t step, int64_t
     return COHORT_OK;
 }
 
-int swept1d_step(void *stepper, cohort_model_state *s, int64_t step)
+static int swept1d_step(void *stepper, cohort_model_state *s, int64_t step)
 {
     return swept1d_advance(stepper, s, step, 1);
 }
@@ -292,3 +292,14 @@ int64_t swept1d_auto_width(const cohort_backend *be, int ks, int64_t n, int64_t 
     if (n <= 4096 && count >= 64) return n;
     return n < (1 << 17) ? 256 : n < (1 << 18) ? 512 : 1024;
 }
+
+const cohort_model_stepping swept1d_stepping = {
+    .step = swept1d_step,
+    .time_levels = 1,
+    .evolves_deviation = 0,
+    .steppers = "swept|classic",
+};
+
+const cohort_model_on_chip swept1d_on_chip = {
+    .advance = swept1d_advance,
+};

@@ -1,7 +1,7 @@
 /* The explicit 1D models of seed 001 (the swept rule): heat1d (eq. 2, insulated ends) and ks1d
  * (eq. 3-4, periodic), each with two steppers, time.stepper = classic | swept, that compute every
  * point of every tier with the same arithmetic (swept1d_numerics.h) and so give the same bits.
- * heat1d/ and ks1d/ hold the descriptors; SWEPT1D_DESCRIPTOR_FIELDS is what they share. */
+ * heat1d/ and ks1d/ hold the descriptors, which point at the family's tables. */
 #ifndef COHORT_SWEPT1D_H
 #define COHORT_SWEPT1D_H
 
@@ -11,8 +11,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum { SWEPT1D_HEAT = 0, SWEPT1D_KS = 1 };
 
 /* The scheme of a member of n points (heat: n nodes) with spacing dx and step dt; alpha is heat's
  * diffusivity (unused by KS). */
@@ -30,11 +28,10 @@ int64_t swept1d_auto_width(const cohort_backend *be, int ks, int64_t n, int64_t 
 double swept1d_dt_auto(const cohort_model_values *v);
 double swept1d_dt_limit(const cohort_model *m, const cohort_model_values *v, double mean);
 
-int swept1d_stepper_alloc(const cohort_model *m, const cohort_backend *be,
+/* The family's stepper; heat1d and ks1d delegate to it with ks = 0 and 1. */
+int swept1d_stepper_alloc(int ks, const cohort_model *m, const cohort_backend *be,
                           const cohort_model_values *v, void **stepper);
 void swept1d_stepper_free(void *stepper);
-int swept1d_step(void *stepper, cohort_model_state *s, int64_t step);
-int swept1d_advance(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
 int swept1d_initial_fill(void *stepper, double *u, const double *amplitude, const double *mean,
                          int64_t ld, int64_t count);
 int swept1d_observe(void *stepper, const double *u, double t, double *values, int64_t ld,
@@ -46,13 +43,10 @@ int swept1d_check(const cohort_model *m, const cohort_model_values *v, const cha
 double heat1d_exact(int ramp, double mode, double alpha, double length, double xi_over_length,
                     double t);
 
-#define SWEPT1D_DESCRIPTOR_FIELDS                                                                  \
-    .dimension = 1, .evolves_deviation = 0, .time_levels = 1, .length_name = NULL,                 \
-    .length_meaning = NULL, .fit = COHORT_FIT_POWER_LAW, .cpu_cuda_rtol = 1e-9,                    \
-    .dt_auto = swept1d_dt_auto, .dt_limit = swept1d_dt_limit,                                      \
-    .stepper_alloc = swept1d_stepper_alloc, .stepper_free = swept1d_stepper_free,                  \
-    .step = swept1d_step, .advance = swept1d_advance, .steppers = "swept|classic",                 \
-    .observe = swept1d_observe, .check = swept1d_check, .n_observables = 1
+/* The family's tables, which heat1d and ks1d point at: one step or many (the swept rule keeps a
+ * tile's rows on chip between steps), the same arithmetic classic or swept (time.stepper). */
+extern const cohort_model_stepping swept1d_stepping;
+extern const cohort_model_on_chip swept1d_on_chip;
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,26 @@
 static const char *const starter[] = {"grid.nx",    "16",    "grid.ny", "16",
                                       "time.t_end", "0.005", NULL};
 
+/* the family's stepper, of this model's kind */
+static int stepper_alloc(const cohort_model *m, const cohort_backend *be,
+                         const cohort_model_values *v, void **stepper)
+{
+    return curvature2d_stepper_alloc(1, m, be, v, stepper);
+}
+
+static const cohort_model_observing observing = {
+    .observables = curvature2d_observables,
+    .n_observables = 2, /* area, willmore_energy */
+    .exact_kind = "manufactured",
+    .observe = curvature2d_observe,
+};
+
+static const cohort_model_defaults defaults = {
+    .dt_auto = curvature2d_tau0_willmore,
+    .default_records = 10,
+    .starter = starter,
+};
+
 const cohort_model cohort_model_willmore2d = {
     .name = "willmore2d",
     .summary = "Willmore flow of graphs on a square, adaptive Runge-Kutta-Merson in time",
@@ -16,14 +36,26 @@ const cohort_model cohort_model_willmore2d = {
               "(Algorithm 4.1)",
     .citation = "Oberhuber, Suzuki, Zabka: The CUDA implementation of the method of lines for the "
                 "curvature dependent flows (seed 000)",
-    .variant = CURVATURE2D_WILLMORE,
-    .n_observables = 2,
-    .dt_auto = curvature2d_tau0_willmore,
-    CURVATURE2D_DESCRIPTOR_FIELDS,
-    .starter = starter,
     /* members near an accept/reject threshold take other adaptive steps on the two backends
      * (the device's reciprocals and single-precision growth factor), after which they agree to
      * the integrator's tolerance, not to rounding: 10 time.tolerance at its default 1e-6
      * (tests/test_backends_adaptive.sh) */
     .cpu_cuda_rtol = 1e-5,
+    .dimension = 2,
+    .min_points = 2,
+    .min_points_reason = "the complementary finite volumes' one interior node",
+    .boundaries = "dirichlet|neumann",
+    .params = curvature2d_params,
+    .n_params = CURVATURE2D_N_PARAMS,
+    .per_member_param = -1,
+    .initial_kinds = "manufactured|radial_sine",
+    .initial_fill = curvature2d_initial_fill,
+    .field_meaning = "graph height phi",
+    .stepper_alloc = stepper_alloc,
+    .stepper_free = curvature2d_stepper_free,
+    .check = curvature2d_check,
+    .stepping = &curvature2d_stepping,
+    .adaptive = &curvature2d_adaptive,
+    .observing = &observing,
+    .defaults = &defaults,
 };
