@@ -159,6 +159,26 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     return COHORT_OK;
 }
 
+/* Restart r's result (s->labels, centroids) kept where its inertia is the lowest so far, the
+ * previous best becoming the runner-up; else kept as the runner-up where it beats that. */
+static void km_keep(const km *s, int r, double inertia, int iterations, const double *centroids,
+                    kmeans_result *out)
+{
+    const size_t members = (size_t)s->members, kn = (size_t)s->opt->k * (size_t)s->n;
+    if (inertia < out->inertia) {
+        if (out->runner_up && r > 0) {
+            memcpy(out->runner_up, out->labels, members);
+            out->runner_up_inertia = out->inertia;
+        }
+        out->inertia = inertia, out->iterations = iterations, out->restart = r;
+        memcpy(out->labels, s->labels, members);
+        memcpy(out->centroids, centroids, kn * sizeof(double));
+    } else if (out->runner_up && inertia < out->runner_up_inertia) {
+        memcpy(out->runner_up, s->labels, members);
+        out->runner_up_inertia = inertia;
+    }
+}
+
 double kmeans_spatial_variance(const double *c, int64_t n, double *mean)
 {
     double m = 0.0, v = 0.0;
@@ -204,8 +224,8 @@ static void km_canonical(int64_t n, int64_t members, int k, double *centroids,
 
 void kmeans_result_free(kmeans_result *r)
 {
-    free(r->labels), free(r->centroids), free(r->sizes);
-    r->labels = NULL, r->centroids = r->sizes = NULL;
+    free(r->labels), free(r->centroids), free(r->sizes), free(r->runner_up);
+    r->labels = r->runner_up = NULL, r->centroids = r->sizes = NULL;
 }
 
 static void km_free(km *s)
@@ -296,6 +316,9 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
     }
     out->inertia = INFINITY;
     const int restarts = opt->initial ? 1 : opt->restarts;
+    out->runner_up_inertia = restarts > 1 ? INFINITY : NAN;
+    if (rc == COHORT_OK && restarts > 1 && !(out->runner_up = malloc((size_t)members)))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means runner-up labels");
     for (int r = 0; r < restarts && rc == COHORT_OK; ++r) {
         double inertia = INFINITY;
         int iterations = 0;
@@ -304,11 +327,7 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
         else
             rc = km_seed(&s, r, centroids);
         if (rc == COHORT_OK) rc = km_lloyd(&s, centroids, sums, &inertia, &iterations);
-        if (rc == COHORT_OK && inertia < out->inertia) {
-            out->inertia = inertia, out->iterations = iterations, out->restart = r;
-            memcpy(out->labels, s.labels, (size_t)members);
-            memcpy(out->centroids, centroids, kn * sizeof(double));
-        }
+        if (rc == COHORT_OK) km_keep(&s, r, inertia, iterations, centroids, out);
     }
     if (rc == COHORT_OK) {
         for (int64_t j = 0; j < members; ++j) out->sizes[out->labels[j]] += 1.0;

@@ -31,12 +31,16 @@ typedef struct kmeans_options {
 } kmeans_options;
 
 typedef struct kmeans_result {
-    unsigned char *labels;        /* members (canonical) */
-    double *centroids;            /* k x n (canonical order) */
-    double *sizes;                /* k: members per cluster */
-    double inertia;               /* sum over members of the squared distance to their centroid */
-    int iterations;               /* Lloyd iterations of the kept restart */
-    int restart;                  /* which restart was kept */
+    unsigned char *labels; /* members (canonical) */
+    double *centroids;     /* k x n (canonical order) */
+    double *sizes;         /* k: members per cluster */
+    double inertia;        /* sum over members of the squared distance to their centroid */
+    int iterations;        /* Lloyd iterations of the kept restart */
+    int restart;           /* which restart was kept */
+    /* the labels of the restart of the next-lowest inertia (its own numbering) and that inertia,
+     * for the agreement between restarts; NULL and NaN with one restart */
+    unsigned char *runner_up;
+    double runner_up_inertia;
     int resident;                 /* the features stayed on the device */
     double seconds_per_iteration; /* median wall time of a Lloyd iteration (labels, sums and
                                    * new centroids), over every restart */

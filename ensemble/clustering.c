@@ -1,9 +1,11 @@
 #include "clustering.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cluster_quality.h"
 #include "analysis/flow_pattern.h"
 #include "analysis/kmeans.h"
 #include "backend/cohort_error.h"
@@ -36,6 +38,39 @@ static int load_clustered(void *ctx, int64_t first, int64_t count, double *dst)
         memcpy(dst + j * f->n, f->span + (f->index[first + j] - g0) * f->n,
                (size_t)f->n * sizeof(double));
     return COHORT_OK;
+}
+
+/* The silhouette's subsample: 1,024 members, fewer where a member's features are many, so that
+ * its pairwise distances stay near 2^31 values' work (64 members at least). */
+static int64_t silhouette_sample_size(int64_t n)
+{
+    const double fit = sqrt(2147483648.0 / (double)n);
+    return fit >= 1024.0 ? 1024 : fit <= 64.0 ? 64 : (int64_t)fit;
+}
+
+/* The agreement of the kept restart with the runner-up and the silhouette over a seeded
+ * subsample of the clustered members (features loaded one member at a time). */
+static int clustering_quality(const run_plan *p, const kmeans_result *r, int k, int64_t active,
+                              clustered_members *f, cohort_output *out, double *silhouette)
+{
+    const double agreement =
+        r->runner_up ? cluster_adjusted_rand(r->labels, r->runner_up, active, k) : NAN;
+    const int64_t want = silhouette_sample_size(p->n);
+    int64_t *pick = malloc((size_t)(want < active ? want : active) * sizeof *pick);
+    unsigned char *labels = malloc((size_t)(want < active ? want : active));
+    const int64_t count = pick ? cluster_sample(p->ic.seed, active, want, pick) : 0;
+    double *x = malloc((size_t)(count > 0 ? count : 1) * (size_t)p->n * sizeof *x);
+    int rc =
+        pick && labels && x ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "silhouette subsample");
+    for (int64_t j = 0; j < count && rc == COHORT_OK; ++j) {
+        labels[j] = r->labels[pick[j]];
+        rc = load_clustered(f, pick[j], 1, x + j * p->n);
+        pick[j] = f->index[pick[j]]; /* stored as the global member */
+    }
+    if (rc == COHORT_OK) rc = cluster_silhouette(x, p->n, count, labels, k, silhouette);
+    if (rc == COHORT_OK) rc = output_write_kmeans_quality(out, agreement, *silhouette, pick, count);
+    free(pick), free(labels), free(x);
+    return rc;
 }
 
 clustering_options clustering_options_from_plan(const run_plan *p)
@@ -96,11 +131,13 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const clustering
     if (rc == COHORT_OK)
         rc = output_write_kmeans(out, labels, r.centroids, r.sizes, r.inertia, r.iterations,
                                  meanings, map);
+    double silhouette = NAN;
+    if (rc == COHORT_OK) rc = clustering_quality(p, &r, kopt.k, active, &f, out, &silhouette);
     if (rc == COHORT_OK && !opt->quiet)
         fprintf(stderr,
                 "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
-                "iterations, %.2f s%s\n",
-                kopt.k, meanings, (long long)active, r.inertia, r.iterations,
+                "iterations, silhouette %.3f, %.2f s%s\n",
+                kopt.k, meanings, (long long)active, r.inertia, r.iterations, silhouette,
                 cohort_seconds() - start, r.resident ? "" : " (features streamed)");
     free(map), free(index), free(labels), free(f.span);
     kmeans_result_free(&r);

@@ -719,6 +719,33 @@ int output_write_kmeans(cohort_output *o, const unsigned char *labels, const dou
     return COHORT_OK;
 }
 
+int output_write_kmeans_quality(cohort_output *o, double agreement, double silhouette,
+                                const int64_t *sample, int64_t count)
+{
+    int dim, var_agreement, var_silhouette, var_sample;
+    NC_CALL(o, nc_redef(o->ncid));
+    NC_CALL(o, nc_def_var(o->ncid, "kmeans_restart_agreement", NC_DOUBLE, 0, NULL, &var_agreement));
+    COHORT_CALL(put_text(o, var_agreement, "long_name",
+                         "adjusted Rand index of the kept k-means restart's labels against those "
+                         "of the restart with the next-lowest inertia (1: the same partition; "
+                         "NaN: one restart)"));
+    NC_CALL(o, nc_def_var(o->ncid, "kmeans_silhouette", NC_DOUBLE, 0, NULL, &var_silhouette));
+    COHORT_CALL(put_text(o, var_silhouette, "long_name",
+                         "mean silhouette (Euclidean) of the k-means labels over the members of "
+                         "silhouette_member: -1 to 1, higher is better separated"));
+    NC_CALL(o, nc_def_dim(o->ncid, "silhouette_sample", (size_t)count, &dim));
+    NC_CALL(o, nc_def_var(o->ncid, "silhouette_member", NC_INT64, 1, &dim, &var_sample));
+    COHORT_CALL(put_text(o, var_sample, "long_name",
+                         "the members of kmeans_silhouette's subsample, drawn without replacement "
+                         "from the clustered members with the run's seed"));
+    NC_CALL(o, nc_enddef(o->ncid));
+    NC_CALL(o, nc_put_var_double(o->ncid, var_agreement, &agreement));
+    NC_CALL(o, nc_put_var_double(o->ncid, var_silhouette, &silhouette));
+    NC_CALL(o, nc_put_var_longlong(o->ncid, var_sample, (const long long *)sample));
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
 int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *blocks)
 {
     int grp;

@@ -128,6 +128,13 @@ int output_write_diverged(cohort_output *o, int64_t m0, int64_t count,
  * (structure_factor_k_values of nx, ny), and k1(record). */
 int output_write_spectrum(cohort_output *o, int64_t record, const double *spectrum, double k1);
 
+/* How far to trust the k-means result: kmeans_restart_agreement (the adjusted Rand index of the
+ * kept restart's labels against the runner-up's; NaN with one restart), kmeans_silhouette (the
+ * mean silhouette over the subsample) and silhouette_member(silhouette_sample), the subsample's
+ * members. */
+int output_write_kmeans_quality(cohort_output *o, double agreement, double silhouette,
+                                const int64_t *sample, int64_t count);
+
 /* The k-means result: labels of every member, k x n centroids, cluster sizes, inertia and
  * iterations; flag_meanings (space-separated names of labels 0 .. k-1); label_map (the grid's
  * counts[0] x counts[1] values, or NULL where the file has no label_map). */

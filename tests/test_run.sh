@@ -88,6 +88,18 @@ done
 "$python" "$here/compare_runs.py" forced-auto.nc forced-3.nc
 case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change a ch1d_forced run" ;; esac
 
+# k-means' measures against scikit-learn on the run's own final states: inertia, the silhouette
+# over its seeded subsample of 1,024 of 3,000 members, the restarts' agreement (NaN with one)
+printf '[model]\nname = ch1d\n[grid]\nn = 64\n[time]\nt_end = 5\n' > kq.ini
+"$cohort" run kq.ini --quiet --backend cpu --set ensemble.members=3000 --set analysis.kmeans=3 \
+    -o kq.nc || bad "k-means run"
+"$python" "$here/check_kmeans_quality.py" kq.nc
+case $? in 0) ok ;; 77) echo "k-means measures skipped (no python3-sklearn)" ;; *) bad "k-means measures" ;; esac
+"$cohort" run kq.ini --quiet --backend cpu --set ensemble.members=300 --set analysis.kmeans=3 \
+    --set analysis.kmeans_restarts=1 -o kq1.nc || bad "k-means run, one restart"
+"$python" "$here/check_kmeans_quality.py" kq1.nc --one-restart
+case $? in 0) ok ;; 77) ;; *) bad "k-means measures, one restart" ;; esac
+
 # ch2d: 2D members through the same machinery (chunks, snapshots C(t_snap, member, y, x), s_mean)
 cat > ch2d.ini <<'INI'
 [model]
