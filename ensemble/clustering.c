@@ -132,13 +132,16 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const clustering
         rc = output_write_kmeans(out, labels, r.centroids, r.sizes, r.inertia, r.iterations,
                                  meanings, map);
     double silhouette = NAN;
+    const double quality_start = cohort_seconds();
     if (rc == COHORT_OK) rc = clustering_quality(p, &r, kopt.k, active, &f, out, &silhouette);
+    const double quality_seconds = cohort_seconds() - quality_start;
     if (rc == COHORT_OK && !opt->quiet)
         fprintf(stderr,
                 "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
-                "iterations, silhouette %.3f, %.2f s%s\n",
+                "iterations, silhouette %.3f (%.2f s of it), %.2f s%s\n",
                 kopt.k, meanings, (long long)active, r.inertia, r.iterations, silhouette,
-                cohort_seconds() - start, r.resident ? "" : " (features streamed)");
+                quality_seconds, cohort_seconds() - start,
+                r.resident ? "" : " (features streamed)");
     free(map), free(index), free(labels), free(f.span);
     kmeans_result_free(&r);
     return rc;
