@@ -11,6 +11,7 @@
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "analyze_fit.h"
 #include "clustering.h"
 #include "config.h"
 #include "fields/fields.h"
@@ -244,16 +245,16 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
 
 /* The analyses to run: the options', else those the run asked for; 0, or 2 with err where there
  * are none, more clusters than members, or no archived time from --from on. */
-static int analyses_chosen(const analyze_options *opt, const run_plan *p, const archive *a,
-                           int *sf_on, int *k, char *err, size_t len)
+static int analyses_chosen(const analyze_options *opt, const run_plan *p, int *sf_on, int *k,
+                           char *err, size_t len)
 {
-    *sf_on = opt->structure_factor >= 0 || opt->kmeans >= 0 ? opt->structure_factor > 0
-                                                            : p->structure_factor;
-    *k = opt->kmeans >= 0 ? opt->kmeans : opt->structure_factor >= 0 ? 0 : p->kmeans_k;
-    if (!*sf_on && *k == 0) {
+    const int explicit = opt->structure_factor >= 0 || opt->kmeans >= 0 || opt->bootstrap > 0;
+    *sf_on = explicit ? opt->structure_factor > 0 : p->structure_factor;
+    *k = explicit ? (opt->kmeans > 0 ? opt->kmeans : 0) : p->kmeans_k;
+    if (!*sf_on && *k == 0 && opt->bootstrap < 1) {
         snprintf(err, len,
-                 "nothing to do: the run asked for no analysis; give --structure-factor and/or "
-                 "--kmeans K");
+                 "nothing to do: the run asked for no analysis; give --structure-factor, "
+                 "--kmeans K and/or --bootstrap B");
         return EXIT_BAD_INPUT;
     }
     if (*k > p->members) {
@@ -261,114 +262,142 @@ static int analyses_chosen(const analyze_options *opt, const run_plan *p, const 
                  (long long)p->members, opt->input);
         return EXIT_BAD_INPUT;
     }
-    if (*sf_on && a->times[a->n_times - 1] < opt->from) {
-        snprintf(err, len, "--from %g: %s has no archived time at or after it (the last is %g)",
-                 opt->from, opt->input, a->times[a->n_times - 1]);
+    if (opt->bootstrap > 0 && !p->model->statistics) {
+        snprintf(err, len, "--bootstrap: %s's model %s fits no coarsening law", opt->input,
+                 p->model->name);
         return EXIT_BAD_INPUT;
     }
     return 0;
 }
 
-int analyze_archive(const analyze_options *opt)
-{
-    char err[1024] = "";
-    archive a = {.path = opt->input, .nc = -1};
+/* What one `cohort analyze` holds from its input to its output. */
+typedef struct analyze_state {
+    archive a;
     cohort_config c;
-    int config_loaded = 0, status = EXIT_BAD_INPUT;
-    run_plan p = {0};
-    char *source = NULL, *config_text = NULL, *in_history = NULL, *out_path = NULL;
-    const cohort_backend *be = NULL;
-    cohort_output *out = NULL;
-    output_lock *lock = NULL;
-    unsigned char *excluded = NULL;
-    double *buffer = NULL;
+    int config_loaded, sf_on, k;
+    run_plan p;
+    char *source, *config_text, *in_history, *out_path;
+    const cohort_backend *be;
+    cohort_output *out;
+    output_lock *lock;
+} analyze_state;
 
-    if (info_open_cohort(opt->input, &a.nc, &source, &config_text, err, sizeof err)) goto done;
+/* The input, its configuration and plan, the analyses, and the archive where they read it. */
+static int analyze_open(const analyze_options *opt, analyze_state *st, char *err, size_t len)
+{
+    archive *a = &st->a;
+    if (info_open_cohort(opt->input, &a->nc, &st->source, &st->config_text, err, len))
+        return EXIT_BAD_INPUT;
     char name[1024];
     snprintf(name, sizeof name, "%s: attribute config", opt->input);
-    if (config_load_text(&c, name, config_text, err, sizeof err) != COHORT_OK) goto done;
-    config_loaded = 1;
-    status = run_plan_make(&c, &p, err, sizeof err);
-    if (status) goto done;
-    status = archive_open(&a, &p, err, sizeof err);
-    if (status) goto done;
-    status = EXIT_BAD_INPUT;
-    int sf_on = 0, k = 0;
-    if (analyses_chosen(opt, &p, &a, &sf_on, &k, err, sizeof err)) goto done;
-    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
-        goto done;
+    if (config_load_text(&st->c, name, st->config_text, err, len) != COHORT_OK)
+        return EXIT_BAD_INPUT;
+    st->config_loaded = 1;
+    int status = run_plan_make(&st->c, &st->p, err, len);
+    if (!status) status = analyses_chosen(opt, &st->p, &st->sf_on, &st->k, err, len);
+    if (!status && (st->sf_on || st->k > 0)) status = archive_open(a, &st->p, err, len);
+    if (!status && st->sf_on && a->times[a->n_times - 1] < opt->from) {
+        snprintf(err, len, "--from %g: %s has no archived time at or after it (the last is %g)",
+                 opt->from, opt->input, a->times[a->n_times - 1]);
+        status = EXIT_BAD_INPUT;
     }
-    out_path = opt->output_path ? strdup(opt->output_path) : default_output(opt->input);
-    if (!out_path) {
-        snprintf(err, sizeof err, "out of memory");
-        status = EXIT_FAILURE_RUNNING;
-        goto done;
+    if (!status && cohort_backend_get(opt->backend, &st->be) != COHORT_OK) {
+        snprintf(err, len, "--backend %s: %s", opt->backend, cohort_error_message());
+        status = EXIT_BAD_INPUT;
     }
-    if (output_lock_acquire(out_path, "-o", "cohort analyze", &lock, err, sizeof err)) goto done;
-    if (paths_check_output(out_path, "-o", &opt->input, 1, opt->overwrite, err, sizeof err))
-        goto done;
+    return status;
+}
 
-    /* the output, as `cohort run` writes its analyses */
-    run_provenance provenance;
-    in_history = info_global_text(a.nc, "history");
-    char *history = output_history(opt->command_line, in_history);
-    if (!history) {
-        snprintf(err, sizeof err, "out of memory");
-        status = EXIT_FAILURE_RUNNING;
-        goto done;
+/* The output, locked and checked, as `cohort run` writes its analyses. */
+static int analyze_create(const analyze_options *opt, analyze_state *st, char *err, size_t len)
+{
+    st->out_path = opt->output_path ? strdup(opt->output_path) : default_output(opt->input);
+    if (!st->out_path) {
+        snprintf(err, len, "out of memory");
+        return EXIT_FAILURE_RUNNING;
     }
-    output_spec spec = {.path = out_path,
-                        .chunk_members = p.members,
-                        .structure_factor = sf_on,
-                        .kmeans_k = k,
+    if (output_lock_acquire(st->out_path, "-o", "cohort analyze", &st->lock, err, len) ||
+        paths_check_output(st->out_path, "-o", &opt->input, 1, opt->overwrite, err, len))
+        return EXIT_BAD_INPUT;
+    run_provenance provenance;
+    st->in_history = info_global_text(st->a.nc, "history");
+    char *history = output_history(opt->command_line, st->in_history);
+    if (!history) {
+        snprintf(err, len, "out of memory");
+        return EXIT_FAILURE_RUNNING;
+    }
+    output_spec spec = {.path = st->out_path,
+                        .chunk_members = st->p.members,
+                        .structure_factor = st->sf_on,
+                        .kmeans_k = st->k,
                         .analysis_only = 1,
                         .analysed_file = opt->input,
                         .title = "cohort analysis of an archived ensemble",
                         .history = history,
                         .source = opt->version,
-                        .config = config_text};
-    run_plan_output_spec(&p, p.model->name, be, &provenance, &spec);
-    const int created = output_create(&spec, &out);
+                        .config = st->config_text};
+    run_plan_output_spec(&st->p, st->p.model->name, st->be, &provenance, &spec);
+    const int created = output_create(&spec, &st->out);
     free(history);
     if (created != COHORT_OK) {
-        snprintf(err, sizeof err, "%s", cohort_error_message());
-        goto done;
+        snprintf(err, len, "%s", cohort_error_message());
+        return EXIT_BAD_INPUT;
     }
+    return 0;
+}
 
-    const int64_t chunk = analyze_chunk(be, &a, sf_on);
-    int rc = run_plan_write_parameters(&p, out, 0, p.members);
-    if (rc == COHORT_OK && sf_on)
-        rc = analyze_structure_factor(be, &a, &p, chunk, opt->from, out, opt->quiet);
-    if (rc == COHORT_OK && k > 0) {
-        excluded = malloc((size_t)p.members);
-        buffer = malloc((size_t)(chunk * p.n) * sizeof(double));
-        rc = excluded && buffer ? excluded_members(&a, chunk, excluded, buffer)
+/* k-means over the final fields, the members the run left out excluded again. */
+static int analyze_kmeans(const analyze_options *opt, analyze_state *st, int64_t chunk)
+{
+    archive *a = &st->a;
+    unsigned char *excluded = malloc((size_t)st->p.members);
+    double *buffer = malloc((size_t)(chunk * st->p.n) * sizeof(double));
+    int rc = excluded && buffer ? excluded_members(a, chunk, excluded, buffer)
                                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers");
-        if (rc == COHORT_OK) rc = output_put_double(out, "kmeans_time", a.times[a.final]);
-        clustering_options copt = clustering_options_from_plan(&p);
-        copt.k = k, copt.quiet = opt->quiet, copt.tool = "cohort analyze";
-        final_fields f = {&a};
-        if (rc == COHORT_OK)
-            rc = clustering_run(be, &p, &copt, final_fields_load, &f, excluded, out);
-    }
-    const int closed = output_close(out, rc == COHORT_OK);
-    out = NULL;
-    if (rc != COHORT_OK || closed != COHORT_OK) {
-        snprintf(err, sizeof err, "%s", cohort_error_message());
-        status = a.bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
-        goto done;
-    }
-    status = 0;
-    if (!opt->quiet) fprintf(stderr, "wrote %s (analyses of %s)\n", out_path, opt->input);
-done:
-    if (status) fprintf(stderr, "cohort analyze: %s\n", err);
-    output_close(out, 0);
-    output_lock_release(lock);
-    if (a.nc >= 0) nc_close(a.nc);
-    if (config_loaded) config_free(&c);
-    run_plan_free(&p);
-    free(a.times), free(source), free(config_text), free(in_history), free(out_path);
+    if (rc == COHORT_OK) rc = output_put_double(st->out, "kmeans_time", a->times[a->final]);
+    clustering_options copt = clustering_options_from_plan(&st->p);
+    copt.k = st->k, copt.quiet = opt->quiet, copt.tool = "cohort analyze";
+    final_fields f = {a};
+    if (rc == COHORT_OK)
+        rc = clustering_run(st->be, &st->p, &copt, final_fields_load, &f, excluded, st->out);
     free(excluded), free(buffer);
+    return rc;
+}
+
+/* The chosen analyses into the output, closed (renamed into place) on success. */
+static int analyze_run(const analyze_options *opt, analyze_state *st, char *err, size_t len)
+{
+    archive *a = &st->a;
+    const int64_t chunk = st->sf_on || st->k > 0 ? analyze_chunk(st->be, a, st->sf_on) : 1;
+    int rc = run_plan_write_parameters(&st->p, st->out, 0, st->p.members);
+    if (rc == COHORT_OK && st->sf_on)
+        rc = analyze_structure_factor(st->be, a, &st->p, chunk, opt->from, st->out, opt->quiet);
+    if (rc == COHORT_OK && st->k > 0) rc = analyze_kmeans(opt, st, chunk);
+    if (rc == COHORT_OK && opt->bootstrap > 0)
+        rc = analyze_fit(a->nc, opt->input, &st->p, opt->bootstrap, opt->quiet, st->out, &a->bad);
+    const int closed = output_close(st->out, rc == COHORT_OK);
+    st->out = NULL;
+    if (rc != COHORT_OK || closed != COHORT_OK) {
+        snprintf(err, len, "%s", cohort_error_message());
+        return a->bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
+    }
+    if (!opt->quiet) fprintf(stderr, "wrote %s (analyses of %s)\n", st->out_path, opt->input);
+    return 0;
+}
+
+int analyze_archive(const analyze_options *opt)
+{
+    char err[2048] = "";
+    analyze_state st = {.a = {.path = opt->input, .nc = -1}};
+    int status = analyze_open(opt, &st, err, sizeof err);
+    if (!status) status = analyze_create(opt, &st, err, sizeof err);
+    if (!status) status = analyze_run(opt, &st, err, sizeof err);
+    if (status) fprintf(stderr, "cohort analyze: %s\n", err);
+    output_close(st.out, 0);
+    output_lock_release(st.lock);
+    if (st.a.nc >= 0) nc_close(st.a.nc);
+    if (st.config_loaded) config_free(&st.c);
+    run_plan_free(&st.p);
+    free(st.a.times), free(st.source), free(st.config_text), free(st.in_history), free(st.out_path);
     return status;
 }

@@ -1,5 +1,6 @@
 /* `cohort analyze`: the analyses of `cohort run` (structure factor and k1, k-means with its labels
- * and label map) again, on the archive C of a finished run, read chunk by chunk. The input is
+ * and label map) again, on the archive C of a finished run, read chunk by chunk; and the length
+ * fit's bootstrap again from the blocks' moments the run stored (analyze_fit.h). The input is
  * opened read-only; the results go to a new file (written as OUT.partial and renamed on success,
  * so a failure leaves nothing), holding the coordinates, the swept parameters, the analyses and
  * the input's provenance. On the same backend and with the run's chunking of the archive the
@@ -16,6 +17,7 @@ typedef struct analyze_options {
     int kmeans;              /* clusters; 0: none; -1: as the run's analysis.kmeans */
     int structure_factor;    /* 1, 0, or -1: as the run's analysis.structure_factor */
     double from;             /* the structure factor at archived times t >= from */
+    int bootstrap;           /* resamples of the length fit's bootstrap; 0: none */
     const char *backend;     /* auto | cpu | cuda */
     int quiet;
     const char *command_line, *version;

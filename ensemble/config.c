@@ -109,6 +109,10 @@ static const config_key common[] = {
      "every chunk. A run also checkpoints when SIGINT, SIGTERM or SIGUSR1 stops it"},
     {"analysis", "fit_from", CONFIG_REAL, "1", 0, INF, 0, 0, NULL, "", "1",
      "start time of the fit of ell_mean against ln t"},
+    {"analysis", "bootstrap", CONFIG_INT, "1000", 0, 100000, 0, 0, NULL, "", "",
+     "resamples of the block bootstrap that gives the length fit its standard errors and 95% "
+     "intervals, and <l>_mean its 95% band (0: none; the ordinary least-squares errors are "
+     "always stored)"},
     {"analysis", "structure_factor", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",
      "at every output time, structure_factor(t, k) (mean |C^_k|^2 over active members) and "
      "k1(t)"},

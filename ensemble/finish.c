@@ -1,7 +1,5 @@
 #include "finish.h"
 
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +7,7 @@
 
 #include "backend/cohort_error.h"
 #include "clustering.h"
+#include "uncertainty.h"
 
 _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
                "a part's blocks serve the moments and the structure factor alike");
@@ -108,24 +107,6 @@ static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
     return COHORT_OK;
 }
 
-/* A least-squares line y = c0 + c1 x (GSL) and its correlation r, stored as the global attributes
- * <base><slope_suffix>, <base>_intercept and <base>_r. */
-static int fit_and_store(cohort_output *out, const char *base, const char *slope_suffix,
-                         const double *x, const double *y, size_t n, double *c0, double *c1,
-                         double *r)
-{
-    double cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
-    *r = gsl_stats_correlation(x, 1, y, 1, n);
-    char name[64];
-    snprintf(name, sizeof name, "%s%s", base, slope_suffix);
-    COHORT_CALL(output_put_double(out, name, *c1));
-    snprintf(name, sizeof name, "%s_intercept", base);
-    COHORT_CALL(output_put_double(out, name, *c0));
-    snprintf(name, sizeof name, "%s_r", base);
-    return output_put_double(out, name, *r);
-}
-
 /* A part's merge data: each record's statistics blocks from the part's first, the structure
  * factor's block sums, and the k-means features. */
 static int finish_merge_data(cohort_output *out, const run_plan *p, const run_accumulators *a,
@@ -151,21 +132,19 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
                const run_finish_options *o, int64_t *n_diverged)
 {
     const cohort_model *model = p->model;
-    /* ell against ln t (seed 003); every other length, and 1/k1, as a power of t */
+    /* 1/k1 as a power of t, where the model's length is one too (ell's law is logarithmic) */
     const int log_law = model->statistics && model->statistics->fit == COHORT_FIT_LINEAR_IN_LOG_T;
     const double fit_from = p->fit_from;
     structure_factor *sf = a->sf;
-    double *fit_x = malloc((size_t)p->n_records * sizeof(double));
-    double *fit_y = malloc((size_t)p->n_records * sizeof(double));
     double *k1_x = malloc((size_t)p->n_records * sizeof(double));
     double *k1_y = malloc((size_t)p->n_records * sizeof(double));
     double *spectrum =
         sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
-    size_t n_fit = 0, n_k1 = 0;
+    size_t n_k1 = 0;
     int rc = COHORT_OK;
-    if (!fit_x || !fit_y || !k1_x || !k1_y || (sf && !spectrum))
+    if (!k1_x || !k1_y || (sf && !spectrum))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "fits of %lld records", (long long)p->n_records);
-    /* the records (a run wrote each as its last chunk completed it), and the fits' points */
+    /* the records (a run wrote each as its last chunk completed it), and 1/k1's points */
     for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
         if (o->write_records) rc = run_write_record(out, p, a, spectrum, r);
         const moments e = moments_blocks_total(&a->ell[r]);
@@ -177,11 +156,6 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
             if (t > 0.0 && t >= fit_from && isfinite(log(k1)))
                 k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
         }
-        /* ell_mean against ln t (seed 003 Fig. 9), or ln s_mean against ln t, whose slope is the
-         * coarsening exponent (cuSten Fig. 1: 1/3) */
-        const double y = log_law ? e.mean : log(e.mean);
-        if (model->statistics && t > 0.0 && t >= fit_from && e.count > 0 && isfinite(y))
-            fit_x[n_fit] = log(t), fit_y[n_fit++] = y;
     }
     *n_diverged = 0;
     for (int64_t m = o->first; m < o->end; ++m) *n_diverged += a->diverged[m];
@@ -200,29 +174,20 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         run_features f = {a->features, a->n};
         rc = clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
     }
-    /* <l>_vs_log_t_slope (and _intercept, _r) or <l>_exponent for the model's length <l> */
+    /* the model's length's law, with its error bars where the file holds every member */
+    if (rc == COHORT_OK && model->statistics)
+        rc = uncertainty_fit_length(
+            out, p, a->ell,
+            &(uncertainty_options){o->part ? 0 : p->bootstrap, !o->part, !o->part, o->quiet});
     double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
-    const int power_law = !log_law;
-    const char *l = model->statistics ? model->statistics->length_name : NULL;
-    if (rc == COHORT_OK && l && n_fit >= 3) {
-        char base[64];
-        snprintf(base, sizeof base, "%s%s", l, power_law ? "_exponent" : "_vs_log_t");
-        rc = fit_and_store(out, base, power_law ? "" : "_slope", fit_x, fit_y, n_fit, &c0, &c1,
-                           &fit_r);
-        if (rc == COHORT_OK && !o->quiet && power_law)
-            fprintf(stderr, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", l, exp(c0), c1,
-                    fit_r, fit_from);
-        else if (rc == COHORT_OK && !o->quiet)
-            fprintf(stderr, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", l, c0, c1,
-                    fit_r, fit_from);
-    }
-    if (rc == COHORT_OK && power_law && n_k1 >= 3) {
-        rc = fit_and_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1, &fit_r);
+    if (rc == COHORT_OK && !log_law && n_k1 >= 3) {
+        rc = uncertainty_fit_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1,
+                                   &fit_r);
         if (rc == COHORT_OK && !o->quiet)
             fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
                     fit_from);
     }
-    free(fit_x), free(fit_y), free(k1_x), free(k1_y), free(spectrum);
+    free(k1_x), free(k1_y), free(spectrum);
     return rc;
 }
 

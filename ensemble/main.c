@@ -41,6 +41,7 @@ static void print_usage(FILE *out)
             "      join the parts of a run split by cohort run --members A:B into the whole run's "
             "file\n"
             "  cohort analyze IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor] [--from T0]\n"
+            "                       [--bootstrap B]\n"
             "      the structure factor and k-means again on the archive of a finished run\n"
             "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
             "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
@@ -313,7 +314,7 @@ static void print_analyze_usage(FILE *out)
     fprintf(
         out,
         "usage: cohort analyze IN.nc [-o OUT.nc] [--overwrite] [--kmeans K] [--structure-factor]\n"
-        "                      [--from T0] [--backend auto|cpu|cuda] [--quiet]\n"
+        "                      [--from T0] [--bootstrap B] [--backend auto|cpu|cuda] [--quiet]\n"
         "\n"
         "Runs the analyses of cohort run again on the archive C of IN.nc (a run with\n"
         "output.archive = final or snapshots), reading it chunk by chunk, and writes them to\n"
@@ -327,12 +328,16 @@ static void print_analyze_usage(FILE *out)
         "                      two swept keys; restarts, iterations and tolerance from IN's\n"
         "                      analysis.kmeans_* keys\n"
         "  --from T0           the structure factor only at archived times t >= T0 [0]\n"
+        "  --bootstrap B       the length's law (ell_vs_log_t_*, s_exponent*) with its\n"
+        "                      least-squares errors and B resamples of its block bootstrap:\n"
+        "                      <slope>_se, <slope>_ci95 and the same of the intercept, from\n"
+        "                      IN's <l>_block_moments (no archive needed)\n"
         "  -o OUT.nc           output file\n"
         "  --overwrite         replace OUT.nc if it exists (otherwise refused, exit 2)\n"
         "  --backend B         auto (cuda when a device is present), cpu or cuda [auto]\n"
         "  --quiet             no progress or summary on stderr\n"
         "\n"
-        "Without --structure-factor or --kmeans, the analyses IN's run asked for.\n");
+        "Without --structure-factor, --kmeans or --bootstrap, the analyses IN's run asked for.\n");
 }
 
 static int command_analyze(int argc, char **argv, int full_argc, char **full_argv)
@@ -350,7 +355,7 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
         } else if (!strcmp(arg, "--overwrite")) {
             opt.overwrite = 1;
         } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--backend") || !strcmp(arg, "--kmeans") ||
-                    !strcmp(arg, "--from")) &&
+                    !strcmp(arg, "--from") || !strcmp(arg, "--bootstrap")) &&
                    !value) {
             fprintf(stderr, "cohort analyze: %s needs a value (see cohort analyze --help)\n", arg);
             return EXIT_USAGE;
@@ -368,6 +373,18 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
                 return EXIT_USAGE;
             }
             opt.kmeans = (int)k;
+            ++i;
+        } else if (!strcmp(arg, "--bootstrap")) {
+            char *end = NULL;
+            errno = 0;
+            const long b = strtol(value, &end, 10);
+            if (end == value || *end || errno || b < 2 || b > 100000) {
+                fprintf(stderr,
+                        "cohort analyze: --bootstrap '%s': expected resamples in [2, 100000]\n",
+                        value);
+                return EXIT_USAGE;
+            }
+            opt.bootstrap = (int)b;
             ++i;
         } else if (!strcmp(arg, "--from")) {
             char *end = NULL;

@@ -857,6 +857,53 @@ int output_put_double(cohort_output *o, const char *name, double value)
     return COHORT_OK;
 }
 
+int output_put_doubles(cohort_output *o, const char *name, int n, const double *values)
+{
+    NC_CALL(o, nc_redef(o->ncid));
+    NC_CALL(o, nc_put_att_double(o->ncid, NC_GLOBAL, name, NC_DOUBLE, (size_t)n, values));
+    NC_CALL(o, nc_enddef(o->ncid));
+    return COHORT_OK;
+}
+
+/* The dimension `name` of `len`, defined where the file has none yet (in define mode). */
+static int dimension(cohort_output *o, const char *name, size_t len, int *dim)
+{
+    if (nc_inq_dimid(o->ncid, name, dim) == NC_NOERR) return COHORT_OK;
+    NC_CALL(o, nc_def_dim(o->ncid, name, len, dim));
+    return COHORT_OK;
+}
+
+int output_write_interval(cohort_output *o, const char *name, const char *long_name, int64_t n,
+                          const double *values)
+{
+    int dims[2], var;
+    NC_CALL(o, nc_inq_dimid(o->ncid, "t", &dims[0]));
+    NC_CALL(o, nc_redef(o->ncid));
+    COHORT_CALL(dimension(o, "bound", 2, &dims[1]));
+    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 2, dims, &var));
+    COHORT_CALL(put_text(o, var, "long_name", long_name));
+    NC_CALL(o, nc_enddef(o->ncid));
+    const size_t start[2] = {0, 0}, count[2] = {(size_t)n, 2};
+    NC_CALL(o, nc_put_vara_double(o->ncid, var, start, count, values));
+    return COHORT_OK;
+}
+
+int output_write_block_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
+                               int64_t blocks, const double *values)
+{
+    int dims[3], var;
+    NC_CALL(o, nc_inq_dimid(o->ncid, "t", &dims[0]));
+    NC_CALL(o, nc_redef(o->ncid));
+    COHORT_CALL(dimension(o, "block", (size_t)blocks, &dims[1]));
+    COHORT_CALL(dimension(o, "moment", 3, &dims[2]));
+    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 3, dims, &var));
+    COHORT_CALL(put_text(o, var, "long_name", long_name));
+    NC_CALL(o, nc_enddef(o->ncid));
+    const size_t start[3] = {0, 0, 0}, count[3] = {(size_t)n, (size_t)blocks, 3};
+    NC_CALL(o, nc_put_vara_double(o->ncid, var, start, count, values));
+    return COHORT_OK;
+}
+
 int output_close(cohort_output *o, int success)
 {
     if (!o) return COHORT_OK;

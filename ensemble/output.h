@@ -162,6 +162,15 @@ int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t
 
 /* A global attribute of type double (fit results, resolved dt, ...). */
 int output_put_double(cohort_output *o, const char *name, double value);
+/* The global attribute `name` of n doubles. */
+int output_put_doubles(cohort_output *o, const char *name, int n, const double *values);
+/* name(t, bound): n records' lower and upper bounds (values[2 r], values[2 r + 1]). */
+int output_write_interval(cohort_output *o, const char *name, const char *long_name, int64_t n,
+                          const double *values);
+/* name(t, block, moment): n records' count, mean and m2 over each of `blocks` blocks of members
+ * (values[(r * blocks + b) * 3 + q]). */
+int output_write_block_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
+                               int64_t blocks, const double *values);
 
 /* Reopens PATH.partial of an interrupted run of the same spec for writing (cohort run --resume):
  * its variables must be the ones the spec defines. Errors: COHORT_ERR_IO (no such file, or it

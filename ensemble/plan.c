@@ -382,6 +382,7 @@ static void plan_outputs(const cohort_config *c, run_plan *p)
     p->member_series = (int)config_get(c, "output", "member_series")->integer;
     p->structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer;
     p->fit_from = config_real(c, "analysis", "fit_from");
+    p->bootstrap = (int)config_get(c, "analysis", "bootstrap")->integer;
     p->kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
     p->kmeans_restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer;
     p->kmeans_max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer;

@@ -28,6 +28,7 @@ typedef struct run_plan {
     int archive_final, archive_float, member_series; /* output.archive = final, precision, ... */
     int structure_factor;                            /* analysis.structure_factor */
     double fit_from;                                 /* analysis.fit_from */
+    int bootstrap;                                   /* analysis.bootstrap: resamples */
     int kmeans_k, kmeans_restarts, kmeans_max_iter;  /* analysis.kmeans* */
     double kmeans_tol;
     int64_t n_records;

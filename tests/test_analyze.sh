@@ -86,6 +86,20 @@ INI
     "$compare" ch2d.nc ch2d-analysis.nc t k structure_factor k1 label centroid kmeans_inertia &&
     ok || bad "analyze of a ch2d archive"
 
+# the length fit's bootstrap again from the blocks the run stored (no archive needed): with the
+# run's B, the run's own values
+printf '[model]\nname = ch1d\n[grid]\nn = 32\n[time]\nt_end = 2\noutput_every = 0.5\n' > boot.ini
+"$cohort" run boot.ini --quiet --backend "$backend" --set ensemble.members=2100 \
+    --set output.archive=none -o boot.nc || bad "the bootstrap's run"
+fit_lines() { "$cohort" info "$1" | grep -E "^ +(ell_vs_log_t|bootstrap_)"; }
+if "$cohort" analyze boot.nc --quiet --backend "$backend" --bootstrap 1000 -o boot-again.nc &&
+    [ "$(fit_lines boot.nc)" = "$(fit_lines boot-again.nc)" ] &&
+    [ "$(fit_lines boot.nc | grep -c _se)" -eq 4 ]; then
+    ok
+else
+    bad "--bootstrap 1000 differs from the run's: $(fit_lines boot-again.nc | tr '\n' ';')"
+fi
+
 # expect_bad PATTERN ARGS...: exit 2, a message matching PATTERN, no bad-out.nc (or .partial)
 expect_bad() {
     pattern=$1; shift
@@ -111,6 +125,14 @@ expect_bad "--from 7: run.nc has no archived time at or after it \(the last is 0
     --structure-factor --from 7
 expect_bad "--from '-1': expected a time >= 0" run.nc --from -1
 expect_bad "unknown option '--frob'" run.nc --frob
+expect_bad "--bootstrap '1': expected resamples in \[2, 100000\]" boot.nc --bootstrap 1
+"$cohort" run boot.ini --quiet --backend "$backend" --set ensemble.members=2100 \
+    --members 0:1024 -o boot-part.nc || bad "the bootstrap's part"
+expect_bad "boot-part.nc has no ell_block_moments\(t = 5, block = 3, moment = 3\)" boot-part.nc \
+    --bootstrap 100
+printf '[model]\nname = mcf2d\n[grid]\nnx = 8\nny = 8\n[time]\nt_end = 0.01\n' > flow.ini
+"$cohort" run flow.ini --quiet --backend "$backend" -o flow.nc || bad "the mcf2d run"
+expect_bad "--bootstrap: flow.nc's model mcf2d fits no coarsening law" flow.nc --bootstrap 100
 msg=$("$cohort" analyze run.nc --quiet --backend "$backend" -o run.nc 2>&1); status=$?
 [ $status -eq 2 ] && printf '%s' "$msg" | grep -q "that is the input" && ok || bad "-o IN: $msg"
 # foreign and wrongly shaped NetCDF, where ncgen is at hand

@@ -95,6 +95,9 @@ printf '[model]\nname = ch1d\n[grid]\nn = 64\n[time]\nt_end = 5\n' > kq.ini
     -o kq.nc || bad "k-means run"
 "$python" "$here/check_kmeans_quality.py" kq.nc
 case $? in 0) ok ;; 77) echo "k-means measures skipped (no python3-sklearn)" ;; *) bad "k-means measures" ;; esac
+# the length fit's block bootstrap, redone in numpy from the file's block moments (3 blocks)
+"$python" "$here/check_bootstrap.py" kq.nc
+case $? in 0) ok ;; 77) ;; *) bad "bootstrap of the ell fit" ;; esac
 "$cohort" run kq.ini --quiet --backend cpu --set ensemble.members=300 --set analysis.kmeans=3 \
     --set analysis.kmeans_restarts=1 -o kq1.nc || bad "k-means run, one restart"
 "$python" "$here/check_kmeans_quality.py" kq1.nc --one-restart

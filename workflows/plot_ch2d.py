@@ -17,10 +17,16 @@ keep = t > 0
 fig, ax = plt.subplots(figsize=(6.0, 4.4))
 ax.loglog(t[keep], s[keep], "o", ms=2.5,
           label=f"s(t), {ds.sizes['member']} member(s), {ds.sizes['x']} x {ds.sizes['y']}")
+if "s_mean_ci95" in ds and np.isfinite(ds["s_mean_ci95"].values[keep]).all():
+    band = ds["s_mean_ci95"].values
+    ax.fill_between(t[keep], band[keep, 0], band[keep, 1], alpha=0.25, lw=0,
+                    label="95% band (block bootstrap)")
 if "s_exponent" in ds.attrs:
     a, b, r = (ds.attrs[k] for k in ("s_exponent_intercept", "s_exponent", "s_exponent_r"))
+    ci = ds.attrs.get("s_exponent_ci95")
+    interval = f", 95%: {ci[0]:.3f}..{ci[1]:.3f}" if ci is not None and np.isfinite(ci).all() else ""
     tt = t[keep & (t >= float(ds.attrs["config"].split("fit_from = ")[1].split("\n")[0]))]
-    ax.loglog(tt, np.exp(a) * tt**b, "-", label=f"fit: s ~ t^{b:.3f} (r = {r:.4f})")
+    ax.loglog(tt, np.exp(a) * tt**b, "-", label=f"fit: s ~ t^{b:.3f}{interval} (r = {r:.4f})")
 if "k1" in ds:
     inv = 1.0 / ds["k1"].values
     label = "1/k1(t)"

@@ -1,5 +1,6 @@
 """plot_coarsening.py OUT.png RUN.nc [RUN.nc ...]: the ensemble-mean coarsening length against
-ln t with the fitted line and r stored in each file (seed 003, Fig. 9)."""
+ln t with the fitted line and r stored in each file (seed 003, Fig. 9), the bootstrap's 95% band
+of the mean (ell_mean_ci95) shaded and the slope's standard error in the legend."""
 import sys
 
 import matplotlib
@@ -19,12 +20,17 @@ for path in runs:
     length = grid.split("length = ")[1].split("\n")[0].replace("*", " ").replace("pi", "π")
     label = f"L = {length}, N = {ds.sizes['x']}, {ds.sizes['member']} members"
     line = ax.errorbar(np.log(t[keep]), ell[keep], yerr=sem[keep], fmt="o", ms=2.5, label=label)
+    if "ell_mean_ci95" in ds:
+        band = ds["ell_mean_ci95"].values
+        ax.fill_between(np.log(t[keep]), band[keep, 0], band[keep, 1], alpha=0.25, lw=0,
+                        color=line[0].get_color(), label="95% band (block bootstrap)")
     if "ell_vs_log_t_slope" in ds.attrs:
         a, b, r = (ds.attrs[k] for k in ("ell_vs_log_t_intercept", "ell_vs_log_t_slope",
                                          "ell_vs_log_t_r"))
+        se = ds.attrs.get("ell_vs_log_t_slope_se", np.nan)
         x = np.log(t[keep & (t >= 1)])
         ax.plot(x, a + b * x, "-", color=line[0].get_color(),
-                label=f"fit: {a:.3f} + {b:.3f} ln t, r = {r:.4f}")
+                label=f"fit: {a:.3f} + ({b:.4f} ± {se:.4f}) ln t, r = {r:.4f}")
 ax.set_xlabel("ln t")
 ax.set_ylabel(r"$\bar\ell(t) = \langle 1/(1 - \langle C^2\rangle) \rangle$")
 ax.set_title("1D Cahn-Hilliard coarsening (cohort)")
