@@ -246,12 +246,14 @@ static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int wit
 /* The analyses to run: the options', else those the run asked for; 0, or 2 with err where there
  * are none, more clusters than members, or no archived time from --from on. */
 static int analyses_chosen(const analyze_options *opt, const run_plan *p, int *sf_on, int *k,
-                           char *err, size_t len)
+                           int *k_auto, char *err, size_t len)
 {
-    const int explicit = opt->structure_factor >= 0 || opt->kmeans >= 0 || opt->bootstrap > 0;
+    const int explicit =
+        opt->structure_factor >= 0 || opt->kmeans >= 0 || opt->kmeans_auto || opt->bootstrap > 0;
     *sf_on = explicit ? opt->structure_factor > 0 : p->structure_factor;
     *k = explicit ? (opt->kmeans > 0 ? opt->kmeans : 0) : p->kmeans_k;
-    if (!*sf_on && *k == 0 && opt->bootstrap < 1) {
+    *k_auto = explicit ? opt->kmeans_auto : p->kmeans_auto;
+    if (!*sf_on && *k == 0 && !*k_auto && opt->bootstrap < 1) {
         snprintf(err, len,
                  "nothing to do: the run asked for no analysis; give --structure-factor, "
                  "--kmeans K and/or --bootstrap B");
@@ -274,7 +276,7 @@ static int analyses_chosen(const analyze_options *opt, const run_plan *p, int *s
 typedef struct analyze_state {
     archive a;
     cohort_config c;
-    int config_loaded, sf_on, k;
+    int config_loaded, sf_on, k, k_auto; /* the analyses: k-means of k clusters, or chosen */
     run_plan p;
     char *source, *config_text, *in_history, *out_path;
     const cohort_backend *be;
@@ -294,8 +296,9 @@ static int analyze_open(const analyze_options *opt, analyze_state *st, char *err
         return EXIT_BAD_INPUT;
     st->config_loaded = 1;
     int status = run_plan_make(&st->c, &st->p, err, len);
-    if (!status) status = analyses_chosen(opt, &st->p, &st->sf_on, &st->k, err, len);
-    if (!status && (st->sf_on || st->k > 0)) status = archive_open(a, &st->p, err, len);
+    if (!status) status = analyses_chosen(opt, &st->p, &st->sf_on, &st->k, &st->k_auto, err, len);
+    const int kmeans = st->k > 0 || st->k_auto;
+    if (!status && (st->sf_on || kmeans)) status = archive_open(a, &st->p, err, len);
     if (!status && st->sf_on && a->times[a->n_times - 1] < opt->from) {
         snprintf(err, len, "--from %g: %s has no archived time at or after it (the last is %g)",
                  opt->from, opt->input, a->times[a->n_times - 1]);
@@ -330,6 +333,7 @@ static int analyze_create(const analyze_options *opt, analyze_state *st, char *e
                         .chunk_members = st->p.members,
                         .structure_factor = st->sf_on,
                         .kmeans_k = st->k,
+                        .kmeans_auto = st->k_auto,
                         .analysis_only = 1,
                         .analysed_file = opt->input,
                         .title = "cohort analysis of an archived ensemble",
@@ -356,7 +360,8 @@ static int analyze_kmeans(const analyze_options *opt, analyze_state *st, int64_t
                                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers");
     if (rc == COHORT_OK) rc = output_put_double(st->out, "kmeans_time", a->times[a->final]);
     clustering_options copt = clustering_options_from_plan(&st->p);
-    copt.k = st->k, copt.quiet = opt->quiet, copt.tool = "cohort analyze";
+    copt.k = st->k, copt.k_auto = st->k_auto, copt.quiet = opt->quiet;
+    copt.tool = "cohort analyze";
     final_fields f = {a};
     if (rc == COHORT_OK)
         rc = clustering_run(st->be, &st->p, &copt, final_fields_load, &f, excluded, st->out);
@@ -368,11 +373,12 @@ static int analyze_kmeans(const analyze_options *opt, analyze_state *st, int64_t
 static int analyze_run(const analyze_options *opt, analyze_state *st, char *err, size_t len)
 {
     archive *a = &st->a;
-    const int64_t chunk = st->sf_on || st->k > 0 ? analyze_chunk(st->be, a, st->sf_on) : 1;
+    const int kmeans = st->k > 0 || st->k_auto;
+    const int64_t chunk = st->sf_on || kmeans ? analyze_chunk(st->be, a, st->sf_on) : 1;
     int rc = run_plan_write_parameters(&st->p, st->out, 0, st->p.members);
     if (rc == COHORT_OK && st->sf_on)
         rc = analyze_structure_factor(st->be, a, &st->p, chunk, opt->from, st->out, opt->quiet);
-    if (rc == COHORT_OK && st->k > 0) rc = analyze_kmeans(opt, st, chunk);
+    if (rc == COHORT_OK && kmeans) rc = analyze_kmeans(opt, st, chunk);
     if (rc == COHORT_OK && opt->bootstrap > 0)
         rc = analyze_fit(a->nc, opt->input, &st->p, opt->bootstrap, opt->quiet, st->out, &a->bad);
     const int closed = output_close(st->out, rc == COHORT_OK);

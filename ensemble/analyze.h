@@ -15,6 +15,7 @@ typedef struct analyze_options {
     const char *output_path; /* NULL: the input's name with .nc replaced by .analysis.nc */
     int overwrite;           /* --overwrite: an existing output file may be replaced */
     int kmeans;              /* clusters; 0: none; -1: as the run's analysis.kmeans */
+    int kmeans_auto;         /* --kmeans auto: clusters chosen by the silhouette */
     int structure_factor;    /* 1, 0, or -1: as the run's analysis.structure_factor */
     double from;             /* the structure factor at archived times t >= from */
     int bootstrap;           /* resamples of the length fit's bootstrap; 0: none */

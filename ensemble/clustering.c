@@ -48,34 +48,83 @@ static int64_t silhouette_sample_size(int64_t n)
     return fit >= 1024.0 ? 1024 : fit <= 64.0 ? 64 : (int64_t)fit;
 }
 
-/* The agreement of the kept restart with the runner-up and the silhouette over a seeded
- * subsample of the clustered members (features loaded one member at a time). */
-static int clustering_quality(const run_plan *p, const kmeans_result *r, int k, int64_t active,
-                              clustered_members *f, cohort_output *out, double *silhouette)
+/* The silhouette's seeded subsample of the clustered members, with their features. */
+typedef struct silhouette_sample {
+    int64_t count, n;
+    int64_t *pick;         /* clustered members (0 .. active-1), ascending */
+    double *x;             /* count x n features */
+    unsigned char *labels; /* scratch: the subsample's labels */
+} silhouette_sample;
+
+static void sample_free(silhouette_sample *s)
 {
-    const double agreement =
-        r->runner_up ? cluster_adjusted_rand(r->labels, r->runner_up, active, k) : NAN;
-    const int64_t want = silhouette_sample_size(p->n);
-    int64_t *pick = malloc((size_t)(want < active ? want : active) * sizeof *pick);
-    unsigned char *labels = malloc((size_t)(want < active ? want : active));
-    const int64_t count = pick ? cluster_sample(p->ic.seed, active, want, pick) : 0;
-    double *x = malloc((size_t)(count > 0 ? count : 1) * (size_t)p->n * sizeof *x);
-    int rc =
-        pick && labels && x ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "silhouette subsample");
-    for (int64_t j = 0; j < count && rc == COHORT_OK; ++j) {
-        labels[j] = r->labels[pick[j]];
-        rc = load_clustered(f, pick[j], 1, x + j * p->n);
-        pick[j] = f->index[pick[j]]; /* stored as the global member */
+    free(s->pick), free(s->x), free(s->labels);
+}
+
+/* Draws the subsample (the run's seed) and loads its features one member at a time. */
+static int sample_load(const run_plan *p, int64_t active, clustered_members *f,
+                       silhouette_sample *s)
+{
+    const int64_t want = silhouette_sample_size(p->n), most = want < active ? want : active;
+    *s = (silhouette_sample){.n = p->n};
+    s->pick = malloc((size_t)most * sizeof *s->pick);
+    s->labels = malloc((size_t)most);
+    s->x = malloc((size_t)most * (size_t)p->n * sizeof *s->x);
+    if (!s->pick || !s->labels || !s->x)
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "silhouette subsample");
+    s->count = cluster_sample(p->ic.seed, active, want, s->pick);
+    for (int64_t j = 0; j < s->count; ++j)
+        COHORT_CALL(load_clustered(f, s->pick[j], 1, s->x + j * p->n));
+    return COHORT_OK;
+}
+
+/* The mean silhouette of the subsample under the clustered members' labels. */
+static int sample_silhouette(silhouette_sample *s, const unsigned char *labels, int k, double *sil)
+{
+    for (int64_t j = 0; j < s->count; ++j) s->labels[j] = labels[s->pick[j]];
+    return cluster_silhouette(s->x, s->n, s->count, s->labels, k, sil);
+}
+
+/* k-means with opt->k clusters; with opt->k_auto, the k in 2 .. CLUSTERING_AUTO_MAX_K (at most
+ * the members) of the highest mean silhouette, the lowest k among equals, by_k[k - 2] each k's
+ * silhouette. *r, *k and *sil: the kept result. */
+static int clustering_fit(const cohort_backend *be, const run_plan *p,
+                          const clustering_options *opt, int64_t active, clustered_members *f,
+                          silhouette_sample *sample, kmeans_result *r, int *k, double *sil,
+                          double *by_k)
+{
+    kmeans_options kopt = {.k = opt->k,
+                           .restarts = opt->restarts,
+                           .max_iter = opt->max_iter,
+                           .tol = opt->tol,
+                           .seed = p->ic.seed};
+    const int last = !opt->k_auto                     ? opt->k
+                     : active < CLUSTERING_AUTO_MAX_K ? (int)active
+                                                      : CLUSTERING_AUTO_MAX_K;
+    *sil = -INFINITY, *k = 0;
+    for (int kk = opt->k_auto ? 2 : opt->k; kk <= last; ++kk) {
+        kmeans_result trial;
+        kopt.k = kk;
+        double s = NAN;
+        COHORT_CALL(kmeans_run(be, p->n, active, load_clustered, f, &kopt, &trial));
+        int rc = sample_silhouette(sample, trial.labels, kk, &s);
+        if (opt->k_auto) by_k[kk - 2] = s;
+        if (rc == COHORT_OK && (*k == 0 || (isfinite(s) && s > *sil))) {
+            if (*k) kmeans_result_free(r);
+            *r = trial, *k = kk, *sil = isfinite(s) ? s : -INFINITY;
+        } else {
+            kmeans_result_free(&trial);
+        }
+        if (rc != COHORT_OK) return rc;
     }
-    if (rc == COHORT_OK) rc = cluster_silhouette(x, p->n, count, labels, k, silhouette);
-    if (rc == COHORT_OK) rc = output_write_kmeans_quality(out, agreement, *silhouette, pick, count);
-    free(pick), free(labels), free(x);
-    return rc;
+    if (!isfinite(*sil)) *sil = NAN;
+    return COHORT_OK;
 }
 
 clustering_options clustering_options_from_plan(const run_plan *p)
 {
     const clustering_options opt = {.k = p->kmeans_k,
+                                    .k_auto = p->kmeans_auto,
                                     .restarts = p->kmeans_restarts,
                                     .max_iter = p->kmeans_max_iter,
                                     .tol = p->kmeans_tol,
@@ -83,66 +132,83 @@ clustering_options clustering_options_from_plan(const run_plan *p)
     return opt;
 }
 
-int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
-                   member_fields_fn fields, void *ctx, const unsigned char *excluded,
-                   cohort_output *out)
+/* The labels of every member (the excluded ones the fill value), the names, the label map, the
+ * measures and, for k chosen, the criterion of each k, into out. */
+static int clustering_write(const run_plan *p, const clustering_options *opt,
+                            const kmeans_result *r, int k, double sil, const double *by_k,
+                            int64_t active, clustered_members *f, const silhouette_sample *sample,
+                            cohort_output *out, char *meanings, size_t len)
 {
-    const kmeans_options kopt = {.k = opt->k,
-                                 .restarts = opt->restarts,
-                                 .max_iter = opt->max_iter,
-                                 .tol = opt->tol,
-                                 .seed = p->ic.seed};
-    int64_t *index = malloc((size_t)p->members * sizeof *index), active = 0;
-    unsigned char *labels = malloc((size_t)p->members);
-    if (!index || !labels) {
-        free(index), free(labels);
+    unsigned char *labels = malloc((size_t)p->members), *map = NULL;
+    int64_t *sampled = malloc((size_t)(sample->count > 0 ? sample->count : 1) * sizeof *sampled);
+    if (!labels || !sampled) {
+        free(labels), free(sampled);
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means labels");
     }
-    for (int64_t m = 0; m < p->members; ++m)
-        if (!excluded[m]) index[active++] = m;
-    if (active < kopt.k) {
-        fprintf(stderr,
-                "%s: k-means skipped: %lld members did not diverge, fewer than %d clusters\n",
-                opt->tool, (long long)active, kopt.k);
-        free(index), free(labels);
-        return COHORT_OK;
-    }
-    clustered_members f = {fields, ctx, index, p->n, NULL, 0};
-    kmeans_result r;
-    const double start = cohort_seconds();
-    int rc = kmeans_run(be, p->n, active, load_clustered, &f, &kopt, &r);
-    if (rc != COHORT_OK) {
-        free(index), free(labels), free(f.span);
-        return rc;
-    }
+    for (int64_t j = 0; j < sample->count; ++j) sampled[j] = f->index[sample->pick[j]];
     memset(labels, REDUCTION_SKIP, (size_t)p->members);
-    for (int64_t j = 0; j < active; ++j) labels[index[j]] = r.labels[j];
-    char meanings[512];
-    rc = flow_pattern_names(p->model->statistics && p->model->statistics->flow_regimes, &r, kopt.k,
-                            p->n, active, load_clustered, &f, 65536, meanings, sizeof meanings);
-    unsigned char *map = NULL;
+    for (int64_t j = 0; j < active; ++j) labels[f->index[j]] = r->labels[j];
+    int rc = flow_pattern_names(p->model->statistics && p->model->statistics->flow_regimes, r, k,
+                                p->n, active, load_clustered, f, 65536, meanings, len);
     if (output_has_label_map(out)) {
         const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;
         map = malloc((size_t)(n1 * n2));
         if (!map && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "label map");
         for (int64_t point = 0; map && point < n1 * n2; ++point)
-            map[point] = kmeans_mode_label(labels + point * p->replicates, p->replicates, kopt.k);
+            map[point] = kmeans_mode_label(labels + point * p->replicates, p->replicates, k);
     }
     if (rc == COHORT_OK)
-        rc = output_write_kmeans(out, labels, r.centroids, r.sizes, r.inertia, r.iterations,
+        rc = output_write_kmeans(out, k, labels, r->centroids, r->sizes, r->inertia, r->iterations,
                                  meanings, map);
-    double silhouette = NAN;
-    const double quality_start = cohort_seconds();
-    if (rc == COHORT_OK) rc = clustering_quality(p, &r, kopt.k, active, &f, out, &silhouette);
-    const double quality_seconds = cohort_seconds() - quality_start;
+    const double agreement =
+        r->runner_up ? cluster_adjusted_rand(r->labels, r->runner_up, active, k) : NAN;
+    const int candidates =
+        opt->k_auto ? (int)(active < CLUSTERING_AUTO_MAX_K ? active : CLUSTERING_AUTO_MAX_K) - 1
+                    : 0;
+    if (rc == COHORT_OK)
+        rc = output_write_kmeans_quality(out, agreement, sil, sampled, sample->count, by_k,
+                                         candidates);
+    free(labels), free(map), free(sampled);
+    return rc;
+}
+
+int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
+                   member_fields_fn fields, void *ctx, const unsigned char *excluded,
+                   cohort_output *out)
+{
+    int64_t *index = malloc((size_t)p->members * sizeof *index), active = 0;
+    if (!index) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means members");
+    for (int64_t m = 0; m < p->members; ++m)
+        if (!excluded[m]) index[active++] = m;
+    const int fewest = opt->k_auto ? 2 : opt->k;
+    if (active < fewest) {
+        fprintf(stderr,
+                "%s: k-means skipped: %lld members did not diverge, fewer than %d clusters\n",
+                opt->tool, (long long)active, fewest);
+        free(index);
+        return COHORT_OK;
+    }
+    clustered_members f = {fields, ctx, index, p->n, NULL, 0};
+    silhouette_sample sample;
+    kmeans_result r = {0};
+    int k = 0;
+    double sil = NAN, by_k[CLUSTERING_AUTO_MAX_K - 1];
+    const double start = cohort_seconds();
+    int rc = sample_load(p, active, &f, &sample);
+    if (rc == COHORT_OK) rc = clustering_fit(be, p, opt, active, &f, &sample, &r, &k, &sil, by_k);
+    char meanings[512] = "";
+    if (rc == COHORT_OK)
+        rc = clustering_write(p, opt, &r, k, sil, by_k, active, &f, &sample, out, meanings,
+                              sizeof meanings);
     if (rc == COHORT_OK && !opt->quiet)
         fprintf(stderr,
-                "k-means: %d clusters (%s) of %lld members, inertia %.6g after %d "
-                "iterations, silhouette %.3f (%.2f s of it), %.2f s%s\n",
-                kopt.k, meanings, (long long)active, r.inertia, r.iterations, silhouette,
-                quality_seconds, cohort_seconds() - start,
+                "k-means: %d clusters%s (%s) of %lld members, inertia %.6g after %d iterations, "
+                "silhouette %.3f, %.2f s%s\n",
+                k, opt->k_auto ? " (chosen by silhouette)" : "", meanings, (long long)active,
+                r.inertia, r.iterations, sil, cohort_seconds() - start,
                 r.resident ? "" : " (features streamed)");
-    free(map), free(index), free(labels), free(f.span);
-    kmeans_result_free(&r);
+    sample_free(&sample);
+    free(index), free(f.span);
+    if (k) kmeans_result_free(&r);
     return rc;
 }

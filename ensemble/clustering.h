@@ -16,8 +16,13 @@
 /* Writes the fields of global members [g0, g0 + count) member-major (dst[j * n + i]). */
 typedef int (*member_fields_fn)(void *ctx, int64_t g0, int64_t count, double *dst);
 
+/* analysis.kmeans = auto: k from 2 up to this */
+enum { CLUSTERING_AUTO_MAX_K = 8 };
+
 typedef struct clustering_options {
-    int k, restarts, max_iter;
+    int k;      /* clusters (ignored with k_auto) */
+    int k_auto; /* choose k in 2 .. CLUSTERING_AUTO_MAX_K by the mean silhouette */
+    int restarts, max_iter;
     double tol;
     int quiet;        /* no summary line on stderr */
     const char *tool; /* "cohort run": the prefix of messages */
@@ -26,7 +31,9 @@ typedef struct clustering_options {
 /* The options analysis.kmeans* of the plan (k from analysis.kmeans). */
 clustering_options clustering_options_from_plan(const run_plan *p);
 
-/* Clusters the members of p with excluded[g] = 0 and writes the result to out. */
+/* Clusters the members of p with excluded[g] = 0 and writes the result to out: the labels,
+ * centroids and sizes, the measures of cluster_quality.h over a seeded subsample and, with k_auto,
+ * each candidate k's silhouette. */
 int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
                    member_fields_fn fields, void *ctx, const unsigned char *excluded,
                    cohort_output *out);

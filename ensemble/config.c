@@ -116,9 +116,9 @@ static const config_key common[] = {
     {"analysis", "structure_factor", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",
      "at every output time, structure_factor(t, k) (mean |C^_k|^2 over active members) and "
      "k1(t)"},
-    {"analysis", "kmeans", CONFIG_INT, "0", 0, 16, 0, 0, NULL, "", "clusters",
+    {"analysis", "kmeans", CONFIG_INT, "0", 0, 16, 0, 1, NULL, "", "clusters",
      "cluster the members' final states into this many clusters (0: off): label(member), "
-     "centroid(cluster, x)"},
+     "centroid(cluster, x); auto: the number in 2..8 of the highest mean silhouette"},
     {"analysis", "kmeans_restarts", CONFIG_INT, "5", 1, 1000, 0, 0, NULL, "", "",
      "k-means++ seedings; the lowest inertia is kept"},
     {"analysis", "kmeans_max_iter", CONFIG_INT, "300", 1, 100000, 0, 0, NULL, "", "",

@@ -31,7 +31,8 @@ void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first,
                               part ? 0 : kmeans_k, /* a part keeps the features for cohort merge */
                           .member_first = first,
                           .part_of = part ? p->members : 0,
-                          .merge_features = part && kmeans_k > 0,
+                          .kmeans_auto = !part && p->kmeans_auto,
+                          .merge_features = part && (kmeans_k > 0 || p->kmeans_auto),
                           .title = "cohort ensemble"};
     run_plan_output_spec(p, model->name, be, pv, spec);
     spec->members = end - first;

@@ -323,7 +323,8 @@ static void print_analyze_usage(FILE *out)
         "With the same backend the results equal the run's own, bit for bit.\n"
         "\n"
         "  --structure-factor  structure_factor(t, k) and k1(t) at every archived time\n"
-        "  --kmeans K          k-means with K clusters (1..16) of the final fields: label,\n"
+        "  --kmeans K          k-means with K clusters (1..16, or auto: the K in 2..8 of the\n"
+        "                      highest mean silhouette) of the final fields: label,\n"
         "                      centroid, cluster_size, kmeans_inertia, label_map for a grid of\n"
         "                      two swept keys; restarts, iterations and tolerance from IN's\n"
         "                      analysis.kmeans_* keys\n"
@@ -363,12 +364,16 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
             opt.output_path = argv[++i];
         } else if (!strcmp(arg, "--backend")) {
             opt.backend = argv[++i];
+        } else if (!strcmp(arg, "--kmeans") && !strcmp(value, "auto")) {
+            opt.kmeans_auto = 1;
+            ++i;
         } else if (!strcmp(arg, "--kmeans")) {
             char *end = NULL;
             errno = 0;
             const long k = strtol(value, &end, 10);
             if (end == value || *end || errno || k < 1 || k > 16) {
-                fprintf(stderr, "cohort analyze: --kmeans '%s': expected clusters in [1, 16]\n",
+                fprintf(stderr,
+                        "cohort analyze: --kmeans '%s': expected clusters in [1, 16] or auto\n",
                         value);
                 return EXIT_USAGE;
             }

@@ -249,7 +249,7 @@ int merge_parts(const merge_options *opt)
     if (rc == COHORT_OK && spec.structure_factor) /* sums only: no spectra are taken */
         rc = structure_factor_alloc(cpu, p.values.nx, p.values.ny, p.values.length, 1, 1, p.members,
                                     p.n_records, &a.sf);
-    if (rc == COHORT_OK && spec.kmeans_k > 0 &&
+    if (rc == COHORT_OK && (spec.kmeans_k > 0 || spec.kmeans_auto) &&
         !(a.features = malloc((size_t)p.members * (size_t)p.n * sizeof(double))))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members",
                          (long long)p.members);

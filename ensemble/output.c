@@ -24,7 +24,8 @@ struct cohort_output {
     int var_spectrum, var_k1, var_label, var_centroid, var_cluster_size, var_inertia,
         var_iterations, var_label_map;
     int kmeans_k, var_k, var_cluster;
-    int64_t nx, ny; /* 2D: C(member, y, x) */
+    int dim_member, dim_x, dim_y, dim_grid[2], label_map_wanted; /* for define_kmeans */
+    int64_t nx, ny;                                              /* 2D: C(member, y, x) */
     int64_t n_k;
     int64_t member_first; /* the global index of the file's first member */
     int64_t merge_blocks; /* a part's statistics blocks (0: not a part) */
@@ -103,38 +104,47 @@ static int define_analyses(cohort_output *o, const output_spec *s, int dim_membe
                                   &o->var_k1));
         o->var_k = var_k;
     }
-    o->kmeans_k = s->kmeans_k;
-    if (s->kmeans_k > 0) {
-        int dim_cluster, var_cluster, dims[3];
-        NC_CALL(o, nc_def_dim(o->ncid, "cluster", (size_t)s->kmeans_k, &dim_cluster));
-        NC_CALL(o, nc_def_var(o->ncid, "cluster", NC_INT, 1, &dim_cluster, &var_cluster));
-        COHORT_CALL(put_text(o, var_cluster, "long_name",
-                             "k-means cluster, numbered by ascending centroid variance"));
-        o->var_cluster = var_cluster;
-        NC_CALL(o, nc_def_var(o->ncid, "label", NC_UBYTE, 1, &dim_member, &o->var_label));
-        COHORT_CALL(put_text(o, o->var_label, "long_name", "k-means cluster of the final state"));
-        const unsigned char fill = 255; /* diverged members */
-        NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label, NC_FILL, &fill));
-        dims[0] = dim_cluster, dims[1] = dim_y >= 0 ? dim_y : dim_x, dims[2] = dim_x;
-        NC_CALL(o, nc_def_var(o->ncid, "centroid", NC_DOUBLE, dim_y >= 0 ? 3 : 2, dims,
-                              &o->var_centroid));
-        COHORT_CALL(put_text(o, o->var_centroid, "long_name", "k-means centroid"));
-        NC_CALL(o, nc_def_var(o->ncid, "cluster_size", NC_INT64, 1, &dim_cluster,
-                              &o->var_cluster_size));
-        COHORT_CALL(put_text(o, o->var_cluster_size, "long_name", "members in the cluster"));
-        NC_CALL(o, nc_def_var(o->ncid, "kmeans_inertia", NC_DOUBLE, 0, NULL, &o->var_inertia));
-        COHORT_CALL(put_text(o, o->var_inertia, "long_name",
-                             "sum over members of the squared distance to their centroid"));
-        NC_CALL(o, nc_def_var(o->ncid, "kmeans_iterations", NC_INT, 0, NULL, &o->var_iterations));
-        if (s->n_params == 2 && s->param_grid_count[0] > 0 && s->param_grid_count[1] > 0) {
-            dims[0] = dim_grid[0], dims[1] = dim_grid[1];
-            NC_CALL(o, nc_def_var(o->ncid, "label_map", NC_UBYTE, 2, dims, &o->var_label_map));
-            NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label_map, NC_FILL, &fill));
-            COHORT_CALL(put_text(o, o->var_label_map, "long_name",
-                                 "k-means label over the two swept parameters (the most frequent "
-                                 "among replicates, the lowest among equals)"));
-        }
+    /* k-means' variables are defined when it has run (output_write_kmeans): with analysis.kmeans
+     * = auto, only then is the number of clusters known */
+    o->dim_member = dim_member, o->dim_x = dim_x, o->dim_y = dim_y;
+    o->dim_grid[0] = dim_grid[0], o->dim_grid[1] = dim_grid[1];
+    o->label_map_wanted = (s->kmeans_k > 0 || s->kmeans_auto) && s->n_params == 2 &&
+                          s->param_grid_count[0] > 0 && s->param_grid_count[1] > 0;
+    return COHORT_OK;
+}
+
+/* label(member), cluster(cluster) and its values, centroid, cluster_size, kmeans_inertia,
+ * kmeans_iterations and label_map, for k clusters (in define mode). */
+static int define_kmeans(cohort_output *o, int k)
+{
+    int dim_cluster, dims[3];
+    NC_CALL(o, nc_def_dim(o->ncid, "cluster", (size_t)k, &dim_cluster));
+    NC_CALL(o, nc_def_var(o->ncid, "cluster", NC_INT, 1, &dim_cluster, &o->var_cluster));
+    COHORT_CALL(put_text(o, o->var_cluster, "long_name",
+                         "k-means cluster, numbered by ascending centroid variance"));
+    NC_CALL(o, nc_def_var(o->ncid, "label", NC_UBYTE, 1, &o->dim_member, &o->var_label));
+    COHORT_CALL(put_text(o, o->var_label, "long_name", "k-means cluster of the final state"));
+    const unsigned char fill = 255; /* diverged members */
+    NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label, NC_FILL, &fill));
+    dims[0] = dim_cluster, dims[1] = o->dim_y >= 0 ? o->dim_y : o->dim_x, dims[2] = o->dim_x;
+    NC_CALL(o, nc_def_var(o->ncid, "centroid", NC_DOUBLE, o->dim_y >= 0 ? 3 : 2, dims,
+                          &o->var_centroid));
+    COHORT_CALL(put_text(o, o->var_centroid, "long_name", "k-means centroid"));
+    NC_CALL(o,
+            nc_def_var(o->ncid, "cluster_size", NC_INT64, 1, &dim_cluster, &o->var_cluster_size));
+    COHORT_CALL(put_text(o, o->var_cluster_size, "long_name", "members in the cluster"));
+    NC_CALL(o, nc_def_var(o->ncid, "kmeans_inertia", NC_DOUBLE, 0, NULL, &o->var_inertia));
+    COHORT_CALL(put_text(o, o->var_inertia, "long_name",
+                         "sum over members of the squared distance to their centroid"));
+    NC_CALL(o, nc_def_var(o->ncid, "kmeans_iterations", NC_INT, 0, NULL, &o->var_iterations));
+    if (o->label_map_wanted) {
+        NC_CALL(o, nc_def_var(o->ncid, "label_map", NC_UBYTE, 2, o->dim_grid, &o->var_label_map));
+        NC_CALL(o, nc_def_var_fill(o->ncid, o->var_label_map, NC_FILL, &fill));
+        COHORT_CALL(put_text(o, o->var_label_map, "long_name",
+                             "k-means label over the two swept parameters (the most frequent "
+                             "among replicates, the lowest among equals)"));
     }
+    o->kmeans_k = k;
     return COHORT_OK;
 }
 
@@ -338,10 +348,6 @@ static int write_coordinates(cohort_output *o, const output_spec *s, int var_mem
     if (rc == NC_NOERR && o->var_spectrum >= 0)
         rc = k ? nc_put_var_double(o->ncid, o->var_k, k) : NC_ENOMEM;
     free(k);
-    for (int c = 0; rc == NC_NOERR && c < s->kmeans_k; ++c) {
-        const size_t at = (size_t)c;
-        rc = nc_put_var1_int(o->ncid, o->var_cluster, &at, &c);
-    }
     free(index);
     free(x);
     NC_CALL(o, rc);
@@ -686,28 +692,31 @@ int output_write_spectrum(cohort_output *o, int64_t record, const double *spectr
 
 int output_has_label_map(const cohort_output *o)
 {
-    return o->var_label_map >= 0;
+    return o->label_map_wanted;
 }
 
-int output_write_kmeans(cohort_output *o, const unsigned char *labels, const double *centroids,
-                        const double *sizes, double inertia, int iterations,
-                        const char *flag_meanings, const unsigned char *label_map)
+int output_write_kmeans(cohort_output *o, int k, const unsigned char *labels,
+                        const double *centroids, const double *sizes, double inertia,
+                        int iterations, const char *flag_meanings, const unsigned char *label_map)
 {
-    if (o->var_label < 0) return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no k-means defined");
+    if (o->var_label >= 0 || k < 1 || k > 32)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "k-means of %d clusters written twice", k);
     unsigned char values[32];
     long long counts[32];
-    for (int c = 0; c < o->kmeans_k; ++c)
-        values[c] = (unsigned char)c, counts[c] = (long long)sizes[c];
+    int clusters[32];
+    for (int c = 0; c < k; ++c)
+        values[c] = (unsigned char)c, counts[c] = (long long)sizes[c], clusters[c] = c;
     NC_CALL(o, nc_redef(o->ncid));
-    NC_CALL(o, nc_put_att_uchar(o->ncid, o->var_label, "flag_values", NC_UBYTE, (size_t)o->kmeans_k,
-                                values));
+    COHORT_CALL(define_kmeans(o, k));
+    NC_CALL(o, nc_put_att_uchar(o->ncid, o->var_label, "flag_values", NC_UBYTE, (size_t)k, values));
     COHORT_CALL(put_text(o, o->var_label, "flag_meanings", flag_meanings));
     if (o->var_label_map >= 0) {
-        NC_CALL(o, nc_put_att_uchar(o->ncid, o->var_label_map, "flag_values", NC_UBYTE,
-                                    (size_t)o->kmeans_k, values));
+        NC_CALL(o, nc_put_att_uchar(o->ncid, o->var_label_map, "flag_values", NC_UBYTE, (size_t)k,
+                                    values));
         COHORT_CALL(put_text(o, o->var_label_map, "flag_meanings", flag_meanings));
     }
     NC_CALL(o, nc_enddef(o->ncid));
+    NC_CALL(o, nc_put_var_int(o->ncid, o->var_cluster, clusters));
     NC_CALL(o, nc_put_var_uchar(o->ncid, o->var_label, labels));
     NC_CALL(o, nc_put_var_double(o->ncid, o->var_centroid, centroids));
     NC_CALL(o, nc_put_var_longlong(o->ncid, o->var_cluster_size, counts));
@@ -719,10 +728,28 @@ int output_write_kmeans(cohort_output *o, const unsigned char *labels, const dou
     return COHORT_OK;
 }
 
-int output_write_kmeans_quality(cohort_output *o, double agreement, double silhouette,
-                                const int64_t *sample, int64_t count)
+/* kmeans_candidate_k(kmeans_candidate) and kmeans_silhouette_by_k(kmeans_candidate) (in define
+ * mode; the values are put by the caller). */
+static int define_candidates(cohort_output *o, int candidates, int *var_k, int *var_silhouette)
 {
-    int dim, var_agreement, var_silhouette, var_sample;
+    int dim;
+    NC_CALL(o, nc_def_dim(o->ncid, "kmeans_candidate", (size_t)candidates, &dim));
+    NC_CALL(o, nc_def_var(o->ncid, "kmeans_candidate_k", NC_INT, 1, &dim, var_k));
+    COHORT_CALL(
+        put_text(o, *var_k, "long_name", "the numbers of clusters analysis.kmeans = auto tried"));
+    NC_CALL(o, nc_def_var(o->ncid, "kmeans_silhouette_by_k", NC_DOUBLE, 1, &dim, var_silhouette));
+    COHORT_CALL(put_text(o, *var_silhouette, "long_name",
+                         "the criterion of analysis.kmeans = auto: the mean silhouette of each "
+                         "candidate's labels over silhouette_member; the highest is kept, the "
+                         "lowest k among equals"));
+    return COHORT_OK;
+}
+
+int output_write_kmeans_quality(cohort_output *o, double agreement, double silhouette,
+                                const int64_t *sample, int64_t count, const double *by_k,
+                                int candidates)
+{
+    int dim, var_agreement, var_silhouette, var_sample, var_k = -1, var_by_k = -1;
     NC_CALL(o, nc_redef(o->ncid));
     NC_CALL(o, nc_def_var(o->ncid, "kmeans_restart_agreement", NC_DOUBLE, 0, NULL, &var_agreement));
     COHORT_CALL(put_text(o, var_agreement, "long_name",
@@ -738,10 +765,17 @@ int output_write_kmeans_quality(cohort_output *o, double agreement, double silho
     COHORT_CALL(put_text(o, var_sample, "long_name",
                          "the members of kmeans_silhouette's subsample, drawn without replacement "
                          "from the clustered members with the run's seed"));
+    if (candidates > 0) COHORT_CALL(define_candidates(o, candidates, &var_k, &var_by_k));
     NC_CALL(o, nc_enddef(o->ncid));
     NC_CALL(o, nc_put_var_double(o->ncid, var_agreement, &agreement));
     NC_CALL(o, nc_put_var_double(o->ncid, var_silhouette, &silhouette));
     NC_CALL(o, nc_put_var_longlong(o->ncid, var_sample, (const long long *)sample));
+    for (int c = 0; c < candidates; ++c) {
+        const size_t at = (size_t)c;
+        const int k = c + 2;
+        NC_CALL(o, nc_put_var1_int(o->ncid, var_k, &at, &k));
+        NC_CALL(o, nc_put_var1_double(o->ncid, var_by_k, &at, &by_k[c]));
+    }
     NC_CALL(o, nc_sync(o->ncid));
     return COHORT_OK;
 }

@@ -55,6 +55,7 @@ typedef struct output_spec {
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
     int structure_factor;
     int kmeans_k;
+    int kmeans_auto; /* analysis.kmeans = auto: k chosen when k-means runs (kmeans_k 0) */
     /* a file of `cohort analyze`: only coordinates, parameters and analyses (no statistics over
      * t, divergence flags or archive); t holds the analysed times; analysed_file names the input */
     int analysis_only;
@@ -131,16 +132,19 @@ int output_write_spectrum(cohort_output *o, int64_t record, const double *spectr
 /* How far to trust the k-means result: kmeans_restart_agreement (the adjusted Rand index of the
  * kept restart's labels against the runner-up's; NaN with one restart), kmeans_silhouette (the
  * mean silhouette over the subsample) and silhouette_member(silhouette_sample), the subsample's
- * members. */
+ * count members; with candidates > 0 (analysis.kmeans = auto), kmeans_candidate_k = 2, 3, ...
+ * and kmeans_silhouette_by_k = by_k. */
 int output_write_kmeans_quality(cohort_output *o, double agreement, double silhouette,
-                                const int64_t *sample, int64_t count);
+                                const int64_t *sample, int64_t count, const double *by_k,
+                                int candidates);
 
-/* The k-means result: labels of every member, k x n centroids, cluster sizes, inertia and
+/* The k-means result of k clusters (its variables defined now): labels of every member, k x n
+ * centroids, cluster sizes, inertia and
  * iterations; flag_meanings (space-separated names of labels 0 .. k-1); label_map (the grid's
  * counts[0] x counts[1] values, or NULL where the file has no label_map). */
-int output_write_kmeans(cohort_output *o, const unsigned char *labels, const double *centroids,
-                        const double *sizes, double inertia, int iterations,
-                        const char *flag_meanings, const unsigned char *label_map);
+int output_write_kmeans(cohort_output *o, int k, const unsigned char *labels,
+                        const double *centroids, const double *sizes, double inertia,
+                        int iterations, const char *flag_meanings, const unsigned char *label_map);
 
 /* 1 when the file has label_map (a grid design of two swept keys). */
 int output_has_label_map(const cohort_output *o);

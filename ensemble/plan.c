@@ -363,7 +363,14 @@ static int plan_events(const cohort_config *c, run_plan *p, char *err, size_t le
     }
     const int rc = check_points(c, p, err, len);
     const config_value *kmeans = config_get(c, "analysis", "kmeans");
-    if (rc == 0 && kmeans->integer > p->members) {
+    if (rc == 0 && kmeans->is_auto && p->members < 2) {
+        snprintf(err, len,
+                 "%s: analysis.kmeans = auto chooses 2 clusters or more, and the run has "
+                 "%lld member",
+                 kmeans->origin, (long long)p->members);
+        return 2;
+    }
+    if (rc == 0 && !kmeans->is_auto && kmeans->integer > p->members) {
         snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",
                  kmeans->origin, (long long)kmeans->integer, (long long)p->members);
         return 2;
@@ -383,7 +390,8 @@ static void plan_outputs(const cohort_config *c, run_plan *p)
     p->structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer;
     p->fit_from = config_real(c, "analysis", "fit_from");
     p->bootstrap = (int)config_get(c, "analysis", "bootstrap")->integer;
-    p->kmeans_k = (int)config_get(c, "analysis", "kmeans")->integer;
+    const config_value *kmeans = config_get(c, "analysis", "kmeans");
+    p->kmeans_auto = kmeans->is_auto, p->kmeans_k = kmeans->is_auto ? 0 : (int)kmeans->integer;
     p->kmeans_restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer;
     p->kmeans_max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer;
     p->kmeans_tol = config_real(c, "analysis", "kmeans_tol");

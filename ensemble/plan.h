@@ -30,6 +30,7 @@ typedef struct run_plan {
     double fit_from;                                 /* analysis.fit_from */
     int bootstrap;                                   /* analysis.bootstrap: resamples */
     int kmeans_k, kmeans_restarts, kmeans_max_iter;  /* analysis.kmeans* */
+    int kmeans_auto;                                 /* analysis.kmeans = auto (kmeans_k 0) */
     double kmeans_tol;
     int64_t n_records;
     int64_t *record_step; /* step after which record r is taken (0 = the initial state) */

@@ -46,7 +46,7 @@ static void run_open_spec(run_state *s, const char *history)
     s->archive = s->spec.archive_final, s->n_obs = s->spec.n_series;
     s->n_values = s->spec.n_member_values;
     s->exact = s->n_values > 0 && s->value_slot[s->n_values - 1] == RUN_VALUE_LINF;
-    s->keep_features = s->spec.kmeans_k > 0 || s->spec.merge_features;
+    s->keep_features = s->spec.kmeans_k > 0 || s->spec.kmeans_auto || s->spec.merge_features;
 }
 
 int run_open(run_state *s)

@@ -2,7 +2,9 @@
 scikit-learn and numpy from the file's own final states and labels: kmeans_inertia (the squared
 distances to the stored centroids), kmeans_silhouette (sklearn.metrics.silhouette_score over the
 members of silhouette_member), that the subsample is distinct clustered members in order, and
-that kmeans_restart_agreement is an adjusted Rand index (NaN with --one-restart: no runner-up).
+that kmeans_restart_agreement is an adjusted Rand index (NaN with --one-restart: no runner-up);
+for analysis.kmeans = auto, that the kept number of clusters is the first of the highest
+kmeans_silhouette_by_k and kmeans_silhouette its value.
 Exit 77 where netCDF4 or scikit-learn is not installed."""
 import sys
 
@@ -35,6 +37,9 @@ with netCDF4.Dataset(sys.argv[1]) as ds:
     silhouette = float(ds["kmeans_silhouette"][...])
     sample = np.array(ds["silhouette_member"][...])
     agreement = float(ds["kmeans_restart_agreement"][...])
+    clusters = ds.dimensions["cluster"].size
+    by_k = (np.array(ds["kmeans_candidate_k"][...]), np.array(ds["kmeans_silhouette_by_k"][...])) \
+        if "kmeans_candidate_k" in ds.variables else None
 
 active = labels != 255
 expected = float(np.sum((x[active] - centroids[labels[active]]) ** 2))
@@ -45,6 +50,11 @@ check(sample.size == min(active.sum(), 1024), f"{sample.size} sampled of {active
 reference = silhouette_score(x[sample], labels[sample], metric="euclidean")
 check(abs(silhouette - reference) <= 1e-9, f"silhouette {silhouette!r}, sklearn {reference!r}")
 check(np.isnan(agreement) if one_restart else -1.0 <= agreement <= 1.0, f"agreement {agreement!r}")
+if by_k is not None:
+    best = int(np.argmax(by_k[1]))
+    check(clusters == by_k[0][best] and silhouette == by_k[1][best],
+          f"auto kept k = {clusters}, silhouette {silhouette!r}; the criterion's best: "
+          f"k = {by_k[0][best]}, {by_k[1][best]!r}")
 print(f"{passed} passed, {failed} failed; silhouette {silhouette:.6f} (sklearn {reference:.6f}), "
       f"restart agreement {agreement:.6f}")
 sys.exit(1 if failed else 0)

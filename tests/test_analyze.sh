@@ -125,6 +125,12 @@ expect_bad "--from 7: run.nc has no archived time at or after it \(the last is 0
     --structure-factor --from 7
 expect_bad "--from '-1': expected a time >= 0" run.nc --from -1
 expect_bad "unknown option '--frob'" run.nc --frob
+"$cohort" run boot.ini --quiet --backend "$backend" --set ensemble.members=700 \
+    --set analysis.kmeans=auto -o auto.nc || bad "the auto run"
+"$cohort" analyze auto.nc --quiet --backend "$backend" --kmeans auto -o auto-again.nc &&
+    "$compare" auto.nc auto-again.nc label centroid kmeans_silhouette kmeans_silhouette_by_k \
+        kmeans_candidate_k silhouette_member kmeans_restart_agreement && ok ||
+    bad "--kmeans auto differs from the run's analysis.kmeans = auto"
 expect_bad "--bootstrap '1': expected resamples in \[2, 100000\]" boot.nc --bootstrap 1
 "$cohort" run boot.ini --quiet --backend "$backend" --set ensemble.members=2100 \
     --members 0:1024 -o boot-part.nc || bad "the bootstrap's part"

@@ -78,7 +78,7 @@ done
 
 # what the run reports is the whole run's summary (k-means, the fits), as the serial run reports
 # it, not a segment's fit nor the join's lines per part
-summary() { grep -E '^(k-means|ell_mean|1/k1|cohort merge)' "$1" | sed -E 's/ \([0-9.]+ s of it\)//; s/, [0-9.]* s$//'; }
+summary() { grep -E '^(k-means|ell_mean|1/k1|cohort merge)' "$1" | sed 's/, [0-9.]* s$//'; }
 "$cohort" run sweep.ini -o summary-serial.nc --backend "$backend" 2> summary-serial.log || bad "summary serial"
 mpi 2 "$cohort" run sweep.ini -o summary-np2.nc --backend "$backend" 2> summary-np2.log || bad "summary np2"
 if [ "$(summary summary-serial.log)" = "$(summary summary-np2.log)" ] &&

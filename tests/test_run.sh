@@ -98,6 +98,11 @@ case $? in 0) ok ;; 77) echo "k-means measures skipped (no python3-sklearn)" ;; 
 # the length fit's block bootstrap, redone in numpy from the file's block moments (3 blocks)
 "$python" "$here/check_bootstrap.py" kq.nc
 case $? in 0) ok ;; 77) ;; *) bad "bootstrap of the ell fit" ;; esac
+# analysis.kmeans = auto: the k of the highest silhouette, its measures as sklearn's
+"$cohort" run kq.ini --quiet --backend cpu --set ensemble.members=3000 \
+    --set analysis.kmeans=auto -o kq-auto.nc || bad "k-means auto run"
+"$python" "$here/check_kmeans_quality.py" kq-auto.nc
+case $? in 0) ok ;; 77) ;; *) bad "k-means auto" ;; esac
 "$cohort" run kq.ini --quiet --backend cpu --set ensemble.members=300 --set analysis.kmeans=3 \
     --set analysis.kmeans_restarts=1 -o kq1.nc || bad "k-means run, one restart"
 "$python" "$here/check_kmeans_quality.py" kq1.nc --one-restart
