@@ -98,7 +98,6 @@ static int steady_chunk(steady_run *r, int64_t m0, int64_t *count)
 {
     const run_plan *p = r->p;
     const cohort_model *model = p->model;
-    const int64_t n = p->n;
     int64_t same = 1;
     while (same < *count && run_plan_same_stepper(p, m0, m0 + same)) ++same;
     *count = same;
@@ -111,13 +110,13 @@ static int steady_chunk(steady_run *r, int64_t m0, int64_t *count)
     }
     for (int64_t q = 0; q < *count && p->member_param_sweep >= 0; ++q)
         r->member_param[q] = run_plan_swept_value(p, p->member_param_sweep, m0 + q);
-    COHORT_CALL(model->steady->solve(r->stepper,
-                                     p->member_param_sweep >= 0 ? r->member_param : NULL, *count,
-                                     r->fields, r->values, r->hist));
+    /* the fields leave the solve only where the file keeps them */
+    COHORT_CALL(model->steady->solve(
+        r->stepper, p->member_param_sweep >= 0 ? r->member_param : NULL, *count,
+        r->spec.archive_final ? r->fields : NULL, r->values, r->hist, r->diverged + m0));
     for (int64_t q = 0; q < *count; ++q) {
         r->converged += r->values[*count + q] != 0.0;
         r->iterations += (int64_t)r->values[q];
-        for (int64_t i = 0; i < n; ++i) r->diverged[m0 + q] |= !isfinite(r->fields[q * n + i]);
     }
     for (int v = 0; v < model->steady->n_member_values; ++v)
         COHORT_CALL(output_write_member_value(r->out, v, m0, *count, r->values + v * *count));
@@ -131,7 +130,7 @@ static int steady_chunk(steady_run *r, int64_t m0, int64_t *count)
 static int steady_solve(const run_options *opt, steady_run *r, double *seconds)
 {
     const int64_t members = r->p->members, chunk = r->chunk, n = r->p->n;
-    r->fields = malloc((size_t)(n * chunk) * sizeof(double));
+    r->fields = malloc((size_t)(r->spec.archive_final ? n * chunk : 1) * sizeof(double));
     r->values = malloc((size_t)(r->p->model->steady->n_member_values * chunk) * sizeof(double));
     r->hist = malloc((size_t)((r->checks > 0 ? r->checks : 1) * chunk) * sizeof(double));
     r->member_param = malloc((size_t)chunk * sizeof(double));

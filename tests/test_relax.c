@@ -88,7 +88,7 @@ static void paper_counts_and_cases(const cohort_backend *be)
         relax_problem p = paper_problem(m, RELAX_LMSOR);
         p.coefficients = problem; /* computed in the sweeps */
         relax_member_result r, reference;
-        EXPECT(relax_solve(be, &p, NULL, NULL, &re, u, 1, &r, NULL) == COHORT_OK, "%s",
+        EXPECT(relax_solve(be, &p, NULL, NULL, &re, u, u, 1, &r, NULL) == COHORT_OK, "%s",
                cohort_error_detail());
         const int real = problem == 2;
         EXPECT(r.real_points == (real ? m * m : 0) && r.imaginary_points == (real ? 0 : m * m),
@@ -103,7 +103,7 @@ static void paper_counts_and_cases(const cohort_backend *be)
         paper_coefficients(problem, re, m, f, g);
         relax_paper_initial(m, m, v);
         p.coefficients = 0;
-        EXPECT(relax_solve(&cohort_backend_cpu, &p, f, g, NULL, v, 1, &reference, NULL) ==
+        EXPECT(relax_solve(&cohort_backend_cpu, &p, f, g, NULL, v, v, 1, &reference, NULL) ==
                    COHORT_OK,
                "%s", cohort_error_detail());
         EXPECT(reference.iterations == r.iterations && !memcmp(u, v, (size_t)ring * sizeof *u),
@@ -158,7 +158,7 @@ static void against_lu(const cohort_backend *be)
         memcpy(w, u, sizeof w);
         const relax_problem p = {m1, m2, method, 1e-13, 20000, 1, 1, 0};
         relax_member_result r;
-        EXPECT(relax_solve(be, &p, f, g, NULL, w, 1, &r, NULL) == COHORT_OK, "%s",
+        EXPECT(relax_solve(be, &p, f, g, NULL, w, w, 1, &r, NULL) == COHORT_OK, "%s",
                cohort_error_detail());
         double worst = 0.0;
         for (int64_t j = 1; j <= m2; ++j)
@@ -189,7 +189,7 @@ static void lmsor_beats_the_baselines(const cohort_backend *be)
             relax_paper_initial(m, m, u);
             relax_problem p = paper_problem(m, method);
             relax_member_result r;
-            EXPECT(relax_solve(be, &p, f, g, NULL, u, 1, &r, NULL) == COHORT_OK, "%s",
+            EXPECT(relax_solve(be, &p, f, g, NULL, u, u, 1, &r, NULL) == COHORT_OK, "%s",
                    cohort_error_detail());
             its[method] = r.iterations, converged[method] = r.converged;
         }
@@ -228,13 +228,13 @@ static void batch_independence(const cohort_backend *be)
         relax_paper_initial(m, m, u + q * ring);
     }
     relax_member_result together[4], alone;
-    EXPECT(relax_solve(be, &p, f, g, NULL, u, count, together, history) == COHORT_OK, "%s",
+    EXPECT(relax_solve(be, &p, f, g, NULL, u, u, count, together, history) == COHORT_OK, "%s",
            cohort_error_detail());
     for (int64_t q = 0; q < count; ++q) {
         double *v = malloc((size_t)ring * sizeof *v), *hist = malloc((size_t)checks * sizeof *hist);
         relax_paper_initial(m, m, v);
-        EXPECT(relax_solve(be, &p, f + q * interior, g + q * interior, NULL, v, 1, &alone, hist) ==
-                   COHORT_OK,
+        EXPECT(relax_solve(be, &p, f + q * interior, g + q * interior, NULL, v, v, 1, &alone,
+                           hist) == COHORT_OK,
                "%s", cohort_error_detail());
         EXPECT(alone.iterations == together[q].iterations &&
                    !memcmp(v, u + q * ring, (size_t)ring * sizeof *v) &&
@@ -250,7 +250,8 @@ static void batch_independence(const cohort_backend *be)
 /* (g) an ensemble large enough for cuda's one-block-per-member path (140 members of 23 x 20,
  * an odd row, problem 1 at Re from 10 to 1e4, some of which reach the cap), by LMSOR and by SOR
  * (its global omega), against the cpu: iterations, case counts, SOR's omega, fields and histories,
- * bit for bit (on cuda the setup runs on the device) */
+ * bit for bit (on cuda the setup runs on the device); the backend forms seed 004's start itself
+ * (u0 = NULL) against the cpu's from relax_paper_initial */
 static void ensemble_against_cpu(const cohort_backend *be, relax_method method)
 {
     const int64_t count = 140, m1 = 23, m2 = 20, ring = (m1 + 2) * (m2 + 2);
@@ -265,11 +266,11 @@ static void ensemble_against_cpu(const cohort_backend *be, relax_method method)
         for (int64_t k = 0; k < count; ++k) relax_paper_initial(m1, m2, u[b] + k * ring);
     }
     for (int64_t k = 0; k < count; ++k) re[k] = pow(10.0, 1.0 + 3.0 * (double)k / (double)count);
-    EXPECT(relax_solve(&cohort_backend_cpu, &p, NULL, NULL, re, u[0], count, r[0], history[0]) ==
-               COHORT_OK,
+    EXPECT(relax_solve(&cohort_backend_cpu, &p, NULL, NULL, re, u[0], u[0], count, r[0],
+                       history[0]) == COHORT_OK,
            "%s", cohort_error_detail());
-    EXPECT(relax_solve(be, &p, NULL, NULL, re, u[1], count, r[1], history[1]) == COHORT_OK, "%s",
-           cohort_error_detail());
+    EXPECT(relax_solve(be, &p, NULL, NULL, re, NULL, u[1], count, r[1], history[1]) == COHORT_OK,
+           "%s", cohort_error_detail());
     int64_t differ = 0, converged = 0;
     for (int64_t k = 0; k < count; ++k) {
         converged += r[1][k].converged;
@@ -277,8 +278,8 @@ static void ensemble_against_cpu(const cohort_backend *be, relax_method method)
                   r[0][k].converged != r[1][k].converged ||
                   r[0][k].real_points != r[1][k].real_points ||
                   r[0][k].imaginary_points != r[1][k].imaginary_points ||
-                  r[0][k].mixed_points != r[1][k].mixed_points ||
-                  memcmp(&r[0][k].omega, &r[1][k].omega, sizeof(double)) ||
+                  r[0][k].mixed_points != r[1][k].mixed_points || !r[0][k].finite ||
+                  !r[1][k].finite || memcmp(&r[0][k].omega, &r[1][k].omega, sizeof(double)) ||
                   memcmp(u[0] + k * ring, u[1] + k * ring, (size_t)ring * sizeof(double)) ||
                   memcmp(history[0] + k * checks, history[1] + k * checks,
                          (size_t)checks * sizeof(double));
@@ -293,6 +294,39 @@ static void ensemble_against_cpu(const cohort_backend *be, relax_method method)
     free(re);
 }
 
+/* (h) the final iterates not brought back (u = NULL): the same results; a member started from a
+ * NaN is reported not finite, the others finite, on both backends */
+static void without_fields(const cohort_backend *be)
+{
+    const int64_t count = 140, m1 = 23, m2 = 20, ring = (m1 + 2) * (m2 + 2);
+    const relax_problem p = {m1, m2, RELAX_LMSOR, 1e-6, 20000, 7, 0, 1};
+    double *re = malloc((size_t)count * sizeof *re), *u = malloc((size_t)(count * ring) * 8);
+    relax_member_result *kept = malloc((size_t)count * sizeof *kept);
+    relax_member_result *lean = malloc((size_t)count * sizeof *lean);
+    for (int64_t k = 0; k < count; ++k) re[k] = pow(10.0, 1.0 + 3.0 * (double)k / (double)count);
+    EXPECT(relax_solve(be, &p, NULL, NULL, re, NULL, u, count, kept, NULL) == COHORT_OK &&
+               relax_solve(be, &p, NULL, NULL, re, NULL, NULL, count, lean, NULL) == COHORT_OK,
+           "%s", cohort_error_detail());
+    int64_t differ = 0;
+    for (int64_t k = 0; k < count; ++k)
+        differ += kept[k].iterations != lean[k].iterations || !lean[k].finite;
+    EXPECT(differ == 0, "%s: %lld members differ without the fields", be->name, (long long)differ);
+    for (int64_t k = 0; k < count; ++k) relax_paper_initial(m1, m2, u + k * ring);
+    u[3 * ring + 5 * (m1 + 2) + 7] = NAN; /* member 3, an interior point */
+    for (int b = 0; b < 2; ++b) {
+        const cohort_backend *on = b ? be : &cohort_backend_cpu;
+        double *start = malloc((size_t)(count * ring) * 8);
+        memcpy(start, u, (size_t)(count * ring) * 8);
+        EXPECT(relax_solve(on, &p, NULL, NULL, re, start, NULL, count, lean, NULL) == COHORT_OK,
+               "%s", cohort_error_detail());
+        int64_t wrong = 0;
+        for (int64_t k = 0; k < count; ++k) wrong += lean[k].finite != (k != 3);
+        EXPECT(wrong == 0, "%s: %lld members' finite flags wrong", on->name, (long long)wrong);
+        free(start);
+    }
+    free(re), free(u), free(kept), free(lean);
+}
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -303,5 +337,6 @@ int main(int argc, char **argv)
     paper_counts_and_cases(be);
     ensemble_against_cpu(be, RELAX_LMSOR);
     ensemble_against_cpu(be, RELAX_SOR);
+    without_fields(be);
     return test_summary();
 }

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
         for (int64_t q = 0; q < count; ++q) relax_paper_initial(m, m, u + q * ring);
         const relax_problem p = {m, m, RELAX_LMSOR, 1e-6, 20000, 100, 0, problem};
         relax_member_result r[3];
-        EXPECT(relax_solve(be, &p, NULL, NULL, re, u, count, r, NULL) == COHORT_OK, "%s",
+        EXPECT(relax_solve(be, &p, NULL, NULL, re, u, u, count, r, NULL) == COHORT_OK, "%s",
                cohort_error_detail());
         for (int q = 0; q < 3; ++q) {
             const int64_t want = paper[problem - 1][q], pinned = cohort[problem - 1][q];

@@ -145,11 +145,13 @@ typedef struct cohort_model_steady {
     int n_member_values;
     const char *history_name, *history_meaning;
     /* Solves members [0, count) of a chunk: fields (host, member-major, n values each) the final
-     * iterates, values[q * count + k] member k's q-th value, history[k * checks + c] its criterion
-     * at check c (NaN once converged); member_param (host, count values) each member's value of
-     * params[per_member_param], or NULL (the stepper's) */
+     * iterates, or NULL where the file keeps none (they then need not leave the device),
+     * values[q * count + k] member k's q-th value, history[k * checks + c] its criterion at check
+     * c (NaN once converged), diverged[k] 1 where member k's final iterate is not finite;
+     * member_param (host, count values) each member's value of params[per_member_param], or NULL
+     * (the stepper's) */
     int (*solve)(void *stepper, const double *member_param, int64_t count, double *fields,
-                 double *values, double *history);
+                 double *values, double *history, unsigned char *diverged);
 } cohort_model_steady;
 
 /* The model's own per-member quantities at each record, and its exact solution (optional;

@@ -9,12 +9,12 @@ int64_t relax_checks(const relax_problem *p)
 }
 
 int relax_solve(const cohort_backend *be, const relax_problem *p, const double *f, const double *g,
-                const double *re, double *u, int64_t count, relax_member_result *results,
-                double *history)
+                const double *re, const double *u0, double *u, int64_t count,
+                relax_member_result *results, double *history)
 {
-    if (!be || !p || !u || !results || (!p->coefficients && (!f || !g)) || (p->coefficients && !re))
+    if (!be || !p || !results || (!p->coefficients && (!f || !g)) || (p->coefficients && !re))
         return COHORT_FAIL(COHORT_ERR_NULL_POINTER,
-                           "backend, problem, u, results and f, g (or re) are required");
+                           "backend, problem, results and f, g (or re) are required");
     if (p->m1 < 1 || p->m2 < 1 || !(p->tolerance > 0.0) || p->max_iterations < 1 ||
         p->check_every < 1 || count < 0 || p->coefficients < 0 || p->coefficients > 3)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -23,5 +23,5 @@ int relax_solve(const cohort_backend *be, const relax_problem *p, const double *
                            (long long)p->m1, (long long)p->m2, p->tolerance,
                            (long long)p->max_iterations, (long long)p->check_every,
                            (long long)count, p->coefficients);
-    return COHORT_KERNELS(be, relax_kernels)->solve(p, f, g, re, u, count, results, history);
+    return COHORT_KERNELS(be, relax_kernels)->solve(p, f, g, re, u0, u, count, results, history);
 }

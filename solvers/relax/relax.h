@@ -37,19 +37,23 @@ typedef struct relax_member_result {
     int converged;
     int64_t real_points, imaginary_points, mixed_points; /* seed 004's "(R, I)" and the rest */
     double omega;                                        /* SOR's global omega (SOR only) */
+    int finite; /* every value of the final iterate is finite (else the member diverged) */
 } relax_member_result;
 
 /* The checks a run of p records: floor(max_iterations / check_every). */
 int64_t relax_checks(const relax_problem *p);
 
-/* Solves members [0, count) on be: u in/out (host, as above: the initial iterate with its
- * boundary), f and g per member (coefficients = 0) or re per member (coefficients = 1, 2, 3),
- * results per member, and history[m * relax_checks(p) + c] = the criterion after iteration
- * (c + 1) check_every (NaN once the member has converged), or history = NULL. Every backend
- * gives the same bits (the same point arithmetic, and a colour's points read only the other's). */
+/* Solves members [0, count) on be from the initial iterates u0 (host, as above, with their
+ * boundary; NULL: seed 004's start relax_seed004_start everywhere, formed where the solve runs,
+ * so that nothing is sent), into u (host, the final iterates with their boundary; NULL: not
+ * brought back; u may be u0): f and g per member (coefficients = 0) or re per member
+ * (coefficients = 1, 2, 3), results per member, and history[m * relax_checks(p) + c] = the
+ * criterion after iteration (c + 1) check_every (NaN once the member has converged), or history
+ * = NULL. Every backend gives the same bits (the same point arithmetic, and a colour's points
+ * read only the other's). */
 int relax_solve(const cohort_backend *be, const relax_problem *p, const double *f, const double *g,
-                const double *re, double *u, int64_t count, relax_member_result *results,
-                double *history);
+                const double *re, const double *u0, double *u, int64_t count,
+                relax_member_result *results, double *history);
 
 #ifdef __cplusplus
 }

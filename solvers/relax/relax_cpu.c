@@ -4,6 +4,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/cohort_error.h"
 #include "relax/relax_kernels.h"
@@ -16,7 +17,7 @@ static void member_setup(const relax_problem *p, double *f, double *g, double re
 {
     const int64_t m1 = p->m1, m2 = p->m2;
     const relax_grid G = relax_grid_make(m1, m2);
-    *result = (relax_member_result){p->max_iterations, 0, 0, 0, 0, 0.0};
+    *result = (relax_member_result){p->max_iterations, 0, 0, 0, 0, 0.0, 0};
     int64_t real = 0, imaginary = 0, mixed = 0;
     double largest = 0.0;
     /* threads over the rows unless the caller already runs members in parallel */
@@ -98,23 +99,60 @@ static int solve_members(const relax_problem *p, const double *f, const double *
     return rc;
 }
 
-static int relax_solve_cpu(const relax_problem *p, const double *f, const double *g,
-                           const double *re, double *u, int64_t count, relax_member_result *results,
-                           double *history)
+/* The members' initial iterates in work: u0's, or seed 004's start. */
+static void start_members(const relax_problem *p, const double *u0, double *work, int64_t count)
 {
+    const int64_t ring = (p->m1 + 2) * (p->m2 + 2);
+    if (u0) {
+        if (u0 != work) memcpy(work, u0, (size_t)(count * ring) * sizeof *work);
+        return;
+    }
+    const relax_grid G = relax_grid_make(p->m1, p->m2);
+#pragma omp parallel for schedule(static)
+    for (int64_t m = 0; m < count; ++m)
+        for (int64_t j = 0; j <= p->m2 + 1; ++j)
+            for (int64_t i = 0; i <= p->m1 + 1; ++i)
+                work[m * ring + j * (p->m1 + 2) + i] =
+                    relax_seed004_start((double)i * G.h, (double)j * G.k);
+}
+
+/* Each member's result.finite: every value of its final iterate finite. */
+static void mark_finite(const relax_problem *p, const double *work, int64_t count,
+                        relax_member_result *results)
+{
+    const int64_t ring = (p->m1 + 2) * (p->m2 + 2);
+    for (int64_t m = 0; m < count; ++m) {
+        int finite = 1;
+        for (int64_t v = 0; v < ring; ++v) finite &= isfinite(work[m * ring + v]) != 0;
+        results[m].finite = finite;
+    }
+}
+
+static int relax_solve_cpu(const relax_problem *p, const double *f, const double *g,
+                           const double *re, const double *u0, double *u, int64_t count,
+                           relax_member_result *results, double *history)
+{
+    const int64_t ring = (p->m1 + 2) * (p->m2 + 2);
+    double *work = u ? u : malloc((size_t)(count * ring) * sizeof *work);
+    if (!work) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members", (long long)count);
+    start_members(p, u0, work, count);
     /* threads over members where there are enough of them, else over each member's rows (not
      * nested: a parallel region inside another would make new threads every sweep) */
-    if (count < omp_get_max_threads())
-        return solve_members(p, f, g, re, u, 0, count, results, history, 1);
     int rc = COHORT_OK;
+    if (count < omp_get_max_threads()) {
+        rc = solve_members(p, f, g, re, work, 0, count, results, history, 1);
+    } else {
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t m = 0; m < count; ++m) {
-        const int member_rc = solve_members(p, f, g, re, u, m, 1, results, history, 0);
-        if (member_rc != COHORT_OK) {
+        for (int64_t m = 0; m < count; ++m) {
+            const int member_rc = solve_members(p, f, g, re, work, m, 1, results, history, 0);
+            if (member_rc != COHORT_OK) {
 #pragma omp critical
-            rc = member_rc;
+                rc = member_rc;
+            }
         }
     }
+    if (rc == COHORT_OK) mark_finite(p, work, count, results);
+    if (work != u) free(work);
     return rc;
 }
 

@@ -332,8 +332,31 @@ static double relax_bits_double(unsigned long long bits)
     return value;
 }
 
+/* Seed 004's start at every point of every member, in the natural layout (relax_seed004_start:
+ * the cpu backend's bits). */
+__global__ void relax_start_kernel(int64_t m1, int64_t m2, relax_grid G, int64_t count,
+                                   double *natural)
+{
+    const int64_t row = m1 + 2, ring = row * (m2 + 2), total = count * ring;
+    for (int64_t at = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; at < total;
+         at += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t v = at % ring;
+        natural[at] = relax_seed004_start((double)(v % row) * G.h, (double)(v / row) * G.k);
+    }
+}
+
+/* nonfinite[m] = 1 where a value of member m's final iterate is not finite (else left 0). */
+__global__ void relax_nonfinite_kernel(int64_t ring, int64_t count, const double *natural,
+                                       int *nonfinite)
+{
+    const int64_t total = count * ring;
+    for (int64_t at = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; at < total;
+         at += (int64_t)gridDim.x * blockDim.x)
+        if (!isfinite(natural[at])) nonfinite[at / ring] = 1;
+}
+
 static int relax_solve_cuda(const relax_problem *p, const double *f, const double *g,
-                            const double *re, double *u, int64_t count,
+                            const double *re, const double *u0, double *u, int64_t count,
                             relax_member_result *results, double *history)
 {
     if (count == 0) return COHORT_OK;
@@ -348,11 +371,13 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
     unsigned long long *largest_host =
         (unsigned long long *)malloc((size_t)count * sizeof *largest_host);
     double *member_omega = (double *)malloc((size_t)count * sizeof *member_omega);
-    if (!done_host || !cases_host || !largest_host || !member_omega)
+    int *nonfinite_host = (int *)malloc((size_t)count * sizeof *nonfinite_host);
+    if (!done_host || !cases_host || !largest_host || !member_omega || !nonfinite_host)
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members", (long long)count);
     double *d_u = NULL, *d_omega = NULL, *d_natural = NULL, *d_f = NULL, *d_g = NULL, *d_re = NULL,
            *d_history = NULL, *d_member_omega = NULL;
     int64_t *d_done = NULL;
+    int *d_nonfinite = NULL;
     unsigned long long *d_criterion = NULL, *d_converged = NULL, *d_cases = NULL, *d_largest = NULL;
     const size_t values = (size_t)(count * L.member_values) * sizeof(double),
                  natural = (size_t)(count * ring) * sizeof(double);
@@ -364,6 +389,7 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
     RELAX_CUDA(cudaMalloc((void **)&d_converged, sizeof(unsigned long long)));
     RELAX_CUDA(cudaMalloc((void **)&d_cases, (size_t)(3 * count) * sizeof(unsigned long long)));
     RELAX_CUDA(cudaMalloc((void **)&d_largest, (size_t)count * sizeof(unsigned long long)));
+    RELAX_CUDA(cudaMalloc((void **)&d_nonfinite, (size_t)count * sizeof(int)));
     if (p->coefficients) {
         RELAX_CUDA(cudaMalloc((void **)&d_re, (size_t)count * sizeof(double)));
         if (rc == COHORT_OK)
@@ -386,8 +412,15 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
             RELAX_CUDA(cudaMemcpy(d_history, history, (size_t)(count * checks) * sizeof(double),
                                   cudaMemcpyHostToDevice));
     }
-    /* the setup: the initial iterate to the colour layout, omega and the case counts */
-    if (rc == COHORT_OK) RELAX_CUDA(cudaMemcpy(d_natural, u, natural, cudaMemcpyHostToDevice));
+    /* the setup: the initial iterate (sent, or formed here) to the colour layout, omega and the
+     * case counts */
+    if (rc == COHORT_OK && u0)
+        RELAX_CUDA(cudaMemcpy(d_natural, u0, natural, cudaMemcpyHostToDevice));
+    if (rc == COHORT_OK && !u0) {
+        relax_start_kernel<<<1024, 256>>>(p->m1, p->m2, G, count, d_natural);
+        RELAX_CUDA(cudaGetLastError());
+    }
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d_nonfinite, 0, (size_t)count * sizeof(int)));
     if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d_omega, 0, values));
     if (rc == COHORT_OK)
         RELAX_CUDA(cudaMemset(d_cases, 0, (size_t)(3 * count) * sizeof(unsigned long long)));
@@ -468,7 +501,14 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
         relax_reorder_kernel<0><<<all_rows, RELAX_THREADS>>>(L, count, d_u, d_natural);
         RELAX_CUDA(cudaGetLastError());
     }
-    if (rc == COHORT_OK) RELAX_CUDA(cudaMemcpy(u, d_natural, natural, cudaMemcpyDeviceToHost));
+    if (rc == COHORT_OK) {
+        relax_nonfinite_kernel<<<1024, 256>>>(ring, count, d_natural, d_nonfinite);
+        RELAX_CUDA(cudaGetLastError());
+    }
+    if (rc == COHORT_OK)
+        RELAX_CUDA(cudaMemcpy(nonfinite_host, d_nonfinite, (size_t)count * sizeof(int),
+                              cudaMemcpyDeviceToHost));
+    if (rc == COHORT_OK && u) RELAX_CUDA(cudaMemcpy(u, d_natural, natural, cudaMemcpyDeviceToHost));
     if (rc == COHORT_OK)
         RELAX_CUDA(
             cudaMemcpy(done_host, d_done, (size_t)count * sizeof(int64_t), cudaMemcpyDeviceToHost));
@@ -481,12 +521,14 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
                                            (int64_t)cases_host[3 * m],
                                            (int64_t)cases_host[3 * m + 1],
                                            (int64_t)cases_host[3 * m + 2],
-                                           p->method == RELAX_SOR ? member_omega[m] : 0.0};
+                                           p->method == RELAX_SOR ? member_omega[m] : 0.0,
+                                           !nonfinite_host[m]};
     }
     cudaFree(d_u), cudaFree(d_omega), cudaFree(d_natural), cudaFree(d_f), cudaFree(d_g);
     cudaFree(d_re), cudaFree(d_history), cudaFree(d_done), cudaFree(d_criterion);
     cudaFree(d_converged), cudaFree(d_cases), cudaFree(d_largest), cudaFree(d_member_omega);
-    free(done_host), free(cases_host), free(largest_host), free(member_omega);
+    cudaFree(d_nonfinite);
+    free(done_host), free(cases_host), free(largest_host), free(member_omega), free(nonfinite_host);
     return rc;
 }
 

@@ -11,7 +11,8 @@ extern "C" {
 
 typedef struct relax_kernels {
     int (*solve)(const relax_problem *p, const double *f, const double *g, const double *re,
-                 double *u, int64_t count, relax_member_result *results, double *history);
+                 const double *u0, double *u, int64_t count, relax_member_result *results,
+                 double *history);
 } relax_kernels;
 extern const relax_kernels relax_kernels_cpu, relax_kernels_cuda;
 

@@ -47,6 +47,13 @@ static inline relax_grid relax_grid_make(int64_t m1, int64_t m2)
 
 /* Eq. 3 from the convection coefficients f, g at the point: the centred discretisation of u_xx +
  * u_yy - f u_x - g u_y = 0 divided by its diagonal 2 (1/h^2 + 1/k^2). */
+/* Seed 004's initial iterate u0 = x y (1 - x)(1 - y) (zero on the boundary): products and
+ * differences only, so every backend rounds it alike. */
+COHORT_HD double relax_seed004_start(double x, double y)
+{
+    return x * y * (1.0 - x) * (1.0 - y);
+}
+
 COHORT_HD relax_stencil relax_stencil_at(double f, double g, const relax_grid *G)
 {
     relax_stencil s;

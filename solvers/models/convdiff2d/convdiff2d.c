@@ -100,28 +100,23 @@ static int ensure_capacity(convdiff_stepper *s, int64_t count)
 }
 
 /* The chunk's members in one relax_solve, each from seed 004's u0 = x y (1 - x)(1 - y) (zero on
- * the boundary), the coefficients of model.problem at the member's Re */
+ * the boundary, formed where the solve runs), the coefficients of model.problem at the member's
+ * Re; the iterates brought back only where fields are wanted */
 static int convdiff_solve(void *stepper, const double *member_param, int64_t count, double *fields,
-                          double *values, double *history)
+                          double *values, double *history, unsigned char *diverged)
 {
     convdiff_stepper *s = stepper;
     COHORT_CALL(ensure_capacity(s, count));
     const relax_problem *p = &s->problem;
     const int64_t m1 = p->m1, m2 = p->m2, interior = m1 * m2, ring = (m1 + 2) * (m2 + 2);
-    const relax_grid G = relax_grid_make(m1, m2);
+    for (int64_t k = 0; k < count; ++k) s->re_members[k] = member_param ? member_param[k] : s->re;
+    COHORT_CALL(relax_solve(s->be, p, NULL, NULL, s->re_members, NULL, fields ? s->u : NULL, count,
+                            s->result, history));
     for (int64_t k = 0; k < count; ++k) {
-        s->re_members[k] = member_param ? member_param[k] : s->re;
-        for (int64_t j = 0; j <= m2 + 1; ++j)
-            for (int64_t i = 0; i <= m1 + 1; ++i) {
-                const double x = (double)i * G.h, y = (double)j * G.k;
-                s->u[k * ring + j * (m1 + 2) + i] = x * y * (1 - x) * (1 - y);
-            }
-    }
-    COHORT_CALL(relax_solve(s->be, p, NULL, NULL, s->re_members, s->u, count, s->result, history));
-    for (int64_t k = 0; k < count; ++k) {
-        for (int64_t j = 1; j <= m2; ++j)
+        for (int64_t j = 1; fields && j <= m2; ++j)
             memcpy(fields + k * interior + (j - 1) * m1, s->u + k * ring + j * (m1 + 2) + 1,
                    (size_t)m1 * sizeof(double));
+        diverged[k] = !s->result[k].finite;
         const relax_member_result *r = &s->result[k];
         const double v[5] = {(double)r->iterations, (double)r->converged, (double)r->real_points,
                              (double)r->imaginary_points, (double)r->mixed_points};
