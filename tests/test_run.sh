@@ -223,7 +223,7 @@ expect_bad "output.archive = snapshots: convdiff2d is steady" small.ini \
 expect_bad "sweep.initial.mean: convdiff2d is steady" small.ini --set model.name=convdiff2d \
     --set sweep.initial.mean=0:1:3
 # without an archive the solve keeps the fields on the device: every other variable as with it
-printf '[model]\nname = convdiff2d\nproblem = 1\n[grid]\nnx = 12\nny = 10\n[sweep]\nmodel.Re = 10:1000:7\n' > steady.ini
+printf '[model]\nname = convdiff2d\nproblem = 1\n[grid]\nnx = 12\nny = 10\n[sweep]\nmodel.re = 10:1000:7\n' > steady.ini
 "$cohort" run steady.ini --quiet --backend cpu -o steady-final.nc || bad "steady run, archive"
 "$cohort" run steady.ini --quiet --backend cpu --set output.archive=none -o steady-none.nc ||
     bad "steady run, no archive"
