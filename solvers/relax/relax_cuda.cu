@@ -355,115 +355,138 @@ __global__ void relax_nonfinite_kernel(int64_t ring, int64_t count, const double
         if (!isfinite(natural[at])) nonfinite[at / ring] = 1;
 }
 
-static int relax_solve_cuda(const relax_problem *p, const double *f, const double *g,
-                            const double *re, const double *u0, double *u, int64_t count,
-                            relax_member_result *results, double *history)
+/* A solve's device arrays (relax_device_alloc) and host copies of what comes back. */
+typedef struct relax_device {
+    relax_layout L;
+    relax_grid G;
+    int64_t count, ring, checks;
+    double *u, *omega, *natural, *f, *g, *re, *history, *member_omega;
+    int64_t *done;
+    int *nonfinite;
+    unsigned long long *criterion, *converged, *cases, *largest;
+    /* host */
+    int64_t *done_host;
+    unsigned long long *cases_host, *largest_host;
+    double *omega_host;
+    int *nonfinite_host;
+} relax_device;
+
+static void relax_device_free(relax_device *d)
 {
-    if (count == 0) return COHORT_OK;
-    const relax_layout L = relax_layout_make(p);
-    const relax_grid G = relax_grid_make(p->m1, p->m2);
-    const int64_t interior = p->m1 * p->m2, ring = (p->m1 + 2) * (p->m2 + 2),
-                  checks = relax_checks(p);
+    cudaFree(d->u), cudaFree(d->omega), cudaFree(d->natural), cudaFree(d->f), cudaFree(d->g);
+    cudaFree(d->re), cudaFree(d->history), cudaFree(d->done), cudaFree(d->criterion);
+    cudaFree(d->converged), cudaFree(d->cases), cudaFree(d->largest), cudaFree(d->member_omega);
+    cudaFree(d->nonfinite);
+    free(d->done_host), free(d->cases_host), free(d->largest_host), free(d->omega_host);
+    free(d->nonfinite_host);
+}
+
+/* The arrays, zeroed, with f and g (or re) and the history's NaNs sent. */
+static int relax_device_alloc(const relax_problem *p, const double *f, const double *g,
+                              const double *re, double *history, relax_device *d)
+{
     int rc = COHORT_OK;
-    int64_t *done_host = (int64_t *)malloc((size_t)count * sizeof *done_host);
-    unsigned long long *cases_host =
-        (unsigned long long *)malloc((size_t)(3 * count) * sizeof *cases_host);
-    unsigned long long *largest_host =
-        (unsigned long long *)malloc((size_t)count * sizeof *largest_host);
-    double *member_omega = (double *)malloc((size_t)count * sizeof *member_omega);
-    int *nonfinite_host = (int *)malloc((size_t)count * sizeof *nonfinite_host);
-    if (!done_host || !cases_host || !largest_host || !member_omega || !nonfinite_host)
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members", (long long)count);
-    double *d_u = NULL, *d_omega = NULL, *d_natural = NULL, *d_f = NULL, *d_g = NULL, *d_re = NULL,
-           *d_history = NULL, *d_member_omega = NULL;
-    int64_t *d_done = NULL;
-    int *d_nonfinite = NULL;
-    unsigned long long *d_criterion = NULL, *d_converged = NULL, *d_cases = NULL, *d_largest = NULL;
-    const size_t values = (size_t)(count * L.member_values) * sizeof(double),
-                 natural = (size_t)(count * ring) * sizeof(double);
-    RELAX_CUDA(cudaMalloc((void **)&d_u, values));
-    RELAX_CUDA(cudaMalloc((void **)&d_omega, values));
-    RELAX_CUDA(cudaMalloc((void **)&d_natural, natural));
-    RELAX_CUDA(cudaMalloc((void **)&d_done, (size_t)count * sizeof(int64_t)));
-    RELAX_CUDA(cudaMalloc((void **)&d_criterion, (size_t)(2 * count) * sizeof(unsigned long long)));
-    RELAX_CUDA(cudaMalloc((void **)&d_converged, sizeof(unsigned long long)));
-    RELAX_CUDA(cudaMalloc((void **)&d_cases, (size_t)(3 * count) * sizeof(unsigned long long)));
-    RELAX_CUDA(cudaMalloc((void **)&d_largest, (size_t)count * sizeof(unsigned long long)));
-    RELAX_CUDA(cudaMalloc((void **)&d_nonfinite, (size_t)count * sizeof(int)));
+    const int64_t count = d->count, interior = p->m1 * p->m2;
+    d->done_host = (int64_t *)malloc((size_t)count * sizeof(int64_t));
+    d->cases_host = (unsigned long long *)malloc((size_t)(3 * count) * sizeof(unsigned long long));
+    d->largest_host = (unsigned long long *)malloc((size_t)count * sizeof(unsigned long long));
+    d->omega_host = (double *)malloc((size_t)count * sizeof(double));
+    d->nonfinite_host = (int *)malloc((size_t)count * sizeof(int));
+    if (!d->done_host || !d->cases_host || !d->largest_host || !d->omega_host || !d->nonfinite_host)
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld members", (long long)count);
+    const size_t values = (size_t)(count * d->L.member_values) * sizeof(double),
+                 ull = sizeof(unsigned long long);
+    RELAX_CUDA(cudaMalloc((void **)&d->u, values));
+    RELAX_CUDA(cudaMalloc((void **)&d->omega, values));
+    RELAX_CUDA(cudaMalloc((void **)&d->natural, (size_t)(count * d->ring) * sizeof(double)));
+    RELAX_CUDA(cudaMalloc((void **)&d->done, (size_t)count * sizeof(int64_t)));
+    RELAX_CUDA(cudaMalloc((void **)&d->criterion, (size_t)(2 * count) * ull));
+    RELAX_CUDA(cudaMalloc((void **)&d->converged, ull));
+    RELAX_CUDA(cudaMalloc((void **)&d->cases, (size_t)(3 * count) * ull));
+    RELAX_CUDA(cudaMalloc((void **)&d->largest, (size_t)count * ull));
+    RELAX_CUDA(cudaMalloc((void **)&d->nonfinite, (size_t)count * sizeof(int)));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->omega, 0, values));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->cases, 0, (size_t)(3 * count) * ull));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->largest, 0, (size_t)count * ull));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->done, 0, (size_t)count * sizeof(int64_t)));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->criterion, 0, (size_t)(2 * count) * ull));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->converged, 0, ull));
+    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d->nonfinite, 0, (size_t)count * sizeof(int)));
+    const size_t coefficients = (size_t)(count * interior) * sizeof(double);
     if (p->coefficients) {
-        RELAX_CUDA(cudaMalloc((void **)&d_re, (size_t)count * sizeof(double)));
+        RELAX_CUDA(cudaMalloc((void **)&d->re, (size_t)count * sizeof(double)));
         if (rc == COHORT_OK)
             RELAX_CUDA(
-                cudaMemcpy(d_re, re, (size_t)count * sizeof(double), cudaMemcpyHostToDevice));
+                cudaMemcpy(d->re, re, (size_t)count * sizeof(double), cudaMemcpyHostToDevice));
     } else {
-        RELAX_CUDA(cudaMalloc((void **)&d_f, (size_t)(count * interior) * sizeof(double)));
-        RELAX_CUDA(cudaMalloc((void **)&d_g, (size_t)(count * interior) * sizeof(double)));
-        if (rc == COHORT_OK)
-            RELAX_CUDA(cudaMemcpy(d_f, f, (size_t)(count * interior) * sizeof(double),
-                                  cudaMemcpyHostToDevice));
-        if (rc == COHORT_OK)
-            RELAX_CUDA(cudaMemcpy(d_g, g, (size_t)(count * interior) * sizeof(double),
-                                  cudaMemcpyHostToDevice));
+        RELAX_CUDA(cudaMalloc((void **)&d->f, coefficients));
+        RELAX_CUDA(cudaMalloc((void **)&d->g, coefficients));
+        if (rc == COHORT_OK) RELAX_CUDA(cudaMemcpy(d->f, f, coefficients, cudaMemcpyHostToDevice));
+        if (rc == COHORT_OK) RELAX_CUDA(cudaMemcpy(d->g, g, coefficients, cudaMemcpyHostToDevice));
     }
-    if (history && checks > 0) {
-        RELAX_CUDA(cudaMalloc((void **)&d_history, (size_t)(count * checks) * sizeof(double)));
-        for (int64_t k = 0; k < count * checks; ++k) history[k] = NAN;
+    if (history && d->checks > 0) {
+        const size_t bytes = (size_t)(count * d->checks) * sizeof(double);
+        RELAX_CUDA(cudaMalloc((void **)&d->history, bytes));
+        for (int64_t k = 0; k < count * d->checks; ++k) history[k] = NAN;
         if (rc == COHORT_OK)
-            RELAX_CUDA(cudaMemcpy(d_history, history, (size_t)(count * checks) * sizeof(double),
-                                  cudaMemcpyHostToDevice));
+            RELAX_CUDA(cudaMemcpy(d->history, history, bytes, cudaMemcpyHostToDevice));
     }
-    /* the setup: the initial iterate (sent, or formed here) to the colour layout, omega and the
-     * case counts */
-    if (rc == COHORT_OK && u0)
-        RELAX_CUDA(cudaMemcpy(d_natural, u0, natural, cudaMemcpyHostToDevice));
-    if (rc == COHORT_OK && !u0) {
-        relax_start_kernel<<<1024, 256>>>(p->m1, p->m2, G, count, d_natural);
-        RELAX_CUDA(cudaGetLastError());
-    }
-    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d_nonfinite, 0, (size_t)count * sizeof(int)));
-    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d_omega, 0, values));
-    if (rc == COHORT_OK)
-        RELAX_CUDA(cudaMemset(d_cases, 0, (size_t)(3 * count) * sizeof(unsigned long long)));
-    if (rc == COHORT_OK)
-        RELAX_CUDA(cudaMemset(d_largest, 0, (size_t)count * sizeof(unsigned long long)));
-    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d_done, 0, (size_t)count * sizeof(int64_t)));
-    if (rc == COHORT_OK)
-        RELAX_CUDA(cudaMemset(d_criterion, 0, (size_t)(2 * count) * sizeof(unsigned long long)));
-    if (rc == COHORT_OK) RELAX_CUDA(cudaMemset(d_converged, 0, sizeof(unsigned long long)));
-    const dim3 all_rows = relax_row_blocks(L, count, L.m2 + 2),
-               interior_rows = relax_row_blocks(L, count, L.m2);
+    return rc;
+}
+
+/* The setup: the initial iterate (sent, or formed here) to the colour layout, omega and the case
+ * counts; SOR's global omega from the counts (on the host, as the cpu backend). */
+static int relax_device_setup(const relax_problem *p, const double *u0, relax_device *d)
+{
+    int rc = COHORT_OK;
+    const relax_layout L = d->L;
+    const int64_t count = d->count, interior = p->m1 * p->m2;
+    if (u0)
+        RELAX_CUDA(cudaMemcpy(d->natural, u0, (size_t)(count * d->ring) * sizeof(double),
+                              cudaMemcpyHostToDevice));
+    else
+        relax_start_kernel<<<1024, 256>>>(p->m1, p->m2, d->G, count, d->natural);
     if (rc == COHORT_OK) {
-        relax_reorder_kernel<1><<<all_rows, RELAX_THREADS>>>(L, count, d_natural, d_u);
+        relax_reorder_kernel<1>
+            <<<relax_row_blocks(L, count, L.m2 + 2), RELAX_THREADS>>>(L, count, d->natural, d->u);
         RELAX_WITH_ANALYTIC(p, A,
-                            relax_setup_kernel<A><<<interior_rows, RELAX_THREADS>>>(
-                                L, G, *p, d_f, d_g, d_re, d_omega, d_cases, d_largest));
+                            relax_setup_kernel<A>
+                            <<<relax_row_blocks(L, count, L.m2), RELAX_THREADS>>>(
+                                L, d->G, *p, d->f, d->g, d->re, d->omega, d->cases, d->largest));
         RELAX_CUDA(cudaGetLastError());
     }
     if (rc == COHORT_OK)
-        RELAX_CUDA(cudaMemcpy(cases_host, d_cases, (size_t)(3 * count) * sizeof *cases_host,
+        RELAX_CUDA(cudaMemcpy(d->cases_host, d->cases, (size_t)(3 * count) * sizeof *d->cases_host,
                               cudaMemcpyDeviceToHost));
-    if (rc == COHORT_OK && p->method == RELAX_SOR) {
-        RELAX_CUDA(cudaMemcpy(largest_host, d_largest, (size_t)count * sizeof *largest_host,
-                              cudaMemcpyDeviceToHost));
-        for (int64_t m = 0; m < count; ++m)
-            member_omega[m] = relax_global_omega(interior, (int64_t)cases_host[3 * m],
-                                                 (int64_t)cases_host[3 * m + 1],
-                                                 relax_bits_double(largest_host[m]));
-        RELAX_CUDA(cudaMalloc((void **)&d_member_omega, (size_t)count * sizeof(double)));
-        if (rc == COHORT_OK)
-            RELAX_CUDA(cudaMemcpy(d_member_omega, member_omega, (size_t)count * sizeof(double),
-                                  cudaMemcpyHostToDevice));
-        if (rc == COHORT_OK) {
-            relax_fill_omega_kernel<<<interior_rows, RELAX_THREADS>>>(L, d_member_omega, d_omega);
-            RELAX_CUDA(cudaGetLastError());
-        }
+    if (rc != COHORT_OK || p->method != RELAX_SOR) return rc;
+    RELAX_CUDA(cudaMemcpy(d->largest_host, d->largest, (size_t)count * sizeof *d->largest_host,
+                          cudaMemcpyDeviceToHost));
+    for (int64_t m = 0; m < count; ++m)
+        d->omega_host[m] = relax_global_omega(interior, (int64_t)d->cases_host[3 * m],
+                                              (int64_t)d->cases_host[3 * m + 1],
+                                              relax_bits_double(d->largest_host[m]));
+    RELAX_CUDA(cudaMalloc((void **)&d->member_omega, (size_t)count * sizeof(double)));
+    if (rc == COHORT_OK)
+        RELAX_CUDA(cudaMemcpy(d->member_omega, d->omega_host, (size_t)count * sizeof(double),
+                              cudaMemcpyHostToDevice));
+    if (rc == COHORT_OK) {
+        relax_fill_omega_kernel<<<relax_row_blocks(L, count, L.m2), RELAX_THREADS>>>(
+            L, d->member_omega, d->omega);
+        RELAX_CUDA(cudaGetLastError());
     }
-    /* small members of an ensemble that fills the device: a member per block, on chip */
-    int multiprocessors = 0;
-    if (rc == COHORT_OK) rc = cohort_cuda_sm_count(&multiprocessors);
+    return rc;
+}
+
+/* The iterations: small members of an ensemble that fills the device a member per block, on
+ * chip; otherwise a launch per colour and a check per iteration. */
+static int relax_device_iterate(const relax_problem *p, relax_device *d)
+{
+    int rc = COHORT_OK, multiprocessors = 0;
+    const relax_layout L = d->L;
+    const int64_t count = d->count;
+    COHORT_CALL(cohort_cuda_sm_count(&multiprocessors));
     const size_t member_bytes = (size_t)(2 * L.member_values) * sizeof(double);
-    const int on_chip = member_bytes <= 160 * 1024 && count >= multiprocessors;
-    if (on_chip && rc == COHORT_OK) {
+    if (member_bytes <= 160 * 1024 && count >= multiprocessors) {
         /* a warp (or more) along a colour row's ceil(M1 / 2) points, the rest of 512 threads down
          * the rows */
         const int row_points = (L.m1 + 1) / 2;
@@ -475,60 +498,83 @@ static int relax_solve_cuda(const relax_problem *p, const double *f, const doubl
                                             (int)member_bytes));
             if (rc == COHORT_OK)
                 relax_member_kernel<A><<<(unsigned)count, block, member_bytes>>>(
-                    L, G, *p, d_u, d_omega, d_f, d_g, d_re, d_done, d_history, checks);
+                    L, d->G, *p, d->u, d->omega, d->f, d->g, d->re, d->done, d->history, d->checks);
         });
         RELAX_CUDA(cudaGetLastError());
+        return rc;
     }
+    const dim3 interior_rows = relax_row_blocks(L, count, L.m2);
     const unsigned check_blocks = (unsigned)((count + 255) / 256);
-    for (int64_t n = 1; n <= p->max_iterations && rc == COHORT_OK && !on_chip; ++n) {
+    for (int64_t n = 1; n <= p->max_iterations && rc == COHORT_OK; ++n) {
         RELAX_WITH_ANALYTIC(p, A, {
             relax_sweep_kernel<0, A><<<interior_rows, RELAX_THREADS>>>(
-                L, G, *p, d_u, d_omega, d_f, d_g, d_re, d_done, d_criterion);
+                L, d->G, *p, d->u, d->omega, d->f, d->g, d->re, d->done, d->criterion);
             relax_sweep_kernel<1, A><<<interior_rows, RELAX_THREADS>>>(
-                L, G, *p, d_u, d_omega, d_f, d_g, d_re, d_done, d_criterion);
+                L, d->G, *p, d->u, d->omega, d->f, d->g, d->re, d->done, d->criterion);
         });
-        relax_check_kernel<<<check_blocks, 256>>>(count, n, *p, d_criterion, d_done, d_converged,
-                                                  d_history, checks);
+        relax_check_kernel<<<check_blocks, 256>>>(count, n, *p, d->criterion, d->done, d->converged,
+                                                  d->history, d->checks);
         RELAX_CUDA(cudaGetLastError());
         if (n % 32 == 0 || n == p->max_iterations) {
             unsigned long long converged = 0;
             RELAX_CUDA(
-                cudaMemcpy(&converged, d_converged, sizeof converged, cudaMemcpyDeviceToHost));
+                cudaMemcpy(&converged, d->converged, sizeof converged, cudaMemcpyDeviceToHost));
             if ((int64_t)converged == count) break;
         }
     }
-    if (rc == COHORT_OK) {
-        relax_reorder_kernel<0><<<all_rows, RELAX_THREADS>>>(L, count, d_u, d_natural);
-        RELAX_CUDA(cudaGetLastError());
-    }
-    if (rc == COHORT_OK) {
-        relax_nonfinite_kernel<<<1024, 256>>>(ring, count, d_natural, d_nonfinite);
-        RELAX_CUDA(cudaGetLastError());
-    }
+    return rc;
+}
+
+/* The final iterates back to the natural layout, each member's finiteness decided here, and what
+ * the caller keeps brought back: u (where not NULL), the history, the results. */
+static int relax_device_results(const relax_problem *p, relax_device *d, double *u, double *history,
+                                relax_member_result *results)
+{
+    int rc = COHORT_OK;
+    const int64_t count = d->count;
+    relax_reorder_kernel<0><<<relax_row_blocks(d->L, count, d->L.m2 + 2), RELAX_THREADS>>>(
+        d->L, count, d->u, d->natural);
+    relax_nonfinite_kernel<<<1024, 256>>>(d->ring, count, d->natural, d->nonfinite);
+    RELAX_CUDA(cudaGetLastError());
     if (rc == COHORT_OK)
-        RELAX_CUDA(cudaMemcpy(nonfinite_host, d_nonfinite, (size_t)count * sizeof(int),
+        RELAX_CUDA(cudaMemcpy(d->nonfinite_host, d->nonfinite, (size_t)count * sizeof(int),
                               cudaMemcpyDeviceToHost));
-    if (rc == COHORT_OK && u) RELAX_CUDA(cudaMemcpy(u, d_natural, natural, cudaMemcpyDeviceToHost));
+    if (rc == COHORT_OK && u)
+        RELAX_CUDA(cudaMemcpy(u, d->natural, (size_t)(count * d->ring) * sizeof(double),
+                              cudaMemcpyDeviceToHost));
     if (rc == COHORT_OK)
-        RELAX_CUDA(
-            cudaMemcpy(done_host, d_done, (size_t)count * sizeof(int64_t), cudaMemcpyDeviceToHost));
-    if (rc == COHORT_OK && d_history)
-        RELAX_CUDA(cudaMemcpy(history, d_history, (size_t)(count * checks) * sizeof(double),
+        RELAX_CUDA(cudaMemcpy(d->done_host, d->done, (size_t)count * sizeof(int64_t),
+                              cudaMemcpyDeviceToHost));
+    if (rc == COHORT_OK && d->history)
+        RELAX_CUDA(cudaMemcpy(history, d->history, (size_t)(count * d->checks) * sizeof(double),
                               cudaMemcpyDeviceToHost));
     for (int64_t m = 0; m < count && rc == COHORT_OK; ++m) {
-        results[m] = (relax_member_result){done_host[m] ? done_host[m] : p->max_iterations,
-                                           done_host[m] != 0,
-                                           (int64_t)cases_host[3 * m],
-                                           (int64_t)cases_host[3 * m + 1],
-                                           (int64_t)cases_host[3 * m + 2],
-                                           p->method == RELAX_SOR ? member_omega[m] : 0.0,
-                                           !nonfinite_host[m]};
+        const unsigned long long *cases = d->cases_host + 3 * m;
+        results[m] = (relax_member_result){d->done_host[m] ? d->done_host[m] : p->max_iterations,
+                                           d->done_host[m] != 0,
+                                           (int64_t)cases[0],
+                                           (int64_t)cases[1],
+                                           (int64_t)cases[2],
+                                           p->method == RELAX_SOR ? d->omega_host[m] : 0.0,
+                                           !d->nonfinite_host[m]};
     }
-    cudaFree(d_u), cudaFree(d_omega), cudaFree(d_natural), cudaFree(d_f), cudaFree(d_g);
-    cudaFree(d_re), cudaFree(d_history), cudaFree(d_done), cudaFree(d_criterion);
-    cudaFree(d_converged), cudaFree(d_cases), cudaFree(d_largest), cudaFree(d_member_omega);
-    cudaFree(d_nonfinite);
-    free(done_host), free(cases_host), free(largest_host), free(member_omega), free(nonfinite_host);
+    return rc;
+}
+
+static int relax_solve_cuda(const relax_problem *p, const double *f, const double *g,
+                            const double *re, const double *u0, double *u, int64_t count,
+                            relax_member_result *results, double *history)
+{
+    if (count == 0) return COHORT_OK;
+    relax_device d;
+    memset(&d, 0, sizeof d);
+    d.L = relax_layout_make(p), d.G = relax_grid_make(p->m1, p->m2);
+    d.count = count, d.ring = (p->m1 + 2) * (p->m2 + 2), d.checks = relax_checks(p);
+    int rc = relax_device_alloc(p, f, g, re, history, &d);
+    if (rc == COHORT_OK) rc = relax_device_setup(p, u0, &d);
+    if (rc == COHORT_OK) rc = relax_device_iterate(p, &d);
+    if (rc == COHORT_OK) rc = relax_device_results(p, &d, u, history, results);
+    relax_device_free(&d);
     return rc;
 }
 
