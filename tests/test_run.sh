@@ -222,6 +222,20 @@ expect_bad "output.archive = snapshots: convdiff2d is steady" small.ini \
     --set model.name=convdiff2d --set output.archive=snapshots
 expect_bad "sweep.initial.mean: convdiff2d is steady" small.ini --set model.name=convdiff2d \
     --set sweep.initial.mean=0:1:3
+# make ch2d-exponent's analysis on a small ensemble: it runs, and its k1 from the archived fields
+# (numpy's FFT) is the run's
+"$cohort" run "$here/../workflows/ch2d-exponent.ini" --quiet --backend cpu --set grid.nx=24 \
+    --set grid.ny=20 --set ensemble.members=5 --set time.t_end=4 --set time.output_every=0.1 \
+    --set output.snapshot_every=0.5 --set analysis.fit_from=0.5 -o exponent.nc ||
+    bad "ch2d-exponent's run"
+if "$python" -c "import matplotlib" 2> /dev/null; then
+    "$python" "$here/../workflows/ch2d_exponent.py" exponent exponent.nc --resamples 50 > /dev/null &&
+        "$python" -c "
+import sys
+text = open('exponent.txt').read()
+sys.exit(0 if float(text.split('largest relative difference ')[1].split()[0]) < 1e-12 else 1)" &&
+        ok || bad "ch2d_exponent.py: $(cat exponent.txt 2>&1)"
+fi
 # without an archive the solve keeps the fields on the device: every other variable as with it
 printf '[model]\nname = convdiff2d\nproblem = 1\n[grid]\nnx = 12\nny = 10\n[sweep]\nmodel.re = 10:1000:7\n' > steady.ini
 "$cohort" run steady.ini --quiet --backend cpu -o steady-final.nc || bad "steady run, archive"
