@@ -58,26 +58,38 @@ static double deviation(const double *v, int n)
     return sqrt(sq / (double)(m - 1));
 }
 
-/* Resample b: the means of every record over the drawn blocks (means[r]) and its line. */
-static void resample(const moments_blocks *records, int64_t n, const unsigned char *fit,
-                     const double *x, int log_y, uint64_t seed, int b, int64_t *draw, double *xs,
-                     double *ys, double *means, double *c0, double *c1)
+static double weighted_mean(void *ctx, int64_t record, const int64_t *draw, int64_t blocks)
 {
-    const int64_t nb = records[0].n_blocks;
+    const moments_blocks *records = ctx;
+    double count = 0.0, sum = 0.0;
+    for (int64_t j = 0; j < blocks; ++j) {
+        const moments *m = &records[record].blocks[draw[j]];
+        count += m->count, sum += m->count * m->mean;
+    }
+    return count > 0.0 ? sum / count : NAN;
+}
+
+bootstrap_series bootstrap_series_means(const moments_blocks *records, int64_t n)
+{
+    const bootstrap_series s = {n, n > 0 ? records[0].n_blocks : 0, weighted_mean, (void *)records};
+    return s;
+}
+
+/* Resample b: every record's value over the drawn blocks (values[r]) and its line. */
+static void resample(const bootstrap_series *series, const unsigned char *fit, const double *x,
+                     int log_y, uint64_t seed, int b, int64_t *draw, double *xs, double *ys,
+                     double *values, double *c0, double *c1)
+{
+    const int64_t nb = series->blocks;
     for (int64_t j = 0; j < nb; ++j) {
         const double u = philox_uniform_value(seed, BOOTSTRAP_STREAM, (uint64_t)(b * nb + j));
         const int64_t k = (int64_t)((1.0 - u) * (double)nb); /* 1 - u in [0, 1) */
         draw[j] = k < nb ? k : nb - 1;
     }
     size_t points = 0;
-    for (int64_t r = 0; r < n; ++r) {
-        double count = 0.0, sum = 0.0;
-        for (int64_t j = 0; j < nb; ++j) {
-            const moments *m = &records[r].blocks[draw[j]];
-            count += m->count, sum += m->count * m->mean;
-        }
-        means[r] = count > 0.0 ? sum / count : NAN;
-        const double y = log_y ? log(means[r]) : means[r];
+    for (int64_t r = 0; r < series->records; ++r) {
+        values[r] = series->value(series->ctx, r, draw, nb);
+        const double y = log_y ? log(values[r]) : values[r];
         if (fit[r] && isfinite(y)) xs[points] = x[r], ys[points++] = y;
     }
     double cov00, cov01, cov11, sumsq;
@@ -85,33 +97,33 @@ static void resample(const moments_blocks *records, int64_t n, const unsigned ch
     if (points >= 3) gsl_fit_linear(xs, 1, ys, 1, points, c0, c1, &cov00, &cov01, &cov11, &sumsq);
 }
 
-int bootstrap_fit_line(const moments_blocks *records, int64_t n, const unsigned char *fit,
-                       const double *x, int log_y, int resamples, uint64_t seed,
-                       bootstrap_line *out, double *band)
+int bootstrap_fit_line(const bootstrap_series *series, const unsigned char *fit, const double *x,
+                       int log_y, int resamples, uint64_t seed, bootstrap_line *out, double *band)
 {
-    *out = (bootstrap_line){0, n > 0 ? records[0].n_blocks : 0, NAN, NAN, {NAN, NAN}, {NAN, NAN}};
+    const int64_t n = series->records;
+    *out = (bootstrap_line){0, series->blocks, NAN, NAN, {NAN, NAN}, {NAN, NAN}};
     for (int64_t r = 0; band && r < 2 * n; ++r) band[r] = NAN;
     if (n < 1 || out->blocks < 2 || resamples < 2) return COHORT_OK;
     const int64_t nb = out->blocks, B = resamples;
     int64_t *draw = malloc((size_t)nb * sizeof *draw);
     double *xs = malloc((size_t)n * sizeof *xs), *ys = malloc((size_t)n * sizeof *ys);
     double *slope = malloc((size_t)B * sizeof *slope), *icpt = malloc((size_t)B * sizeof *icpt);
-    double *means = malloc((size_t)(n * B) * sizeof *means); /* [r * B + b] */
+    double *values = malloc((size_t)(n * B) * sizeof *values); /* [r * B + b] */
     double *row = malloc((size_t)n * sizeof *row);
-    int rc = draw && xs && ys && slope && icpt && means && row
+    int rc = draw && xs && ys && slope && icpt && values && row
                  ? COHORT_OK
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "bootstrap of %d resamples", resamples);
     for (int b = 0; b < resamples && rc == COHORT_OK; ++b) {
-        resample(records, n, fit, x, log_y, seed, b, draw, xs, ys, row, &icpt[b], &slope[b]);
-        for (int64_t r = 0; r < n; ++r) means[r * B + b] = row[r];
+        resample(series, fit, x, log_y, seed, b, draw, xs, ys, row, &icpt[b], &slope[b]);
+        for (int64_t r = 0; r < n; ++r) values[r * B + b] = row[r];
     }
     if (rc == COHORT_OK) {
         for (int b = 0; b < resamples; ++b) out->resamples += isfinite(slope[b]);
         out->slope_se = deviation(slope, resamples), out->intercept_se = deviation(icpt, resamples);
         interval95(slope, resamples, out->slope_ci95);
         interval95(icpt, resamples, out->intercept_ci95);
-        for (int64_t r = 0; band && r < n; ++r) interval95(means + r * B, resamples, band + 2 * r);
+        for (int64_t r = 0; band && r < n; ++r) interval95(values + r * B, resamples, band + 2 * r);
     }
-    free(draw), free(xs), free(ys), free(slope), free(icpt), free(means), free(row);
+    free(draw), free(xs), free(ys), free(slope), free(icpt), free(values), free(row);
     return rc;
 }

@@ -161,3 +161,28 @@ double structure_factor_k1(const double *power, int64_t nx, int64_t ny, double l
         }
     return num / den;
 }
+
+static double resampled_inverse_k1(void *ctx, int64_t record, const int64_t *draw, int64_t blocks)
+{
+    const structure_factor_resampled *c = ctx;
+    const structure_factor *sf = c->sf;
+    const ordered_sum *sums = &sf->sums[record];
+    if (!sums->host) return NAN;
+    double count = 0.0;
+    for (int64_t r = 0; r < sf->rows; ++r) c->scratch[r] = 0.0;
+    for (int64_t j = 0; j < blocks; ++j) {
+        const double *block = sums->host + (size_t)draw[j] * (size_t)sf->rows;
+        for (int64_t r = 0; r < sf->rows; ++r) c->scratch[r] += block[r];
+        count += c->counts[record].blocks[draw[j]].count;
+    }
+    if (!(count > 0.0)) return NAN;
+    for (int64_t r = 0; r < sf->rows; ++r) c->scratch[r] /= count;
+    return 1.0 / structure_factor_k1(c->scratch, sf->nx, sf->ny, sf->length);
+}
+
+bootstrap_series structure_factor_series_inverse_k1(structure_factor_resampled *ctx)
+{
+    const int64_t blocks = (ctx->sf->members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK;
+    const bootstrap_series s = {ctx->sf->n_times, blocks, resampled_inverse_k1, ctx};
+    return s;
+}

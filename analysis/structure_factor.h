@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "analysis/bootstrap.h"
 #include "analysis/ordered_sum.h"
 #include "backend/backend.h"
 
@@ -54,6 +55,17 @@ int structure_factor_add(structure_factor *sf, int64_t time, const double *u, in
  * where 0) and k1. */
 int structure_factor_result(const structure_factor *sf, int64_t time, int64_t n_active,
                             double *spectrum, double *k1);
+/* The bootstrap's series of 1/k1 (bootstrap.h): at time index r, k1 of the mean spectrum over the
+ * drawn blocks, their ordered sums' blocks (sf->sums[r]) over their active members (the counts
+ * of counts[r].blocks: the run's moments of the same members). scratch: sf->rows values, the
+ * series' while it is used. */
+typedef struct structure_factor_resampled {
+    const structure_factor *sf;
+    const moments_blocks *counts;
+    double *scratch;
+} structure_factor_resampled;
+bootstrap_series structure_factor_series_inverse_k1(structure_factor_resampled *ctx);
+
 /* k1 from a mean half spectrum, power[ky (nx/2 + 1) + kx] (see above). */
 double structure_factor_k1(const double *power, int64_t nx, int64_t ny, double length);
 

@@ -167,14 +167,6 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     if (rc == COHORT_OK)
         rc = output_put_double(out, model->adaptive ? "record_interval" : "dt", p->values.dt);
     if (rc == COHORT_OK && o->part) rc = finish_merge_data(out, p, a, o);
-    if (rc == COHORT_OK && a->features && !o->part) {
-        structure_factor_free(sf); /* room for the clustering */
-        a->sf = sf = NULL;
-        clustering_options copt = clustering_options_from_plan(p);
-        copt.quiet = o->quiet;
-        run_features f = {a->features, a->n};
-        rc = clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
-    }
     /* the model's length's law, with its error bars where the file holds every member */
     if (rc == COHORT_OK && model->statistics)
         rc = uncertainty_fit_length(
@@ -187,6 +179,16 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         if (rc == COHORT_OK && !o->quiet)
             fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
                     fit_from);
+        if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
+            rc = uncertainty_bootstrap_inverse_k1(out, p, sf, a->ell, p->bootstrap, o->quiet);
+    }
+    if (rc == COHORT_OK && a->features && !o->part) {
+        structure_factor_free(sf); /* room for the clustering */
+        a->sf = sf = NULL;
+        clustering_options copt = clustering_options_from_plan(p);
+        copt.quiet = o->quiet;
+        run_features f = {a->features, a->n};
+        rc = clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
     }
     free(k1_x), free(k1_y), free(spectrum);
     return rc;

@@ -69,8 +69,9 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
         fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
     }
     bootstrap_line b;
+    const bootstrap_series series = bootstrap_series_means(records, n);
     if (rc == COHORT_OK)
-        rc = bootstrap_fit_line(records, n, fit, x, !names->log_law, opt->resamples, p->ic.seed, &b,
+        rc = bootstrap_fit_line(&series, fit, x, !names->log_law, opt->resamples, p->ic.seed, &b,
                                 opt->with_band ? band : NULL);
     if (rc == COHORT_OK) rc = write_line(out, names, &b);
     char name[64], meaning[256];
@@ -157,5 +158,34 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
             rc = write_bootstrap(out, p, records, &names, opt);
     }
     free(x), free(y);
+    return rc;
+}
+
+int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
+                                     const structure_factor *sf, const moments_blocks *records,
+                                     int resamples, int quiet)
+{
+    const int64_t n = p->n_records;
+    unsigned char *fit = malloc((size_t)n);
+    double *x = malloc((size_t)n * sizeof *x), *scratch = malloc((size_t)sf->rows * sizeof *x);
+    int rc = fit && x && scratch ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k1's bootstrap");
+    for (int64_t r = 0; r < n && rc == COHORT_OK; ++r) {
+        const double t = (double)p->record_step[r] * p->values.dt;
+        fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
+    }
+    structure_factor_resampled ctx = {sf, records, scratch};
+    const bootstrap_series series = structure_factor_series_inverse_k1(&ctx);
+    bootstrap_line b;
+    if (rc == COHORT_OK)
+        rc = bootstrap_fit_line(&series, fit, x, 1, resamples, p->ic.seed, &b, NULL);
+    const uncertainty_names names = {"k1", "inverse_k1_exponent", "inverse_k1_exponent_intercept",
+                                     0};
+    if (rc == COHORT_OK) rc = write_line(out, &names, &b);
+    if (rc == COHORT_OK && !quiet && isfinite(b.slope_se))
+        fprintf(stderr,
+                "inverse_k1_exponent: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap "
+                "of %lld blocks, %d resamples)\n",
+                b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks, b.resamples);
+    free(fit), free(x), free(scratch);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "analysis/moments.h"
+#include "analysis/structure_factor.h"
 #include "output.h"
 #include "plan.h"
 
@@ -35,5 +36,12 @@ typedef struct uncertainty_options {
  * the band. */
 int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_blocks *records,
                            const uncertainty_options *opt);
+
+/* inverse_k1_exponent's bootstrap (<slope>_se, _ci95 and the intercept's) from the structure
+ * factor's per-block sums of every record, the blocks' active members counted by records (the
+ * length's moments, of the same members). */
+int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
+                                     const structure_factor *sf, const moments_blocks *records,
+                                     int resamples, int quiet);
 
 #endif

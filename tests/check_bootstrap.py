@@ -3,7 +3,10 @@ the file's own <l>_block_moments: the resamples' blocks drawn by a Philox4x32-10
 from Salmon et al. (SC'11) and checked against Random123's known-answer vectors, each resample's
 record means, its least-squares line over the fitted records, then the standard errors, the 95%
 intervals of slope and intercept and each record's 95% band, compared with the file's (relative
-1e-9: the sums' order differs). Exit 77 where netCDF4 is not installed."""
+1e-9: the sums' order differs). Where the file has inverse_k1_exponent_se and snapshots at every
+record, 1/k1's bootstrap too: each member's power spectrum from the archived fields (numpy's
+FFT), summed over the same blocks, k1 over every nonzero mode (cuSten eq. 6). Exit 77 where
+netCDF4 is not installed."""
 import sys
 
 try:
@@ -69,6 +72,15 @@ with netCDF4.Dataset(sys.argv[1]) as ds:
     intercept = "ell_vs_log_t_intercept" if log_law else f"{length}_exponent_intercept"
     stored = {name: np.atleast_1d(ds.getncattr(name)) for name in
               (slope + "_se", slope + "_ci95", intercept + "_se", intercept + "_ci95")}
+    k1_check = "inverse_k1_exponent_se" in ds.ncattrs() and "t_snap" in ds.variables
+    if k1_check:
+        k1_stored = {name: np.atleast_1d(ds.getncattr(name)) for name in
+                     ("inverse_k1_exponent_se", "inverse_k1_exponent_ci95",
+                      "inverse_k1_exponent_intercept_se", "inverse_k1_exponent_intercept_ci95")}
+        fields = np.array(ds["C"][...])  # (t_snap, member, y, x)
+        t_snap = np.array(ds["t_snap"][...])
+        diverged = np.array(ds["diverged"][...]) != 0
+        length = 2 * np.pi  # the runs checked here keep the default grid.length
 
 n_records, nb, _ = blocks.shape
 index = np.arange(resamples * nb, dtype=np.uint64)
@@ -99,6 +111,37 @@ ok = np.allclose(band, want_band, rtol=1e-12, atol=0, equal_nan=True)
 passed, failed = passed + ok, failed + (not ok)
 if not ok:
     print(f"FAIL {length}_mean_ci95 differs from numpy's: {np.nanmax(abs(band - want_band))}")
+if k1_check:
+    # each member's |C^_k|^2 at each record (the snapshots are the records), summed per block
+    assert np.allclose(t_snap, t), "check_bootstrap: the k1 check needs a snapshot at every record"
+    ny, nx = fields.shape[2:]
+    power = np.abs(np.fft.fft2(fields, axes=(-2, -1)) / (nx * ny)) ** 2
+    power[:, diverged] = 0.0
+    members = fields.shape[1]
+    block_sums = np.add.reduceat(power, np.arange(0, members, 1024), axis=1)  # (t, block, y, x)
+    kx = 2 * np.pi / length * np.fft.fftfreq(nx, 1.0 / nx)
+    ky = 2 * np.pi / length * np.fft.fftfreq(ny, 1.0 / ny)
+    modulus = np.hypot(*np.meshgrid(kx, ky))
+    nonzero = modulus > 0
+    inv_k1 = []
+    for d in draw:
+        p = block_sums[:, d].sum(axis=1)[..., nonzero] / count[:, d].sum(axis=1)[:, None]
+        inv_k1.append((p / modulus[nonzero]).sum(axis=-1) / p.sum(axis=-1))
+    lines = []
+    for b in range(resamples):
+        y = np.log(inv_k1[b][fitted])
+        ok = np.isfinite(y)
+        lines.append(np.polyfit(x[ok], y[ok], 1) if ok.sum() >= 3 else (np.nan, np.nan))
+    lines = np.array(lines)
+    want = {"inverse_k1_exponent_se": [np.nanstd(lines[:, 0], ddof=1)],
+            "inverse_k1_exponent_ci95": np.nanpercentile(lines[:, 0], [2.5, 97.5]),
+            "inverse_k1_exponent_intercept_se": [np.nanstd(lines[:, 1], ddof=1)],
+            "inverse_k1_exponent_intercept_ci95": np.nanpercentile(lines[:, 1], [2.5, 97.5])}
+    for name, value in want.items():
+        ok = np.allclose(k1_stored[name], value, rtol=1e-9, atol=0)
+        passed, failed = passed + ok, failed + (not ok)
+        if not ok:
+            print(f"FAIL {name}: file {k1_stored[name]}, numpy {value}")
 print(f"{passed} passed, {failed} failed; {slope} se {stored[slope + '_se'][0]:.6g} "
       f"(numpy {expected[slope + '_se'][0]:.6g}), {resamples} resamples of {nb} blocks")
 sys.exit(1 if failed else 0)

@@ -21,6 +21,14 @@ static void fill(moments_blocks *rec, const double *x, double a, double b, const
     }
 }
 
+/* the count-weighted means of RECORDS records (bootstrap_series_means) */
+static const bootstrap_series *series_of(const moments_blocks *rec)
+{
+    static bootstrap_series series;
+    series = bootstrap_series_means(rec, RECORDS);
+    return &series;
+}
+
 int main(void)
 {
     const double x[RECORDS] = {0.0, 0.5, 1.0, 1.5, 2.0, 2.5};
@@ -31,7 +39,7 @@ int main(void)
     double band[2 * RECORDS];
 
     fill(rec, x, 1.0, 0.25, none); /* every block on the line 1 + x / 4 */
-    EXPECT(bootstrap_fit_line(rec, RECORDS, fit, x, 0, 200, 9, &b, band) == COHORT_OK, "runs");
+    EXPECT(bootstrap_fit_line(series_of(rec), fit, x, 0, 200, 9, &b, band) == COHORT_OK, "runs");
     EXPECT(b.blocks == 5 && b.resamples == 200, "%lld blocks, %d resamples", (long long)b.blocks,
            b.resamples);
     EXPECT(fabs(b.slope_ci95[0] - 0.25) < 1e-14 && fabs(b.slope_ci95[1] - 0.25) < 1e-14 &&
@@ -42,7 +50,7 @@ int main(void)
     for (int r = 0; r < RECORDS; ++r) moments_blocks_free(&rec[r]);
 
     fill(rec, x, 1.0, 0.25, spread); /* blocks shifted: the slope stays, the intercept spreads */
-    EXPECT(bootstrap_fit_line(rec, RECORDS, fit, x, 0, 400, 9, &b, band) == COHORT_OK, "runs");
+    EXPECT(bootstrap_fit_line(series_of(rec), fit, x, 0, 400, 9, &b, band) == COHORT_OK, "runs");
     EXPECT(fabs(b.slope_ci95[0] - 0.25) < 1e-12 && fabs(b.slope_ci95[1] - 0.25) < 1e-12,
            "parallel blocks: slope %.17g .. %.17g", b.slope_ci95[0], b.slope_ci95[1]);
     EXPECT(b.intercept_se > 0.01 && b.intercept_ci95[0] >= 1.0 - 0.2 - 1e-12 &&
@@ -54,15 +62,15 @@ int main(void)
         EXPECT(band[2 * r] >= 1.0 + 0.25 * x[r] - 0.2 - 1e-12 &&
                    band[2 * r + 1] <= 1.0 + 0.25 * x[r] + 0.3 + 1e-12,
                "band of record %d inside the blocks' range", r);
-    EXPECT(bootstrap_fit_line(rec, RECORDS, fit, x, 0, 400, 9, &again, NULL) == COHORT_OK &&
+    EXPECT(bootstrap_fit_line(series_of(rec), fit, x, 0, 400, 9, &again, NULL) == COHORT_OK &&
                again.intercept_se == b.intercept_se &&
                again.intercept_ci95[0] == b.intercept_ci95[0],
            "the same seed, the same bits");
-    EXPECT(bootstrap_fit_line(rec, RECORDS, fit, x, 0, 400, 10, &again, NULL) == COHORT_OK &&
+    EXPECT(bootstrap_fit_line(series_of(rec), fit, x, 0, 400, 10, &again, NULL) == COHORT_OK &&
                again.intercept_se != b.intercept_se,
            "another seed, other draws");
     /* log_y: ln of the means; a record of non-positive mean drops out of a resample's fit */
-    EXPECT(bootstrap_fit_line(rec, RECORDS, fit, x, 1, 50, 9, &b, NULL) == COHORT_OK &&
+    EXPECT(bootstrap_fit_line(series_of(rec), fit, x, 1, 50, 9, &b, NULL) == COHORT_OK &&
                isfinite(b.slope_se),
            "log_y runs");
     for (int r = 0; r < RECORDS; ++r) moments_blocks_free(&rec[r]);
@@ -72,7 +80,7 @@ int main(void)
         moments_blocks_alloc(&one[r], 1000);
         one[r].blocks[0] = (moments){1000, 1.0 + x[r], 1.0};
     }
-    EXPECT(bootstrap_fit_line(one, RECORDS, fit, x, 0, 100, 9, &b, band) == COHORT_OK &&
+    EXPECT(bootstrap_fit_line(series_of(one), fit, x, 0, 100, 9, &b, band) == COHORT_OK &&
                isnan(b.slope_se) && isnan(b.slope_ci95[0]) && isnan(band[0]) && b.blocks == 1,
            "one block: NaN");
     for (int r = 0; r < RECORDS; ++r) moments_blocks_free(&one[r]);

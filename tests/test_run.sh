@@ -98,6 +98,11 @@ case $? in 0) ok ;; 77) echo "k-means measures skipped (no python3-sklearn)" ;; 
 # the length fit's block bootstrap, redone in numpy from the file's block moments (3 blocks)
 "$python" "$here/check_bootstrap.py" kq.nc
 case $? in 0) ok ;; 77) ;; *) bad "bootstrap of the ell fit" ;; esac
+# 1/k1's bootstrap, redone in numpy from the archived fields (3 blocks, a snapshot every record)
+printf '[model]\nname = ch2d\n[grid]\nnx = 8\nny = 8\n[time]\nt_end = 3\noutput_every = 0.25\n[ensemble]\nmembers = 2500\n[output]\narchive = snapshots\nsnapshot_every = 0.25\n[analysis]\nstructure_factor = true\nfit_from = 0.5\n' > k1.ini
+"$cohort" run k1.ini --quiet --backend cpu -o k1.nc || bad "the k1 bootstrap's run"
+"$python" "$here/check_bootstrap.py" k1.nc
+case $? in 0) ok ;; 77) ;; *) bad "bootstrap of the 1/k1 fit" ;; esac
 # analysis.kmeans = auto: the k of the highest silhouette, its measures as sklearn's
 "$cohort" run kq.ini --quiet --backend cpu --set ensemble.members=3000 \
     --set analysis.kmeans=auto -o kq-auto.nc || bad "k-means auto run"
