@@ -43,6 +43,9 @@ fig.tight_layout()
 fig.savefig(f"{prefix}-s.png", dpi=150)
 print(f"wrote {prefix}-s.png")
 
+if "t_snap" not in ds:  # output.archive = final or none: no fields over time to draw
+    print(f"{path} has no snapshots (output.archive = snapshots): no {prefix}-fields.png")
+    sys.exit(0)
 snaps = ds["t_snap"].values
 pick = np.unique(np.linspace(1 if len(snaps) > 4 else 0, len(snaps) - 1, 4).round().astype(int))
 fig, axes = plt.subplots(1, len(pick), figsize=(3.2 * len(pick), 3.3))
