@@ -87,6 +87,11 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
                 "resamples)\n",
                 names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks,
                 b.resamples);
+    else if (rc == COHORT_OK && !opt->quiet && b.blocks < 2)
+        fprintf(stderr,
+                "%s: no bootstrap error bars (NaN): the members fill one block of %d, and the "
+                "bootstrap resamples blocks; more than %d members give them\n",
+                names->slope, MOMENTS_BLOCK, MOMENTS_BLOCK);
     free(fit), free(x), free(band);
     return rc;
 }
