@@ -85,6 +85,12 @@ static int sample_silhouette(silhouette_sample *s, const unsigned char *labels, 
     return cluster_silhouette(s->x, s->n, s->count, s->labels, k, sil);
 }
 
+/* analysis.kmeans = auto's largest k: CLUSTERING_AUTO_MAX_K, at most the clustered members */
+static int auto_largest_k(int64_t active)
+{
+    return active < CLUSTERING_AUTO_MAX_K ? (int)active : CLUSTERING_AUTO_MAX_K;
+}
+
 /* k-means with opt->k clusters; with opt->k_auto, the k in 2 .. CLUSTERING_AUTO_MAX_K (at most
  * the members) of the highest mean silhouette, the lowest k among equals, by_k[k - 2] each k's
  * silhouette. *r, *k and *sil: the kept result. */
@@ -98,9 +104,7 @@ static int clustering_fit(const cohort_backend *be, const run_plan *p,
                            .max_iter = opt->max_iter,
                            .tol = opt->tol,
                            .seed = p->ic.seed};
-    const int last = !opt->k_auto                     ? opt->k
-                     : active < CLUSTERING_AUTO_MAX_K ? (int)active
-                                                      : CLUSTERING_AUTO_MAX_K;
+    const int last = opt->k_auto ? auto_largest_k(active) : opt->k;
     *sil = -INFINITY, *k = 0;
     for (int kk = opt->k_auto ? 2 : opt->k; kk <= last; ++kk) {
         kmeans_result trial;
@@ -162,9 +166,7 @@ static int clustering_write(const run_plan *p, const clustering_options *opt,
                                  meanings, map);
     const double agreement =
         r->runner_up ? cluster_adjusted_rand(r->labels, r->runner_up, active, k) : NAN;
-    const int candidates =
-        opt->k_auto ? (int)(active < CLUSTERING_AUTO_MAX_K ? active : CLUSTERING_AUTO_MAX_K) - 1
-                    : 0;
+    const int candidates = opt->k_auto ? auto_largest_k(active) - 1 : 0; /* k = 2, 3, ... */
     if (rc == COHORT_OK)
         rc = output_write_kmeans_quality(out, agreement, sil, sampled, sample->count, by_k,
                                          candidates);

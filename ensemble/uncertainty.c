@@ -44,6 +44,15 @@ static int put(cohort_output *out, const char *base, const char *suffix, int n, 
     return output_put_doubles(out, name, n, value);
 }
 
+/* The records the plan's fits take (t > 0, t >= analysis.fit_from), and their ln t. */
+static void fitted_records(const run_plan *p, unsigned char *fit, double *x)
+{
+    for (int64_t r = 0; r < p->n_records; ++r) {
+        const double t = (double)p->record_step[r] * p->values.dt;
+        fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
+    }
+}
+
 static int write_line(cohort_output *out, const uncertainty_names *names, const bootstrap_line *b)
 {
     COHORT_CALL(put(out, names->slope, "_se", 1, &b->slope_se));
@@ -64,10 +73,7 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
     int rc = fit && x && band
                  ? COHORT_OK
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "bootstrap of %lld records", (long long)n);
-    for (int64_t r = 0; r < n && rc == COHORT_OK; ++r) {
-        const double t = (double)p->record_step[r] * p->values.dt;
-        fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
-    }
+    if (rc == COHORT_OK) fitted_records(p, fit, x);
     bootstrap_line b;
     const bootstrap_series series = bootstrap_series_means(records, n);
     if (rc == COHORT_OK)
@@ -174,10 +180,7 @@ int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
     unsigned char *fit = malloc((size_t)n);
     double *x = malloc((size_t)n * sizeof *x), *scratch = malloc((size_t)sf->rows * sizeof *x);
     int rc = fit && x && scratch ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k1's bootstrap");
-    for (int64_t r = 0; r < n && rc == COHORT_OK; ++r) {
-        const double t = (double)p->record_step[r] * p->values.dt;
-        fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
-    }
+    if (rc == COHORT_OK) fitted_records(p, fit, x);
     structure_factor_resampled ctx = {sf, records, scratch};
     const bootstrap_series series = structure_factor_series_inverse_k1(&ctx);
     bootstrap_line b;

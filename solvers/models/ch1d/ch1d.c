@@ -10,20 +10,12 @@ static const cohort_model_param params[] = {
      "Cahn-Hilliard interface parameter; transition zones have width sqrt(gamma)"},
 };
 
-/* cohort init: sized to run in a few seconds on a laptop's CPU */
-static const char *const starter[] = {"ensemble.members", "64", NULL};
-
 /* the family's stepper, of this model's kind */
 static int stepper_alloc(const cohort_model *m, const cohort_backend *be,
                          const cohort_model_values *v, void **stepper)
 {
     return model1d_model_stepper_alloc(MODEL1D_CAHN_HILLIARD, m, be, v, stepper);
 }
-
-static const cohort_model_defaults defaults = {
-    .dt_auto = cohort_model_dt_tenth_dx,
-    .starter = starter,
-};
 
 const cohort_model cohort_model_ch1d = {
     .name = "ch1d",
@@ -46,5 +38,5 @@ const cohort_model cohort_model_ch1d = {
     .stepping = &model1d_stepping,
     .on_chip = &model1d_on_chip,
     .statistics = &model1d_statistics,
-    .defaults = &defaults,
+    .defaults = &model1d_defaults,
 };

@@ -8,20 +8,12 @@ static const cohort_model_param params[] = {
     {"alpha", "1", 0, INFINITY, 1, "1", "diffusion coefficient"},
 };
 
-/* cohort init: sized to run in a few seconds on a laptop's CPU */
-static const char *const starter[] = {"ensemble.members", "64", NULL};
-
 /* the family's stepper, of this model's kind */
 static int stepper_alloc(const cohort_model *m, const cohort_backend *be,
                          const cohort_model_values *v, void **stepper)
 {
     return model1d_model_stepper_alloc(MODEL1D_DIFFUSION, m, be, v, stepper);
 }
-
-static const cohort_model_defaults defaults = {
-    .dt_auto = cohort_model_dt_tenth_dx,
-    .starter = starter,
-};
 
 const cohort_model cohort_model_diffusion1d = {
     .name = "diffusion1d",
@@ -42,5 +34,5 @@ const cohort_model cohort_model_diffusion1d = {
     .stepping = &model1d_stepping,
     .on_chip = &model1d_on_chip,
     .statistics = &model1d_statistics,
-    .defaults = &defaults,
+    .defaults = &model1d_defaults,
 };

@@ -62,6 +62,15 @@ const cohort_model_on_chip model1d_on_chip = {
     .advance_pays = model1d_model_advance_pays,
 };
 
+/* cohort init: sized to run in a few seconds on a laptop's CPU (ch1d_forced keeps its own) */
+static const char *const model1d_starter[] = {"ensemble.members", "64", NULL};
+
+/* time.dt = auto: 0.1 dx (seed 003, eq. 27) */
+const cohort_model_defaults model1d_defaults = {
+    .dt_auto = cohort_model_dt_tenth_dx,
+    .starter = model1d_starter,
+};
+
 /* seed 003, eq. 27 and Sec. 5.3: ell = 1 / (1 - <C^2>) grows as ln t */
 const cohort_model_statistics model1d_statistics = {
     .length_name = "ell",
