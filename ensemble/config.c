@@ -110,9 +110,9 @@ static const config_key common[] = {
     {"analysis", "fit_from", CONFIG_REAL, "1", 0, INF, 0, 0, NULL, "", "1",
      "start time of the fit of ell_mean against ln t"},
     {"analysis", "bootstrap", CONFIG_INT, "1000", 0, 100000, 0, 0, NULL, "", "",
-     "resamples of the block bootstrap that gives the length fit its standard errors and 95% "
-     "intervals, and <l>_mean its 95% band (0: none; the ordinary least-squares errors are "
-     "always stored)"},
+     "resamples of the block bootstrap that gives the fits of the length and of 1/k1 their "
+     "standard errors and 95% intervals, and <l>_mean its 95% band (0: none; the ordinary "
+     "least-squares errors are always stored)"},
     {"analysis", "structure_factor", CONFIG_BOOL, "false", 0, 0, 0, 0, NULL, "", "",
      "at every output time, structure_factor(t, k) (mean |C^_k|^2 over active members) and "
      "k1(t)"},
