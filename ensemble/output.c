@@ -23,7 +23,7 @@ struct cohort_output {
     int var_series[4][3], n_series, var_member_value[8], member_value_int[8];
     int var_spectrum, var_k1, var_label, var_centroid, var_cluster_size, var_inertia,
         var_iterations, var_label_map;
-    int kmeans_k, var_k, var_cluster;
+    int var_k, var_cluster;
     int dim_member, dim_x, dim_y, dim_grid[2], label_map_wanted; /* for define_kmeans */
     int64_t nx, ny;                                              /* 2D: C(member, y, x) */
     int64_t n_k;
@@ -144,7 +144,6 @@ static int define_kmeans(cohort_output *o, int k)
                              "k-means label over the two swept parameters (the most frequent "
                              "among replicates, the lowest among equals)"));
     }
-    o->kmeans_k = k;
     return COHORT_OK;
 }
 
