@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ordered_sum.h"
 #include "backend/cohort_error.h"
 
 int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, int64_t members,
-                       kmeans_load_fn load, void *ctx, int64_t chunk, char *out, size_t len)
+                       kmeans_load_fn load, void *ctx, int64_t chunk, const cohort_team *team,
+                       char *out, size_t len)
 {
     if (!regimes || k != 3) {
         size_t used = 0;
@@ -16,26 +18,29 @@ int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, in
             used += (size_t)snprintf(out + used, len - used, "%scluster_%d", c ? " " : "", c);
         return COHORT_OK;
     }
-    double mv[3] = {0}, count[3] = {0};
+    /* mv: each block's sums in member order, this rank's blocks, added in the fixed tree */
+    const int64_t n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK;
+    int64_t lo = 0, hi = 0;
+    kmeans_share(members, team, &lo, &hi);
+    double mv[3] = {0};
     double *buf = malloc((size_t)chunk * (size_t)n * sizeof(double));
-    if (!buf) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "flow-pattern statistics");
-    for (int64_t first = 0, cnt = 0; first < members; first += cnt) {
-        cnt = members - first < chunk ? members - first : chunk;
-        const int rc = load(ctx, first, cnt, buf);
-        if (rc != COHORT_OK) {
-            free(buf);
-            return rc;
-        }
-        for (int64_t j = 0; j < cnt; ++j) {
-            const int c = r->labels[first + j];
-            mv[c] += kmeans_spatial_variance(buf + j * n, n, NULL);
-            count[c] += 1.0;
-        }
+    double *blocks = calloc((size_t)n_blocks * 3, sizeof(double));
+    int rc =
+        buf && blocks ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "flow-pattern statistics");
+    for (int64_t first = lo, cnt = 0; rc == COHORT_OK && first < hi; first += cnt) {
+        cnt = hi - first < chunk ? hi - first : chunk;
+        rc = load(ctx, first, cnt, buf);
+        for (int64_t j = 0; rc == COHORT_OK && j < cnt; ++j)
+            blocks[(first + j) / ORDERED_SUM_BLOCK * 3 + r->labels[first + j]] +=
+                kmeans_spatial_variance(buf + j * n, n, NULL);
     }
-    free(buf);
+    if (rc == COHORT_OK)
+        rc = ordered_sum_team_total(team ? team : &team_alone, blocks, 3, n_blocks, mv);
+    free(buf), free(blocks);
+    if (rc != COHORT_OK) return rc;
     int a2 = 0;
     for (int c = 0; c < 3; ++c) {
-        mv[c] = count[c] > 0.0 ? mv[c] / count[c] : 0.0;
+        mv[c] = r->sizes[c] > 0.0 ? mv[c] / r->sizes[c] : 0.0;
         if (mv[c] < mv[a2]) a2 = c;
     }
     const int p = (a2 + 1) % 3, q = (a2 + 2) % 3;

@@ -17,9 +17,11 @@
 #include "analysis/kmeans.h"
 
 /* out: k space-separated names for labels 0 .. k-1 of r (regimes: the model's members are seed
- * 003's flow patterns) (features from load, as for kmeans_run,
- * read in chunks of `chunk` members). */
+ * 003's flow patterns). The features come from load, as for kmeans_run: read in chunks of `chunk`
+ * members, each rank of team (NULL: this process alone) reading its kmeans_share; the mean
+ * variances are block sums added in the fixed tree, so the names do not depend on the ranks. */
 int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, int64_t members,
-                       kmeans_load_fn load, void *ctx, int64_t chunk, char *out, size_t len);
+                       kmeans_load_fn load, void *ctx, int64_t chunk, const cohort_team *team,
+                       char *out, size_t len);
 
 #endif

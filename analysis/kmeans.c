@@ -1,6 +1,7 @@
 #include "kmeans.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,15 +17,19 @@
 typedef struct km {
     const cohort_backend *be;
     const kmeans_options *opt;
+    const cohort_team *team;
     int64_t n, members, chunk;
+    int64_t lo, hi, local; /* this rank's members [lo, hi), local of them */
+    int64_t n_blocks;
     int resident;
     kmeans_load_fn load;
     void *ctx;
     double *feat, *stage, *host_stage, *dist_dev, *centroids_dev, *fold_scratch;
     unsigned char *labels_dev;
     ordered_sum sums;
-    unsigned char *labels, *prev;
-    double *dist;                  /* host: per member */
+    unsigned char *labels, *prev;  /* this rank's members */
+    double *dist;                  /* host: this rank's members */
+    double *dist_blocks;           /* per block: the distances' sums (this rank's blocks) */
     double iteration_seconds[256]; /* wall time of the first Lloyd iterations, every restart */
     int timed;
 } km;
@@ -35,13 +40,22 @@ static int km_compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The features of members [first, first + count) on the device: where they stay (resident) or
- * loaded, copied and interleaved into feat (ld = chunk). */
+void kmeans_share(int64_t members, const cohort_team *t, int64_t *first, int64_t *end)
+{
+    const int64_t blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK;
+    int64_t b0 = 0, b1 = blocks;
+    if (t) team_share(blocks, t->size, t->rank, &b0, &b1);
+    *first = b0 * ORDERED_SUM_BLOCK < members ? b0 * ORDERED_SUM_BLOCK : members;
+    *end = b1 * ORDERED_SUM_BLOCK < members ? b1 * ORDERED_SUM_BLOCK : members;
+}
+
+/* The features of members [first, first + count) (this rank's) on the device: where they stay
+ * (resident) or loaded, copied and interleaved into feat (ld = chunk). */
 static int km_features(km *s, int64_t first, int64_t count, const double **x, int64_t *ld,
                        int64_t *m0)
 {
     if (s->resident) {
-        *x = s->feat, *ld = s->members, *m0 = first;
+        *x = s->feat, *ld = s->local, *m0 = first - s->lo;
         return COHORT_OK;
     }
     COHORT_CALL(s->load(s->ctx, first, count, s->host_stage));
@@ -53,15 +67,16 @@ static int km_features(km *s, int64_t first, int64_t count, const double **x, in
     return COHORT_OK;
 }
 
-/* Labels and distances of every member to the nearest of the first kk centroids (host k x n);
- * with fold, also the ordered per-cluster sums of the features into sums. */
+/* Labels and distances of this rank's members to the nearest of the first kk centroids (host
+ * k x n, the same on every rank); with fold, also the per-cluster sums of every member's features
+ * into sums (the team's ordered sum). */
 static int km_pass(km *s, const double *centroids, int kk, int fold, double *sums)
 {
     COHORT_CALL(s->be->copy_to_device(s->centroids_dev, centroids,
                                       (size_t)kk * (size_t)s->n * sizeof(double)));
     if (fold) ordered_sum_reset(&s->sums);
-    for (int64_t first = 0, count = 0; first < s->members; first += count) {
-        count = s->members - first < s->chunk ? s->members - first : s->chunk;
+    for (int64_t first = s->lo, count = 0; first < s->hi; first += count) {
+        count = s->hi - first < s->chunk ? s->hi - first : s->chunk;
         const double *x = NULL;
         int64_t ld = 0, m0 = 0;
         COHORT_CALL(km_features(s, first, count, &x, &ld, &m0));
@@ -71,12 +86,31 @@ static int km_pass(km *s, const double *centroids, int kk, int fold, double *sum
         if (fold)
             COHORT_CALL(
                 ordered_sum_add(&s->sums, s->fold_scratch, x, ld, m0, count, first, s->labels_dev));
-        COHORT_CALL(s->be->copy_to_host(s->labels + first, s->labels_dev, (size_t)count));
-        COHORT_CALL(
-            s->be->copy_to_host(s->dist + first, s->dist_dev, (size_t)count * sizeof(double)));
+        COHORT_CALL(s->be->copy_to_host(s->labels + (first - s->lo), s->labels_dev, (size_t)count));
+        COHORT_CALL(s->be->copy_to_host(s->dist + (first - s->lo), s->dist_dev,
+                                        (size_t)count * sizeof(double)));
     }
-    if (fold) COHORT_CALL(ordered_sum_total(&s->sums, sums));
-    return COHORT_OK;
+    if (!fold) return COHORT_OK;
+    return ordered_sum_team_total(s->team, s->sums.host, (size_t)s->opt->k * (size_t)s->n,
+                                  s->n_blocks, sums);
+}
+
+/* The sum of every member's squared distance: each block's in member order (this rank's blocks
+ * into s->dist_blocks), the blocks in the fixed tree; as ordered_sum_host adds them. */
+static int km_total_distance(km *s, double *total)
+{
+    memset(s->dist_blocks, 0, (size_t)s->n_blocks * sizeof(double));
+    for (int64_t j = s->lo; j < s->hi; ++j)
+        s->dist_blocks[j / ORDERED_SUM_BLOCK] += s->dist[j - s->lo];
+    return ordered_sum_team_total(s->team, s->dist_blocks, 1, s->n_blocks, total);
+}
+
+/* Member `member`'s features into dst on every rank, loaded by the rank that holds it. */
+static int km_shared_load(km *s, int64_t member, double *dst)
+{
+    const int owner = team_owner(s->n_blocks, s->team->size, member / ORDERED_SUM_BLOCK);
+    if (s->team->rank == owner) COHORT_CALL(s->load(s->ctx, member, 1, dst));
+    return s->team->broadcast(s->team->ctx, dst, (size_t)s->n * sizeof(double), owner);
 }
 
 static int km_uniform(const km *s, int restart, int draw, double *u)
@@ -86,36 +120,136 @@ static int km_uniform(const km *s, int restart, int draw, double *u)
     return COHORT_OK;
 }
 
+/* Where a k-means++ draw lands: the running sum of the distances reaches target in block
+ * `block`, whose members start from the running sum `before` (block -1: no draw). */
+typedef struct km_draw_at {
+    double before, target;
+    int64_t block;
+} km_draw_at;
+
+/* The first block of a positive sum at whose end the blocks' running sum reaches target; where
+ * rounding leaves the target beyond the last sum, the last block of a positive sum. */
+static km_draw_at km_draw_block(const double *blocks, int64_t n_blocks, double target)
+{
+    km_draw_at last = {0.0, target, -1};
+    double cum = 0.0;
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        const double next = cum + blocks[b];
+        if (blocks[b] > 0.0) {
+            last = (km_draw_at){cum, target, b};
+            if (next >= target) return last;
+        }
+        cum = next;
+    }
+    return last;
+}
+
+/* In the block of `at` (this rank's): the first member at a positive distance where the running
+ * sum from at.before reaches at.target; where rounding keeps it below, the block's last member
+ * at a positive distance. */
+static int64_t km_draw_member(const km *s, km_draw_at at)
+{
+    const int64_t b0 = at.block * ORDERED_SUM_BLOCK;
+    const int64_t b1 = b0 + ORDERED_SUM_BLOCK < s->hi ? b0 + ORDERED_SUM_BLOCK : s->hi;
+    int64_t last = -1;
+    double cum = at.before;
+    for (int64_t j = b0; j < b1; ++j) {
+        const double d = s->dist[j - s->lo];
+        cum += d;
+        if (d > 0.0) {
+            last = j;
+            if (cum >= at.target) return j;
+        }
+    }
+    return last;
+}
+
+/* Every block's sum of distances (km_total_distance's) at rank 0, in s->dist_blocks. */
+static int km_gather_blocks(km *s)
+{
+    const cohort_team *t = s->team;
+    size_t *bytes = malloc((size_t)t->size * sizeof *bytes);
+    if (!bytes) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means: the blocks' distances");
+    int64_t first = 0, end = 0;
+    for (int r = 0; r < t->size; ++r) {
+        team_share(s->n_blocks, t->size, r, &first, &end);
+        bytes[r] = (size_t)(end - first) * sizeof(double);
+    }
+    team_share(s->n_blocks, t->size, t->rank, &first, &end);
+    const int rc = t->gather(t->ctx, s->dist_blocks + first, s->dist_blocks, bytes);
+    free(bytes);
+    return rc;
+}
+
+/* k-means++'s draw u in (0, 1] among the members, by their squared distances to the centroids
+ * so far: *pick kept where every distance is 0. The blocks' running sum (rank 0) finds the block,
+ * the block's rank the member. */
+static int km_draw(km *s, double u, int64_t *pick)
+{
+    double total = 0.0;
+    COHORT_CALL(km_total_distance(s, &total));
+    COHORT_CALL(km_gather_blocks(s));
+    km_draw_at at = {0.0, 0.0, -1};
+    if (s->team->rank == 0 && total > 0.0)
+        at = km_draw_block(s->dist_blocks, s->n_blocks, u * total);
+    COHORT_CALL(s->team->broadcast(s->team->ctx, &at, sizeof at, 0));
+    if (at.block < 0) return COHORT_OK;
+    const int owner = team_owner(s->n_blocks, s->team->size, at.block);
+    if (s->team->rank == owner) *pick = km_draw_member(s, at);
+    return s->team->broadcast(s->team->ctx, pick, sizeof *pick, owner);
+}
+
 /* k-means++ (Arthur and Vassilvitskii): the first centroid a uniformly drawn member, each next one
  * a member drawn with probability proportional to its squared distance to the nearest centroid so
- * far, the cumulative sum taken in member order. */
+ * far (km_draw). */
 static int km_seed(km *s, int restart, double *centroids)
 {
-    const int64_t n = s->n;
     for (int c = 0; c < s->opt->k; ++c) {
         double u;
         COHORT_CALL(km_uniform(s, restart, c, &u)); /* in (0, 1] */
         int64_t pick = (int64_t)((1.0 - u) * (double)s->members);
+        if (pick >= s->members) pick = s->members - 1;
         if (c > 0) {
             COHORT_CALL(km_pass(s, centroids, c, 0, NULL));
-            double total = 0.0;
-            for (int64_t j = 0; j < s->members; ++j) total += s->dist[j];
-            if (total > 0.0) {
-                const double target = u * total;
-                double cum = 0.0;
-                pick = -1;
-                for (int64_t j = 0; j < s->members && pick < 0; ++j) {
-                    cum += s->dist[j];
-                    if (s->dist[j] > 0.0 && cum >= target) pick = j;
-                }
-                for (int64_t j = s->members - 1; pick < 0; --j) /* rounding: the last candidate */
-                    if (s->dist[j] > 0.0) pick = j;
-            }
+            COHORT_CALL(km_draw(s, u, &pick));
         }
-        if (pick >= s->members) pick = s->members - 1;
-        COHORT_CALL(s->load(s->ctx, pick, 1, centroids + (size_t)c * (size_t)n));
+        COHORT_CALL(km_shared_load(s, pick, centroids + (size_t)c * (size_t)s->n));
     }
     return COHORT_OK;
+}
+
+/* The member farthest from its centroid (the lowest index among equals) over every rank, its
+ * distance then set to 0 (an empty cluster takes it). */
+static int km_farthest(km *s, int64_t *far)
+{
+    double mine[2] = {-1.0, -1.0}; /* distance, member (-1: none here) */
+    for (int64_t j = s->lo; j < s->hi; ++j)
+        if (mine[1] < 0.0 || s->dist[j - s->lo] > mine[0])
+            mine[0] = s->dist[j - s->lo], mine[1] = (double)j;
+    size_t *bytes = malloc((size_t)s->team->size * sizeof *bytes);
+    double *all = s->team->rank == 0 ? malloc((size_t)s->team->size * sizeof mine) : NULL;
+    int rc = bytes && (s->team->rank != 0 || all)
+                 ? COHORT_OK
+                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means: the farthest member");
+    for (int r = 0; rc == COHORT_OK && r < s->team->size; ++r) bytes[r] = sizeof mine;
+    if (rc == COHORT_OK) rc = s->team->gather(s->team->ctx, mine, all, bytes);
+    for (int r = 1; rc == COHORT_OK && all && r < s->team->size; ++r) /* ranks in member order */
+        if (all[2 * r + 1] >= 0.0 && (all[1] < 0.0 || all[2 * r] > all[0]))
+            all[0] = all[2 * r], all[1] = all[2 * r + 1];
+    if (all) mine[0] = all[0], mine[1] = all[1];
+    free(bytes), free(all);
+    if (rc == COHORT_OK) rc = s->team->broadcast(s->team->ctx, mine, sizeof mine, 0);
+    *far = (int64_t)mine[1];
+    if (rc == COHORT_OK && *far >= s->lo && *far < s->hi) s->dist[*far - s->lo] = 0.0;
+    return rc;
+}
+
+/* Members per cluster (labels of this rank's members), over every rank. */
+static int km_count(const km *s, const unsigned char *labels, double *count)
+{
+    for (int c = 0; c < s->opt->k; ++c) count[c] = 0.0;
+    for (int64_t j = 0; j < s->local; ++j) count[labels[j]] += 1.0;
+    return team_sum(s->team, count, s->opt->k);
 }
 
 /* One restart of Lloyd's algorithm from the centroids given; on return `centroids` are the means
@@ -128,26 +262,23 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     for (int it = 1; it <= s->opt->max_iter; ++it) {
         const double start = cohort_seconds();
         COHORT_CALL(km_pass(s, centroids, k, 1, sums));
-        COHORT_CALL(ordered_sum_host(s->dist, s->members, NULL, inertia));
+        COHORT_CALL(km_total_distance(s, inertia));
         if (!isfinite(*inertia))
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "k-means: features that are not finite (inertia %g)", *inertia);
-        const int changed = it == 1 || memcmp(s->labels, s->prev, (size_t)s->members) != 0;
-        memcpy(s->prev, s->labels, (size_t)s->members);
-        double count[REDUCTION_MAX_CLASSES] = {0};
-        for (int64_t j = 0; j < s->members; ++j) count[s->labels[j]] += 1.0;
+        int changed = it == 1 || memcmp(s->labels, s->prev, (size_t)s->local) != 0;
+        COHORT_CALL(team_max_int(s->team, &changed));
+        memcpy(s->prev, s->labels, (size_t)s->local);
+        double count[REDUCTION_MAX_CLASSES];
+        COHORT_CALL(km_count(s, s->labels, count));
         for (int c = 0; c < k; ++c) {
             if (count[c] > 0.0) {
                 for (int64_t i = 0; i < n; ++i) centroids[c * n + i] = sums[c * n + i] / count[c];
                 continue;
             }
-            /* an empty cluster takes the member farthest from its centroid (the lowest index
-             * among equals), which then leaves its own distance at 0 */
-            int64_t far = 0;
-            for (int64_t j = 1; j < s->members; ++j)
-                if (s->dist[j] > s->dist[far]) far = j;
-            s->dist[far] = 0.0;
-            COHORT_CALL(s->load(s->ctx, far, 1, centroids + (size_t)c * (size_t)n));
+            int64_t far = 0; /* an empty cluster takes the farthest member */
+            COHORT_CALL(km_farthest(s, &far));
+            COHORT_CALL(km_shared_load(s, far, centroids + (size_t)c * (size_t)n));
         }
         *iterations = it;
         if (s->timed < (int)(sizeof s->iteration_seconds / sizeof s->iteration_seconds[0]))
@@ -160,23 +291,41 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
 }
 
 /* Restart r's result (s->labels, centroids) kept where its inertia is the lowest so far, the
- * previous best becoming the runner-up; else kept as the runner-up where it beats that. */
+ * previous best becoming the runner-up; else kept as the runner-up where it beats that. Labels
+ * are kept at this rank's members' places. */
 static void km_keep(const km *s, int r, double inertia, int iterations, const double *centroids,
                     kmeans_result *out)
 {
-    const size_t members = (size_t)s->members, kn = (size_t)s->opt->k * (size_t)s->n;
+    const size_t local = (size_t)s->local, kn = (size_t)s->opt->k * (size_t)s->n;
     if (inertia < out->inertia) {
         if (out->runner_up && r > 0) {
-            memcpy(out->runner_up, out->labels, members);
+            memcpy(out->runner_up + s->lo, out->labels + s->lo, local);
             out->runner_up_inertia = out->inertia;
         }
         out->inertia = inertia, out->iterations = iterations, out->restart = r;
-        memcpy(out->labels, s->labels, members);
+        memcpy(out->labels + s->lo, s->labels, local);
         memcpy(out->centroids, centroids, kn * sizeof(double));
     } else if (out->runner_up && inertia < out->runner_up_inertia) {
-        memcpy(out->runner_up, s->labels, members);
+        memcpy(out->runner_up + s->lo, s->labels, local);
         out->runner_up_inertia = inertia;
     }
+}
+
+/* Every rank's labels (at their members' places in labels) on every rank. */
+static int km_share_labels(const km *s, unsigned char *labels)
+{
+    if (s->team->size == 1) return COHORT_OK;
+    size_t *bytes = malloc((size_t)s->team->size * sizeof *bytes);
+    if (!bytes) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means labels");
+    for (int r = 0; r < s->team->size; ++r) {
+        const cohort_team rank = {.rank = r, .size = s->team->size};
+        int64_t first, end;
+        kmeans_share(s->members, &rank, &first, &end);
+        bytes[r] = (size_t)(end - first);
+    }
+    int rc = s->team->gather(s->team->ctx, labels + s->lo, labels, bytes);
+    free(bytes);
+    return rc == COHORT_OK ? s->team->broadcast(s->team->ctx, labels, (size_t)s->members, 0) : rc;
 }
 
 double kmeans_spatial_variance(const double *c, int64_t n, double *mean)
@@ -234,30 +383,91 @@ static void km_free(km *s)
     be->release(s->feat), be->release(s->stage), be->release(s->dist_dev);
     be->release(s->centroids_dev), be->release(s->labels_dev), be->release(s->fold_scratch);
     ordered_sum_free(&s->sums);
-    free(s->host_stage), free(s->labels), free(s->prev), free(s->dist);
+    free(s->host_stage), free(s->labels), free(s->prev), free(s->dist), free(s->dist_blocks);
 }
 
-/* Features resident on the device when all of them (and a pass's working arrays) take at most
- * half the free memory, as run.c sizes its chunks. */
+/* This rank's features resident on the device when they (and a pass's working arrays) take at
+ * most half the free memory, as run.c sizes its chunks. */
 static int km_layout(km *s)
 {
-    const int64_t n = s->n;
+    const int64_t n = s->n, local = s->local > 0 ? s->local : 1;
     if (s->opt->chunk > 0) {
-        s->chunk = s->opt->chunk < s->members ? s->opt->chunk : s->members;
+        s->chunk = s->opt->chunk < local ? s->opt->chunk : local;
         s->resident = 0;
         return COHORT_OK;
     }
     size_t free_bytes = 0;
     COHORT_CALL(s->be->mem_info(&free_bytes, NULL));
     const double per_member = ((double)n + 2.0) * sizeof(double);
-    if ((double)s->members * per_member <= 0.5 * (double)free_bytes) {
-        s->chunk = s->members, s->resident = 1;
+    if ((double)local * per_member <= 0.5 * (double)free_bytes) {
+        s->chunk = local, s->resident = 1;
         return COHORT_OK;
     }
     /* streamed: features, the member-major copy, labels and distances per member of a chunk */
     int64_t fit = (int64_t)(0.5 * (double)free_bytes / ((2.0 * (double)n + 2.0) * sizeof(double)));
-    s->chunk = fit < 1 ? 1 : fit < s->members ? fit : s->members;
+    s->chunk = fit < 1 ? 1 : fit < local ? fit : local;
     s->resident = 0;
+    return COHORT_OK;
+}
+
+/* This rank's features on the device, loaded once in chunks of the staging size. */
+static int km_load_resident(km *s)
+{
+    const int64_t n = s->n;
+    for (int64_t first = s->lo, count = 0; first < s->hi; first += count) {
+        count = s->hi - first < s->chunk ? s->hi - first : s->chunk;
+        COHORT_CALL(s->load(s->ctx, first, count, s->host_stage));
+        COHORT_CALL(
+            s->be->copy_to_device(s->stage, s->host_stage, (size_t)(count * n) * sizeof(double)));
+        COHORT_CALL(s->be->interleave(s->stage, n, 1.0, 0.0, 0, NULL, s->feat, n, s->local,
+                                      first - s->lo, count));
+    }
+    return COHORT_OK;
+}
+
+/* The working memory of s (host and device) and of the result, the features loaded where they
+ * stay on the device. */
+static int km_alloc(km *s, int restarts, kmeans_result *out)
+{
+    const cohort_backend *be = s->be;
+    const int64_t n = s->n, members = s->members, local = s->local > 0 ? s->local : 1;
+    const int k = s->opt->k;
+    const size_t kn = (size_t)k * (size_t)n;
+    COHORT_CALL(km_layout(s));
+    out->labels = malloc((size_t)members);
+    out->centroids = malloc(kn * sizeof(double));
+    out->sizes = calloc((size_t)k, sizeof(double));
+    s->labels = malloc((size_t)local), s->prev = malloc((size_t)local);
+    s->dist = malloc((size_t)local * sizeof(double));
+    s->dist_blocks = malloc((size_t)s->n_blocks * sizeof(double));
+    s->host_stage = malloc((size_t)n * (size_t)s->chunk * sizeof(double));
+    if (restarts > 1) out->runner_up = malloc((size_t)members);
+    if (!out->labels || !out->centroids || !out->sizes || !s->labels || !s->prev || !s->dist ||
+        !s->dist_blocks || !s->host_stage || (restarts > 1 && !out->runner_up))
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means of %lld members", (long long)members);
+    const size_t feat_values = (size_t)n * (size_t)(s->resident ? local : s->chunk);
+    COHORT_CALL(be->alloc((void **)&s->feat, feat_values * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->stage, (size_t)n * (size_t)s->chunk * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->labels_dev, (size_t)s->chunk));
+    COHORT_CALL(be->alloc((void **)&s->dist_dev, (size_t)s->chunk * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->centroids_dev, kn * sizeof(double)));
+    COHORT_CALL(ordered_sum_alloc(&s->sums, be, members, n, k, s->chunk));
+    COHORT_CALL(
+        be->alloc((void **)&s->fold_scratch, ordered_sum_scratch_bytes(members, n, k, s->chunk)));
+    return s->resident ? km_load_resident(s) : COHORT_OK;
+}
+
+/* The kept restart's sizes, canonical numbering and every rank's labels on every rank. */
+static int km_result(km *s, double *scratch, kmeans_result *out)
+{
+    const int k = s->opt->k;
+    COHORT_CALL(km_count(s, out->labels + s->lo, out->sizes));
+    km_canonical(s->n, s->local, k, out->centroids, out->labels + s->lo, out->sizes, scratch);
+    COHORT_CALL(km_share_labels(s, out->labels));
+    if (out->runner_up) COHORT_CALL(km_share_labels(s, out->runner_up));
+    out->resident = s->resident;
+    qsort(s->iteration_seconds, (size_t)s->timed, sizeof(double), km_compare_double);
+    out->seconds_per_iteration = s->timed ? s->iteration_seconds[s->timed / 2] : NAN;
     return COHORT_OK;
 }
 
@@ -274,51 +484,24 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
                            "max_iter = %d, tol = %g, n = %lld",
                            opt->k, REDUCTION_MAX_CLASSES, (long long)members, opt->restarts,
                            opt->max_iter, opt->tol, (long long)n);
-    km s = {.be = be, .opt = opt, .n = n, .members = members, .load = load, .ctx = ctx};
-    const int k = opt->k;
-    const size_t kn = (size_t)k * (size_t)n;
+    km s = {.be = be,
+            .opt = opt,
+            .team = opt->team ? opt->team : &team_alone,
+            .n = n,
+            .members = members,
+            .n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK,
+            .load = load,
+            .ctx = ctx};
+    kmeans_share(members, s.team, &s.lo, &s.hi);
+    s.local = s.hi - s.lo;
+    const size_t kn = (size_t)opt->k * (size_t)n;
     double *centroids = malloc(kn * sizeof(double)), *sums = malloc(kn * sizeof(double));
     double *scratch = malloc(kn * sizeof(double));
-    int rc = km_layout(&s);
-    out->labels = malloc((size_t)members);
-    out->centroids = malloc(kn * sizeof(double));
-    out->sizes = calloc((size_t)k, sizeof(double));
-    s.labels = malloc((size_t)members), s.prev = malloc((size_t)members);
-    s.dist = malloc((size_t)members * sizeof(double));
-    if (rc == COHORT_OK && (!centroids || !sums || !scratch || !out->labels || !out->centroids ||
-                            !out->sizes || !s.labels || !s.prev || !s.dist))
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means of %lld members", (long long)members);
-    const size_t feat_values = (size_t)n * (size_t)(s.resident ? members : s.chunk);
-    if (rc == COHORT_OK) rc = be->alloc((void **)&s.feat, feat_values * sizeof(double));
-    if (rc == COHORT_OK)
-        rc = be->alloc((void **)&s.stage, (size_t)n * (size_t)s.chunk * sizeof(double));
-    if (rc == COHORT_OK && !(s.host_stage = malloc((size_t)n * (size_t)s.chunk * sizeof(double))))
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means staging of %lld members",
-                         (long long)s.chunk);
-    if (rc == COHORT_OK) rc = be->alloc((void **)&s.labels_dev, (size_t)s.chunk);
-    if (rc == COHORT_OK) rc = be->alloc((void **)&s.dist_dev, (size_t)s.chunk * sizeof(double));
-    if (rc == COHORT_OK) rc = be->alloc((void **)&s.centroids_dev, kn * sizeof(double));
-    if (rc == COHORT_OK) rc = ordered_sum_alloc(&s.sums, be, members, n, k, s.chunk);
-    if (rc == COHORT_OK)
-        rc = be->alloc((void **)&s.fold_scratch, ordered_sum_scratch_bytes(members, n, k, s.chunk));
-    if (rc == COHORT_OK && s.resident) { /* load once, in chunks of the staging size */
-        const int64_t stage = s.chunk;
-        for (int64_t first = 0, count = 0; first < members && rc == COHORT_OK; first += count) {
-            count = members - first < stage ? members - first : stage;
-            rc = load(ctx, first, count, s.host_stage);
-            if (rc == COHORT_OK)
-                rc =
-                    be->copy_to_device(s.stage, s.host_stage, (size_t)(count * n) * sizeof(double));
-            if (rc == COHORT_OK)
-                rc =
-                    be->interleave(s.stage, n, 1.0, 0.0, 0, NULL, s.feat, n, members, first, count);
-        }
-    }
-    out->inertia = INFINITY;
     const int restarts = opt->initial ? 1 : opt->restarts;
+    int rc = centroids && sums && scratch ? km_alloc(&s, restarts, out)
+                                          : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means centroids");
+    out->inertia = INFINITY;
     out->runner_up_inertia = restarts > 1 ? INFINITY : NAN;
-    if (rc == COHORT_OK && restarts > 1 && !(out->runner_up = malloc((size_t)members)))
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means runner-up labels");
     for (int r = 0; r < restarts && rc == COHORT_OK; ++r) {
         double inertia = INFINITY;
         int iterations = 0;
@@ -329,15 +512,13 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
         if (rc == COHORT_OK) rc = km_lloyd(&s, centroids, sums, &inertia, &iterations);
         if (rc == COHORT_OK) km_keep(&s, r, inertia, iterations, centroids, out);
     }
-    if (rc == COHORT_OK) {
-        for (int64_t j = 0; j < members; ++j) out->sizes[out->labels[j]] += 1.0;
-        km_canonical(n, members, k, out->centroids, out->labels, out->sizes, scratch);
-        out->resident = s.resident;
-        qsort(s.iteration_seconds, (size_t)s.timed, sizeof(double), km_compare_double);
-        out->seconds_per_iteration = s.timed ? s.iteration_seconds[s.timed / 2] : NAN;
-    }
+    if (rc == COHORT_OK) rc = km_result(&s, scratch, out);
     km_free(&s);
     free(centroids), free(sums), free(scratch);
+    if (rc != COHORT_OK && s.team->size > 1) { /* the other ranks wait in a collective */
+        fprintf(stderr, "k-means on rank %d: %s\n", s.team->rank, cohort_error_message());
+        s.team->abort(s.team->ctx, 1);
+    }
     if (rc != COHORT_OK) kmeans_result_free(out);
     return rc;
 }

@@ -83,9 +83,7 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
     return COHORT_OK;
 }
 
-/* blocks[0] <- the sum of blocks[0 .. n) (each `width` values) by adjacent pairs, level by level:
- * the tree depends only on n. */
-static void pairwise_sum(double *blocks, size_t width, int64_t n)
+void ordered_sum_tree(double *blocks, size_t width, int64_t n)
 {
     for (int64_t stride = 1; stride < n; stride *= 2)
         for (int64_t b = 0; b + stride < n; b += 2 * stride)
@@ -105,7 +103,7 @@ int ordered_sum_total(const ordered_sum *s, double *total)
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "ordered sum of %lld blocks",
                            (long long)s->n_blocks);
     memcpy(work, s->host, (size_t)s->n_blocks * width * sizeof(double));
-    pairwise_sum(work, width, s->n_blocks);
+    ordered_sum_tree(work, width, s->n_blocks);
     memcpy(total, work, width * sizeof(double));
     free(work);
     return COHORT_OK;
@@ -121,8 +119,108 @@ int ordered_sum_host(const double *v, int64_t count, const unsigned char *includ
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "ordered sum of %lld values", (long long)count);
     for (int64_t j = 0; j < count; ++j)
         if (!include || include[j]) blocks[j / ORDERED_SUM_BLOCK] += v[j];
-    pairwise_sum(blocks, 1, n_blocks);
+    ordered_sum_tree(blocks, 1, n_blocks);
     *total = blocks[0];
     free(blocks);
     return COHORT_OK;
+}
+
+/* A rank's part of the fixed tree: the largest nodes inside its blocks [first, end), each node
+ * (b, level) the tree over blocks [b, min(b + 2^level, n)), b a multiple of 2^level: the value
+ * the in-place tree holds at b once its strides below 2^level are done. Calls node(b, level) for
+ * each, in order; returns their number. */
+static int64_t tree_nodes(int64_t first, int64_t end, int64_t n, void (*node)(void *, int64_t, int),
+                          void *ctx)
+{
+    int64_t count = 0;
+    for (int64_t b = first; b < end; ++count) {
+        int level = 0;
+        for (;;) {
+            const int64_t size = (int64_t)1 << (level + 1), stop = b + size < n ? b + size : n;
+            if ((int64_t)1 << level >= n || b % size != 0 || stop > end) break;
+            ++level;
+        }
+        if (node) node(ctx, b, level);
+        const int64_t stop = b + ((int64_t)1 << level);
+        b = stop < n ? stop : n;
+    }
+    return count;
+}
+
+/* This rank's nodes, each [b, level, width values] as doubles, into out. */
+typedef struct tree_part {
+    const double *blocks;
+    size_t width;
+    int64_t n;
+    double *out, *work;
+} tree_part;
+
+static void tree_part_node(void *ctx, int64_t b, int level)
+{
+    tree_part *t = ctx;
+    const int64_t span = (int64_t)1 << level, count = b + span < t->n ? span : t->n - b;
+    memcpy(t->work, t->blocks + (size_t)b * t->width, (size_t)count * t->width * sizeof(double));
+    ordered_sum_tree(t->work, t->width, count); /* b is aligned: the global tree's pairs */
+    t->out[0] = (double)b, t->out[1] = (double)level;
+    memcpy(t->out + 2, t->work, t->width * sizeof(double));
+    t->out += 2 + t->width;
+}
+
+/* Rank 0: the ranks' nodes (ascending b, covering every block) joined in the fixed tree, as the
+ * in-place tree joins them: siblings (b, l) and (b + 2^l, l), b a multiple of 2^(l+1), add into
+ * (b, l + 1); a node without a right sibling (b + 2^l >= n) is its parent. */
+static void tree_join(double *nodes, int64_t count, size_t width, int64_t n, double *total)
+{
+    const size_t stride = 2 + width;
+    int64_t top = -1; /* the stack of unfinished nodes, in place */
+    for (int64_t i = 0; i < count; ++i) {
+        double *slot = nodes + (size_t)(++top) * stride;
+        if (slot != nodes + (size_t)i * stride)
+            memmove(slot, nodes + (size_t)i * stride, stride * sizeof(double));
+        for (;;) {
+            double *t = nodes + (size_t)top * stride, *s = t - stride;
+            const int64_t b = (int64_t)t[0], level = (int64_t)t[1], span = (int64_t)1 << level;
+            if (b != 0 && b % (2 * span) == 0 && b + span >= n) {
+                t[1] += 1.0; /* no right sibling */
+            } else if (top > 0 && (int64_t)s[1] == level && (int64_t)s[0] + span == b &&
+                       (int64_t)s[0] % (2 * span) == 0) {
+                for (size_t j = 0; j < width; ++j) s[2 + j] += t[2 + j];
+                s[1] += 1.0, --top;
+            } else {
+                break;
+            }
+        }
+    }
+    memcpy(total, nodes + 2, width * sizeof(double));
+}
+
+int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
+                           double *total)
+{
+    size_t *bytes = malloc((size_t)t->size * sizeof *bytes), all_bytes = 0;
+    int64_t first = 0, end = 0, largest = 1;
+    for (int r = 0; bytes && r < t->size; ++r) {
+        team_share(n_blocks, t->size, r, &first, &end);
+        bytes[r] =
+            (size_t)tree_nodes(first, end, n_blocks, NULL, NULL) * (2 + width) * sizeof(double);
+        all_bytes += bytes[r];
+        largest = end - first > largest ? end - first : largest;
+    }
+    team_share(n_blocks, t->size, t->rank, &first, &end);
+    tree_part part = {blocks, width, n_blocks, NULL, NULL};
+    double *mine = bytes ? malloc(bytes[t->rank] + sizeof(double)) : NULL;
+    double *all = t->rank == 0 && bytes ? malloc(all_bytes) : NULL;
+    part.out = mine, part.work = malloc((size_t)largest * width * sizeof(double));
+    int rc =
+        bytes && mine && part.work && (t->rank != 0 || all)
+            ? COHORT_OK
+            : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a team's sum of %lld blocks", (long long)n_blocks);
+    if (rc == COHORT_OK) tree_nodes(first, end, n_blocks, tree_part_node, &part);
+    if (rc == COHORT_OK) rc = t->gather(t->ctx, mine, all, bytes);
+    if (rc == COHORT_OK && all)
+        tree_join(all, (int64_t)(all_bytes / ((2 + width) * sizeof(double))), width, n_blocks,
+                  total);
+    if (rc == COHORT_OK) rc = t->broadcast(t->ctx, total, width * sizeof(double), 0);
+    free(bytes), free(mine), free(all), free(part.work);
+    return rc;
 }

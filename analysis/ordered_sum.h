@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "analysis/team.h"
 #include "backend/backend.h"
 
 enum { ORDERED_SUM_BLOCK = 1024 };
@@ -39,6 +40,16 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
                     int64_t count, int64_t first, const unsigned char *cls);
 /* total[c * rows + r]: the sum over all blocks (a fixed pairwise tree). COHORT_ERR_NO_MEMORY. */
 int ordered_sum_total(const ordered_sum *s, double *total);
+
+/* blocks[0 .. width) <- the sum of blocks[0 .. n), each `width` values, by the fixed pairwise
+ * tree (adjacent pairs, level by level: the tree depends only on n). */
+void ordered_sum_tree(double *blocks, size_t width, int64_t n);
+/* The total of n_blocks blocks of width values (blocks: n_blocks x width) over a team, each rank
+ * holding its team_share's blocks: every rank adds the largest subtrees of the fixed tree that lie
+ * in its share, rank 0 gathers them (O(log n_blocks) a rank) and finishes the tree; every rank
+ * gets total, the bits ordered_sum_total's tree gives. COHORT_ERR_NO_MEMORY, the team's. */
+int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
+                           double *total);
 
 /* The same order for values already on the host: sum of v[j], j < count, skipping j where
  * include[j] == 0 (include = NULL: all), sequential within ORDERED_SUM_BLOCK blocks of j, blocks

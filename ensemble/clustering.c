@@ -61,12 +61,14 @@ static void sample_free(silhouette_sample *s)
     free(s->pick), free(s->x), free(s->labels);
 }
 
-/* Draws the subsample (the run's seed) and loads its features one member at a time. */
-static int sample_load(const run_plan *p, int64_t active, clustered_members *f,
-                       silhouette_sample *s)
+/* Draws the subsample (the run's seed) and loads its features one member at a time: on rank 0
+ * of a team, which alone computes the silhouette (the others keep an empty sample). */
+static int sample_load(const run_plan *p, const cohort_team *team, int64_t active,
+                       clustered_members *f, silhouette_sample *s)
 {
     const int64_t want = silhouette_sample_size(p->n), most = want < active ? want : active;
     *s = (silhouette_sample){.n = p->n};
+    if (team->rank != 0) return COHORT_OK;
     s->pick = malloc((size_t)most * sizeof *s->pick);
     s->labels = malloc((size_t)most);
     s->x = malloc((size_t)most * (size_t)p->n * sizeof *s->x);
@@ -78,11 +80,14 @@ static int sample_load(const run_plan *p, int64_t active, clustered_members *f,
     return COHORT_OK;
 }
 
-/* The mean silhouette of the subsample under the clustered members' labels. */
-static int sample_silhouette(silhouette_sample *s, const unsigned char *labels, int k, double *sil)
+/* The mean silhouette of the subsample under the clustered members' labels, computed on rank 0
+ * and sent to every rank. */
+static int sample_silhouette(const cohort_team *team, silhouette_sample *s,
+                             const unsigned char *labels, int k, double *sil)
 {
     for (int64_t j = 0; j < s->count; ++j) s->labels[j] = labels[s->pick[j]];
-    return cluster_silhouette(s->x, s->n, s->count, s->labels, k, sil);
+    if (team->rank == 0) COHORT_CALL(cluster_silhouette(s->x, s->n, s->count, s->labels, k, sil));
+    return team->broadcast(team->ctx, sil, sizeof *sil, 0);
 }
 
 /* analysis.kmeans = auto's largest k: CLUSTERING_AUTO_MAX_K, at most the clustered members */
@@ -103,7 +108,8 @@ static int clustering_fit(const cohort_backend *be, const run_plan *p,
                            .restarts = opt->restarts,
                            .max_iter = opt->max_iter,
                            .tol = opt->tol,
-                           .seed = p->ic.seed};
+                           .seed = p->ic.seed,
+                           .team = opt->team};
     const int last = opt->k_auto ? auto_largest_k(active) : opt->k;
     *sil = -INFINITY, *k = 0;
     for (int kk = opt->k_auto ? 2 : opt->k; kk <= last; ++kk) {
@@ -111,7 +117,7 @@ static int clustering_fit(const cohort_backend *be, const run_plan *p,
         kopt.k = kk;
         double s = NAN;
         COHORT_CALL(kmeans_run(be, p->n, active, load_clustered, f, &kopt, &trial));
-        int rc = sample_silhouette(sample, trial.labels, kk, &s);
+        int rc = sample_silhouette(kopt.team, sample, trial.labels, kk, &s);
         if (opt->k_auto) by_k[kk - 2] = s;
         if (rc == COHORT_OK && (*k == 0 || (isfinite(s) && s > *sil))) {
             if (*k) kmeans_result_free(r);
@@ -137,12 +143,17 @@ clustering_options clustering_options_from_plan(const run_plan *p)
 }
 
 /* The labels of every member (the excluded ones the fill value), the names, the label map, the
- * measures and, for k chosen, the criterion of each k, into out. */
+ * measures and, for k chosen, the criterion of each k, into out (rank 0 of a team; the names are
+ * the team's work). */
 static int clustering_write(const run_plan *p, const clustering_options *opt,
                             const kmeans_result *r, int k, double sil, const double *by_k,
                             int64_t active, clustered_members *f, const silhouette_sample *sample,
                             cohort_output *out, char *meanings, size_t len)
 {
+    COHORT_CALL(flow_pattern_names(p->model->statistics && p->model->statistics->flow_regimes, r, k,
+                                   p->n, active, load_clustered, f, 65536, opt->team, meanings,
+                                   len));
+    if (opt->team->rank != 0) return COHORT_OK;
     unsigned char *labels = malloc((size_t)p->members), *map = NULL;
     int64_t *sampled = malloc((size_t)(sample->count > 0 ? sample->count : 1) * sizeof *sampled);
     if (!labels || !sampled) {
@@ -152,12 +163,11 @@ static int clustering_write(const run_plan *p, const clustering_options *opt,
     for (int64_t j = 0; j < sample->count; ++j) sampled[j] = f->index[sample->pick[j]];
     memset(labels, REDUCTION_SKIP, (size_t)p->members);
     for (int64_t j = 0; j < active; ++j) labels[f->index[j]] = r->labels[j];
-    int rc = flow_pattern_names(p->model->statistics && p->model->statistics->flow_regimes, r, k,
-                                p->n, active, load_clustered, f, 65536, meanings, len);
+    int rc = COHORT_OK;
     if (output_has_label_map(out)) {
         const int64_t n1 = p->sweep[0]->count, n2 = p->sweep[1]->count;
         map = malloc((size_t)(n1 * n2));
-        if (!map && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "label map");
+        if (!map) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "label map");
         for (int64_t point = 0; map && point < n1 * n2; ++point)
             map[point] = kmeans_mode_label(labels + point * p->replicates, p->replicates, k);
     }
@@ -174,43 +184,104 @@ static int clustering_write(const run_plan *p, const clustering_options *opt,
     return rc;
 }
 
-int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
-                   member_fields_fn fields, void *ctx, const unsigned char *excluded,
-                   cohort_output *out)
+/* The members that did not diverge (index: ascending global numbers), rank 0's flags sent to
+ * every rank of the team. */
+static int clustered_index(const run_plan *p, const cohort_team *team,
+                           const unsigned char *excluded, int64_t *index, int64_t *active)
 {
+    unsigned char *flags = malloc((size_t)p->members);
+    if (!flags) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means members");
+    if (team->rank == 0) memcpy(flags, excluded, (size_t)p->members);
+    const int rc = team->broadcast(team->ctx, flags, (size_t)p->members, 0);
+    *active = 0;
+    for (int64_t m = 0; rc == COHORT_OK && m < p->members; ++m)
+        if (!flags[m]) index[(*active)++] = m;
+    free(flags);
+    return rc;
+}
+
+/* clustering_run, every rank of opt->team taking part (out: rank 0's) */
+static int clustering_team_run(const cohort_backend *be, const run_plan *p,
+                               const clustering_options *opt, member_fields_fn fields, void *ctx,
+                               const unsigned char *excluded, cohort_output *out)
+{
+    const int root = opt->team->rank == 0;
     int64_t *index = malloc((size_t)p->members * sizeof *index), active = 0;
     if (!index) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means members");
-    for (int64_t m = 0; m < p->members; ++m)
-        if (!excluded[m]) index[active++] = m;
+    int rc = clustered_index(p, opt->team, excluded, index, &active);
     const int fewest = opt->k_auto ? 2 : opt->k;
-    if (active < fewest) {
-        fprintf(stderr,
-                "%s: k-means skipped: %lld members did not diverge, fewer than %d clusters\n",
-                opt->tool, (long long)active, fewest);
+    if (rc == COHORT_OK && active < fewest) {
+        if (root)
+            fprintf(stderr,
+                    "%s: k-means skipped: %lld members did not diverge, fewer than %d clusters\n",
+                    opt->tool, (long long)active, fewest);
         free(index);
         return COHORT_OK;
     }
     clustered_members f = {fields, ctx, index, p->n, NULL, 0};
-    silhouette_sample sample;
+    silhouette_sample sample = {0};
     kmeans_result r = {0};
     int k = 0;
     double sil = NAN, by_k[CLUSTERING_AUTO_MAX_K - 1];
     const double start = cohort_seconds();
-    int rc = sample_load(p, active, &f, &sample);
+    if (rc == COHORT_OK) rc = sample_load(p, opt->team, active, &f, &sample);
     if (rc == COHORT_OK) rc = clustering_fit(be, p, opt, active, &f, &sample, &r, &k, &sil, by_k);
     char meanings[512] = "";
     if (rc == COHORT_OK)
         rc = clustering_write(p, opt, &r, k, sil, by_k, active, &f, &sample, out, meanings,
                               sizeof meanings);
-    if (rc == COHORT_OK && !opt->quiet)
+    char ranks[64] = "";
+    if (opt->team->size > 1) snprintf(ranks, sizeof ranks, " over %d ranks", opt->team->size);
+    if (rc == COHORT_OK && !opt->quiet && root)
         fprintf(stderr,
-                "k-means: %d clusters%s (%s) of %lld members, inertia %.6g after %d iterations, "
-                "silhouette %.3f, %.2f s%s\n",
-                k, opt->k_auto ? " (chosen by silhouette)" : "", meanings, (long long)active,
+                "k-means: %d clusters%s (%s) of %lld members%s, inertia %.6g after %d "
+                "iterations, silhouette %.3f, %.2f s%s\n",
+                k, opt->k_auto ? " (chosen by silhouette)" : "", meanings, (long long)active, ranks,
                 r.inertia, r.iterations, sil, cohort_seconds() - start,
                 r.resident ? "" : " (features streamed)");
     sample_free(&sample);
     free(index), free(f.span);
     if (k) kmeans_result_free(&r);
     return rc;
+}
+
+/* A team's ranks other than 0 learn from it whether a clustering begins (1) or none will (0). */
+static int team_word(const cohort_team *team, int word)
+{
+    const int rc = team->broadcast(team->ctx, &word, sizeof word, 0);
+    return rc == COHORT_OK ? word : 0;
+}
+
+int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
+                   member_fields_fn fields, void *ctx, const unsigned char *excluded,
+                   cohort_output *out)
+{
+    clustering_options o = *opt;
+    if (!o.team) o.team = &team_alone;
+    if (o.team->size > 1) team_word(o.team, 1); /* the others are in clustering_follow */
+    const int rc = clustering_team_run(be, p, &o, fields, ctx, excluded, out);
+    if (rc != COHORT_OK && o.team->size > 1) { /* the others may wait in a collective */
+        fprintf(stderr, "%s: k-means: %s\n", o.tool, cohort_error_message());
+        o.team->abort(o.team->ctx, 1);
+    }
+    return rc;
+}
+
+int clustering_follow(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
+                      member_fields_fn fields, void *ctx)
+{
+    while (team_word(opt->team, 0)) {
+        const int rc = clustering_team_run(be, p, opt, fields, ctx, NULL, NULL);
+        if (rc != COHORT_OK) {
+            fprintf(stderr, "%s: k-means on rank %d: %s\n", opt->tool, opt->team->rank,
+                    cohort_error_message());
+            opt->team->abort(opt->team->ctx, 1);
+        }
+    }
+    return COHORT_OK;
+}
+
+void clustering_team_done(const cohort_team *team)
+{
+    if (team && team->size > 1) team_word(team, 0);
 }

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "analysis/team.h"
 #include "backend/backend.h"
 #include "config.h"
 #include "output.h"
@@ -24,8 +25,9 @@ typedef struct clustering_options {
     int k_auto; /* choose k in 2 .. CLUSTERING_AUTO_MAX_K by the mean silhouette */
     int restarts, max_iter;
     double tol;
-    int quiet;        /* no summary line on stderr */
-    const char *tool; /* "cohort run": the prefix of messages */
+    int quiet;               /* no summary line on stderr */
+    const cohort_team *team; /* the ranks that share the k-means (kmeans.h); NULL: alone */
+    const char *tool;        /* "cohort run": the prefix of messages */
 } clustering_options;
 
 /* The options analysis.kmeans* of the plan (k from analysis.kmeans). */
@@ -33,9 +35,16 @@ clustering_options clustering_options_from_plan(const run_plan *p);
 
 /* Clusters the members of p with excluded[g] = 0 and writes the result to out: the labels,
  * centroids and sizes, the measures of cluster_quality.h over a seeded subsample and, with k_auto,
- * each candidate k's silhouette. */
+ * each candidate k's silhouette. Under a team of several ranks this is rank 0's call: the others
+ * are in clustering_follow, each rank's fields reach at least its kmeans_share of the clustered
+ * members (rank 0's every member: the silhouette's subsample), and a failure ends every rank. */
 int clustering_run(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
                    member_fields_fn fields, void *ctx, const unsigned char *excluded,
                    cohort_output *out);
+/* The part of a rank other than 0 in opt->team's clusterings: each clustering_run of rank 0, until
+ * rank 0 calls clustering_team_done. */
+int clustering_follow(const cohort_backend *be, const run_plan *p, const clustering_options *opt,
+                      member_fields_fn fields, void *ctx);
+void clustering_team_done(const cohort_team *team);
 
 #endif

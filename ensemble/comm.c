@@ -1,10 +1,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "comm.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "backend/cohort_error.h"
 
 #ifdef COHORT_HAVE_MPI
 #    include <mpi.h>
@@ -158,4 +161,66 @@ _Noreturn void comm_abort(const cohort_comm *c, int status)
     (void)c;
 #endif
     _exit(status);
+}
+
+/* The team's collectives (analysis/team.h) over MPI_COMM_WORLD; one process copies. */
+static int team_broadcast(void *ctx, void *buf, size_t bytes, int root)
+{
+    const cohort_comm *c = ctx;
+#ifdef COHORT_HAVE_MPI
+    enum { PIECE = 1 << 30 }; /* MPI counts are int */
+    for (size_t at = 0; c->mpi && at < bytes; at += PIECE) {
+        const size_t piece = bytes - at < PIECE ? bytes - at : PIECE;
+        if (MPI_Bcast((char *)buf + at, (int)piece, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return COHORT_FAIL(COHORT_ERR_IO, "MPI_Bcast of %zu bytes from rank %d", bytes, root);
+    }
+#else
+    (void)c, (void)buf, (void)bytes, (void)root;
+#endif
+    return COHORT_OK;
+}
+
+static int team_gather(void *ctx, const void *mine, void *all, const size_t *bytes)
+{
+    const cohort_comm *c = ctx;
+    if (c->size == 1) {
+        if (mine != all) memmove(all, mine, bytes[0]);
+        return COHORT_OK;
+    }
+#ifdef COHORT_HAVE_MPI
+    int *count = malloc((size_t)c->size * sizeof *count),
+        *at = malloc((size_t)c->size * sizeof *at);
+    size_t total = 0;
+    int rc = count && at ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a gather's counts");
+    for (int r = 0; rc == COHORT_OK && r < c->size; total += bytes[r++]) {
+        if (total + bytes[r] > (size_t)INT_MAX)
+            rc =
+                COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "a gather of more than %d bytes", INT_MAX);
+        count[r] = (int)bytes[r], at[r] = (int)total;
+    }
+    const void *send = c->rank == 0 && mine == all ? MPI_IN_PLACE : mine;
+    if (rc == COHORT_OK && MPI_Gatherv(send, count ? count[c->rank] : 0, MPI_BYTE, all, count, at,
+                                       MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        rc = COHORT_FAIL(COHORT_ERR_IO, "MPI_Gatherv of %zu bytes", total);
+    free(count), free(at);
+    return rc;
+#else
+    return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "a gather over %d processes without MPI",
+                       c->size);
+#endif
+}
+
+static void team_abort(void *ctx, int status)
+{
+    comm_abort(ctx, status);
+}
+
+void comm_team(const cohort_comm *c, cohort_team *t)
+{
+    *t = (cohort_team){.rank = c->rank,
+                       .size = c->size,
+                       .ctx = (void *)c,
+                       .broadcast = team_broadcast,
+                       .gather = team_gather,
+                       .abort = team_abort};
 }

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "analysis/team.h"
+
 typedef struct cohort_comm {
     int rank, size;
     int local_rank; /* among the ranks of this node (MPI_COMM_TYPE_SHARED): picks the GPU */
@@ -36,5 +38,7 @@ void comm_quiet_stderr(const cohort_comm *c);
 void comm_report_stderr(const cohort_comm *c);
 /* Ends every rank with `status` (MPI_Abort; exit for one process). */
 _Noreturn void comm_abort(const cohort_comm *c, int status);
+/* The ranks as a team (analysis/team.h) for the analyses they share; t refers to c. */
+void comm_team(const cohort_comm *c, cohort_team *t);
 
 #endif

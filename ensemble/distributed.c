@@ -13,7 +13,9 @@
 #include "analysis/moments.h"
 #include "backend/cohort_error.h"
 #include "checkpoint.h"
+#include "clustering.h"
 #include "merge.h"
+#include "part_features.h"
 #include "plan.h"
 #include "run_output.h"
 
@@ -271,18 +273,56 @@ static int run_segments(const cohort_config *c, const run_options *opt, const co
     return comm_max(comm, status);
 }
 
-/* Rank 0 joins the parts into OUT (merge.h) and removes them and the segment list. */
-static int segments_join(const run_options *opt, const cohort_comm *comm, const char *out,
-                         const segments *g)
+/* The parts' names, parts[s] of segment s (freed with free(parts[0]), free(parts)). */
+static const char **part_names(const char *out, const segments *g)
 {
-    char manifest[PATH_MAX];
-    manifest_name(out, manifest, sizeof manifest);
     const char **parts = calloc((size_t)g->count, sizeof *parts);
     char *names = malloc((size_t)g->count * (PATH_MAX + 64));
-    for (int s = 0; parts && names && s < g->count; ++s) {
+    if (!parts || !names) {
+        free(parts), free(names);
+        return NULL;
+    }
+    for (int s = 0; s < g->count; ++s) {
         parts[s] = names + (size_t)s * (PATH_MAX + 64);
         part_name(out, g, s, names + (size_t)s * (PATH_MAX + 64), PATH_MAX + 64);
     }
+    return parts;
+}
+
+/* A rank other than 0 while rank 0 joins: its share of the k-means (clustering.h), its members'
+ * features read from the parts. The plan is the one every rank made already. */
+static int segments_follow(const cohort_config *c, const run_options *opt, const segments *g,
+                           const cohort_team *team)
+{
+    char err[1024];
+    run_plan p;
+    const cohort_backend *be = NULL;
+    const char **parts = part_names(output_of(c, opt), g);
+    if (!parts || run_plan_make(c, &p, err, sizeof err) != 0 ||
+        cohort_backend_get(opt->backend, &be) != COHORT_OK) {
+        fprintf(stderr, "cohort run: rank %d cannot take part in the k-means\n", team->rank);
+        team->abort(team->ctx, 1);
+        return 1;
+    }
+    part_features features;
+    part_features_init(&features, parts, g->bounds, g->count, p.n);
+    clustering_options copt = clustering_options_from_plan(&p);
+    copt.quiet = 1, copt.team = team;
+    const int rc = clustering_follow(be, &p, &copt, part_features_load, &features);
+    part_features_close(&features);
+    run_plan_free(&p);
+    free((void *)parts[0]), free(parts);
+    return rc == COHORT_OK ? 0 : 1;
+}
+
+/* Rank 0 joins the parts into OUT (merge.h), the team sharing the k-means, and removes them and
+ * the segment list. */
+static int segments_join(const run_options *opt, const cohort_comm *comm, const char *out,
+                         const segments *g, const cohort_team *team)
+{
+    char manifest[PATH_MAX];
+    manifest_name(out, manifest, sizeof manifest);
+    const char **parts = part_names(out, g);
     merge_options mo = {.inputs = parts,
                         .n_inputs = g->count,
                         .output_path = out,
@@ -290,8 +330,10 @@ static int segments_join(const run_options *opt, const cohort_comm *comm, const 
                         .backend = opt->backend,
                         .quiet = opt->quiet,
                         .joining = 1,
+                        .team = team,
                         .version = opt->version};
-    const int status = parts && names ? merge_parts(&mo) : 1;
+    const int status = parts ? merge_parts(&mo) : 1;
+    clustering_team_done(team); /* the other ranks leave clustering_follow */
     if (status == 0) {
         for (int s = 0; s < g->count; ++s) part_remove(parts[s]);
         remove(manifest);
@@ -301,7 +343,8 @@ static int segments_join(const run_options *opt, const cohort_comm *comm, const 
     } else {
         fprintf(stderr, "cohort run: joining the parts failed; they are kept beside %s\n", out);
     }
-    free(parts), free(names);
+    if (parts) free((void *)parts[0]);
+    free(parts);
     return status;
 }
 
@@ -331,7 +374,12 @@ static int run_distributed_locked(const cohort_config *c, const run_options *opt
                     status - 128, manifest, opt->command_line, opt->resume ? "" : " --resume");
         return status;
     }
-    if (comm->rank == 0) status = segments_join(opt, comm, output_of(c, opt), g);
+    cohort_team team;
+    comm_team(comm, &team);
+    if (comm->rank == 0)
+        status = segments_join(opt, comm, output_of(c, opt), g, &team);
+    else
+        segments_follow(c, opt, g, &team);
     status = decided_by_root(comm, status);
     signals_note(0);
     return status;

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "backend/cohort_error.h"
-#include "clustering.h"
 #include "uncertainty.h"
 
 _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
@@ -182,13 +181,14 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
             rc = uncertainty_bootstrap_inverse_k1(out, p, sf, a->ell, p->bootstrap, o->quiet);
     }
-    if (rc == COHORT_OK && a->features && !o->part) {
+    if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
         a->sf = sf = NULL;
         clustering_options copt = clustering_options_from_plan(p);
-        copt.quiet = o->quiet;
+        copt.quiet = o->quiet, copt.team = o->team;
         run_features f = {a->features, a->n};
-        rc = clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
+        rc = o->fields ? clustering_run(o->be, p, &copt, o->fields, o->fields_ctx, a->diverged, out)
+                       : clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
     }
     free(k1_x), free(k1_y), free(spectrum);
     return rc;

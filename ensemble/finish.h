@@ -13,6 +13,7 @@
 #include "analysis/moments.h"
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
+#include "clustering.h"
 #include "config.h"
 #include "output.h"
 #include "plan.h"
@@ -63,13 +64,18 @@ typedef struct run_finish_options {
     int part;                 /* a member subset: its merge data, no k-means */
     int write_records;        /* merge: the records too (a run wrote each as it completed) */
     int quiet;
+    /* k-means's features where they are not the accumulators' (a->features): a merge's parts,
+     * read by the ranks of team (NULL: this process alone) */
+    member_fields_fn fields;
+    void *fields_ctx;
+    const cohort_team *team;
 } run_finish_options;
 
 /* Writes everything that needs all members: the records (write_records), the divergence flags and
  * swept parameters of [first, end), dt (record_interval for an adaptive model), a part's merge data
- * or else k-means over the features (the structure factor is released first, a->sf = NULL, to
- * make room), and the fits of the model's length and of 1/k1 against t. *n_diverged: the
- * members of [first, end) that diverged. */
+ * or else k-means over the features (a->features, or o->fields where given; the structure factor
+ * is released first, a->sf = NULL, to make room), and the fits of the model's length and of 1/k1
+ * against t. *n_diverged: the members of [first, end) that diverged. */
 int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
                const run_finish_options *o, int64_t *n_diverged);
 

@@ -15,6 +15,7 @@
 #include "info.h"
 #include "output.h"
 #include "output_lock.h"
+#include "part_features.h"
 #include "paths.h"
 #include "plan.h"
 
@@ -97,8 +98,8 @@ static int parts_check(part_file *parts, int n, char *err, size_t len)
 }
 
 /* A part's accumulators into the whole run's: its diverged flags, the blocks of its statistics
- * and structure-factor sums, its features. A part that does not hold what its configuration
- * asks for is bad input (*bad). */
+ * and structure-factor sums (k-means reads its features where they lie: part_features.h). A part
+ * that does not hold what its configuration asks for is bad input (*bad). */
 static int part_accumulate(const part_file *f, const run_plan *p, run_accumulators *a, int *bad)
 {
     int grp = -1, var = -1, dims[4];
@@ -154,12 +155,6 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
             s->next = f->first + f->count;
         }
     }
-    if (a->features) {
-        const size_t at[2] = {0, 0}, size[2] = {(size_t)f->count, (size_t)a->n};
-        if (nc_inq_varid(grp, "features", &var) != NC_NOERR ||
-            nc_get_vara_double(grp, var, at, size, a->features + f->first * a->n) != NC_NOERR)
-            return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/features missing or unreadable", f->path);
-    }
     *bad = 0;
     return COHORT_OK;
 }
@@ -187,6 +182,49 @@ static int merge_create(const merge_options *opt, const run_plan *p, const cohor
     if (given->backend) spec->backend = given->backend;
     if (given->device) spec->device = given->device;
     return given->history ? output_create(spec, out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
+}
+
+/* Into the whole run's file out: each part's per-member variables, its blocks folded into the
+ * accumulators a as the whole run had them, then run_finish (k-means reading the parts'
+ * features, shared by opt->team's ranks). *bad: a part lacks what its configuration asks for. */
+static int merge_fold(const merge_options *opt, const run_plan *p, const cohort_backend *be,
+                      const part_file *parts, const output_spec *spec, cohort_output *out,
+                      run_accumulators *a, int *bad, int64_t *n_diverged)
+{
+    int rc = run_accumulators_alloc(
+        a, p, p->model->observing ? p->model->observing->n_observables : 0, 0);
+    const cohort_backend *cpu = NULL;
+    if (rc == COHORT_OK && spec->structure_factor) rc = cohort_backend_get("cpu", &cpu);
+    if (rc == COHORT_OK && spec->structure_factor) /* sums only: no spectra are taken */
+        rc = structure_factor_alloc(cpu, p->values.nx, p->values.ny, p->values.length, 1, 1,
+                                    p->members, p->n_records, &a->sf);
+    const char **paths = malloc((size_t)opt->n_inputs * sizeof *paths);
+    int64_t *firsts = malloc((size_t)(opt->n_inputs + 1) * sizeof *firsts);
+    if (rc == COHORT_OK && (!paths || !firsts))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%d parts", opt->n_inputs);
+    for (int i = 0; paths && firsts && i < opt->n_inputs; ++i)
+        paths[i] = parts[i].path, firsts[i] = parts[i].first, firsts[i + 1] = p->members;
+    part_features features;
+    part_features_init(&features, paths, firsts, opt->n_inputs, p->n);
+    for (int i = 0; i < opt->n_inputs && rc == COHORT_OK; ++i) {
+        rc = output_copy_part(out, parts[i].nc, parts[i].path, parts[i].first, i == 0);
+        if (rc == COHORT_OK) rc = part_accumulate(&parts[i], p, a, bad);
+        if (!opt->quiet && !opt->joining && rc == COHORT_OK)
+            fprintf(stderr, "cohort merge: %s: members [%lld, %lld)\n", parts[i].path,
+                    parts[i].first, parts[i].first + parts[i].count);
+    }
+    const int clustered = spec->kmeans_k > 0 || spec->kmeans_auto;
+    const run_finish_options fo = {.be = be,
+                                   .end = p->members,
+                                   .write_records = 1,
+                                   .quiet = opt->quiet,
+                                   .fields = clustered ? part_features_load : NULL,
+                                   .fields_ctx = &features,
+                                   .team = opt->team};
+    if (rc == COHORT_OK) rc = run_finish(out, p, a, &fo, n_diverged);
+    part_features_close(&features);
+    free(paths), free(firsts);
+    return rc;
 }
 
 int merge_parts(const merge_options *opt)
@@ -240,30 +278,9 @@ int merge_parts(const merge_options *opt)
     status = EXIT_FAILURE_RUNNING;
     int rc = merge_create(opt, &p, be, &parts[0], &provenance, &provided, &spec, &out);
 
-    /* the accumulators, as the whole run had them */
-    if (rc == COHORT_OK)
-        rc = run_accumulators_alloc(&a, &p,
-                                    p.model->observing ? p.model->observing->n_observables : 0, 0);
-    const cohort_backend *cpu = NULL;
-    if (rc == COHORT_OK && spec.structure_factor) rc = cohort_backend_get("cpu", &cpu);
-    if (rc == COHORT_OK && spec.structure_factor) /* sums only: no spectra are taken */
-        rc = structure_factor_alloc(cpu, p.values.nx, p.values.ny, p.values.length, 1, 1, p.members,
-                                    p.n_records, &a.sf);
-    if (rc == COHORT_OK && (spec.kmeans_k > 0 || spec.kmeans_auto) &&
-        !(a.features = malloc((size_t)p.members * (size_t)p.n * sizeof(double))))
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means features of %lld members",
-                         (long long)p.members);
-    int bad = 0;
-    for (int i = 0; i < opt->n_inputs && rc == COHORT_OK; ++i) {
-        rc = output_copy_part(out, parts[i].nc, parts[i].path, parts[i].first, i == 0);
-        if (rc == COHORT_OK) rc = part_accumulate(&parts[i], &p, &a, &bad);
-        if (!opt->quiet && !opt->joining && rc == COHORT_OK)
-            fprintf(stderr, "cohort merge: %s: members [%lld, %lld)\n", parts[i].path,
-                    parts[i].first, parts[i].first + parts[i].count);
-    }
+    int bad = 0; /* the whole run's accumulators, from the parts */
     int64_t n_diverged = 0;
-    const run_finish_options fo = {be, 0, p.members, 0, 1, opt->quiet};
-    if (rc == COHORT_OK) rc = run_finish(out, &p, &a, &fo, &n_diverged);
+    if (rc == COHORT_OK) rc = merge_fold(opt, &p, be, parts, &spec, out, &a, &bad, &n_diverged);
     const int closed = output_close(out, rc == COHORT_OK);
     out = NULL;
     if (rc != COHORT_OK || closed != COHORT_OK) {

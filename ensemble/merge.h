@@ -2,9 +2,12 @@
  * file the whole run would have written. The per-member variables are copied to their global
  * members; the statistics are folded again from the parts' blocks in the fixed merge order
  * (finish.h), so every data variable, the statistics and fits included, equals the whole run's
- * bit for bit; k-means runs over the parts' features as the whole run's would. */
+ * bit for bit; k-means runs over the parts' features as the whole run's would, reading them from
+ * the parts (no process holds every member's). */
 #ifndef COHORT_MERGE_H
 #define COHORT_MERGE_H
+
+#include "analysis/team.h"
 
 typedef struct merge_options {
     const char *const *inputs; /* the parts, in any order */
@@ -15,6 +18,8 @@ typedef struct merge_options {
     int quiet;
     int joining; /* the MPI run joining its segments: the whole run's summary (k-means, fits) but
                     no line per part and no closing line (the run writes its own) */
+    const cohort_team *team;  /* an MPI run's join: its ranks share the k-means, each
+                               * reading its members' features from the parts; NULL: alone */
     const char *command_line; /* for the history (NULL: the parts' history alone) */
     const char *version;
 } merge_options;

@@ -128,7 +128,11 @@ static int run_finished(run_state *s, int rc)
     const run_options *opt = s->opt;
     const run_plan *p = &s->p;
     run_buffers_release_device(s); /* room for the features' clustering */
-    const run_finish_options fo = {s->be, s->first, s->end, s->part, 0, opt->quiet || opt->segment};
+    const run_finish_options fo = {.be = s->be,
+                                   .first = s->first,
+                                   .end = s->end,
+                                   .part = s->part,
+                                   .quiet = opt->quiet || opt->segment};
     int64_t n_diverged = 0;
     if (rc == COHORT_OK) rc = run_finish(s->out, p, &s->acc, &fo, &n_diverged);
     const int ok = rc == COHORT_OK;

@@ -1,7 +1,8 @@
 #!/bin/sh
-# MPI scale-out (issue 16): cohort run under mpirun with 1, 2 and 3 ranks writes the serial run's
+# MPI scale-out (issue 16): cohort run under mpirun with 1 to 4 ranks writes the serial run's
 # file bit for bit (every variable and the fits: compare_nc --attributes), for a 1D sweep with the
-# structure factor and k-means and for a ch2d ensemble; a run stopped by SIGUSR1 to its ranks
+# structure factor and k-means (k = 3, and auto), whose Lloyd iterations the ranks share, each over
+# its own members' features (issue 37), and for a ch2d ensemble; a run stopped by SIGUSR1 to its ranks
 # (every rank checkpoints its segment) resumes under another number of ranks, and without
 # mpirun, to the same bits; a bad input is refused once, exit 2, on every rank; a failure of one
 # rank stops the job with a message naming the rank and its host; while a job writes a file, a
@@ -65,9 +66,14 @@ same() { # same SERIAL FILE WHAT
     fi
 }
 
-for name in sweep ch2d; do
+# k-means = auto (k = 2 .. 8, each a k-means over the ranks, the silhouette on rank 0), over 11
+# blocks, which the ranks' shares cut at other places of the fixed tree
+sed 's/^kmeans = 3$/kmeans = auto/; s/^replicates = 100$/replicates = 400/' sweep.ini > auto.ini
+
+for name in sweep auto ch2d; do
     "$cohort" run $name.ini -o $name-serial.nc --backend "$backend" --quiet || bad "$name serial"
-    for n in 1 2 3; do
+    # 4 ranks: the 3 blocks leave rank 0 without a share of the k-means
+    for n in 1 2 3 4; do
         mpi $n "$cohort" run $name.ini -o $name-np$n.nc --backend "$backend" --quiet ||
             bad "$name under $n ranks"
         same $name-serial.nc $name-np$n.nc "$name, $n ranks"
@@ -78,10 +84,11 @@ done
 
 # what the run reports is the whole run's summary (k-means, the fits), as the serial run reports
 # it, not a segment's fit nor the join's lines per part
-summary() { grep -E '^(k-means|ell_mean|1/k1|cohort merge)' "$1" | sed 's/, [0-9.]* s$//'; }
+summary() { grep -E '^(k-means|ell_mean|1/k1|cohort merge)' "$1" | sed 's/, [0-9.]* s$//; s/ over 2 ranks//'; }
 "$cohort" run sweep.ini -o summary-serial.nc --backend "$backend" 2> summary-serial.log || bad "summary serial"
 mpi 2 "$cohort" run sweep.ini -o summary-np2.nc --backend "$backend" 2> summary-np2.log || bad "summary np2"
 if [ "$(summary summary-serial.log)" = "$(summary summary-np2.log)" ] &&
+    grep -q "^k-means: .* of 2600 members over 2 ranks," summary-np2.log &&
     tail -n 1 summary-np2.log | grep -q "^wrote summary-np2.nc: 2600 members"; then
     ok
     echo "2 ranks report the serial run's summary: $(summary summary-np2.log | tr '\n' ';')"
