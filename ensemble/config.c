@@ -79,6 +79,16 @@ static const config_key common[] = {
      "seed of the Philox4x32-10 generator"},
     {"ensemble", "chunk", CONFIG_INT, "auto", 1, 1099511627776.0, 0, 1, NULL, "", "members",
      "members per chunk; auto sizes chunks from free device (or host) memory"},
+    {"ensemble", "target_sem", CONFIG_REAL, "0", 0, 1, 0, 0, NULL, "", "",
+     "run members block by block until the relative standard error of ensemble.target at the "
+     "last record is at most this (0: run ensemble.members, no target); the file is then the "
+     "fixed-size run of the members it took"},
+    {"ensemble", "max_members", CONFIG_INT, "auto", 1, 1099511627776.0, 0, 1, NULL, "", "members",
+     "with target_sem: the most members to run; auto: 64 x ensemble.members"},
+    {"ensemble", "target", CONFIG_STRING, "auto", 0, 0, 0, 0, "auto or an observable's name", "",
+     "",
+     "with target_sem: the statistic whose relative standard error is the target: auto (the "
+     "model's length), or the name of one of the model's observables"},
     {"initial", "kind", CONFIG_ENUM, "uniform", 0, 0, 0, 0,
      "uniform|cosine|mode|manufactured|radial_sine|ramp", "", "",
      "uniform: mean + mean-free uniform noise in [-amplitude, amplitude]; cosine and mode: "
@@ -332,8 +342,8 @@ static void describe_range(const config_key *k, char *out, size_t len)
         snprintf(out, len, "true or false");
         return;
     }
-    if (k->type == CONFIG_STRING) {
-        snprintf(out, len, "a path");
+    if (k->type == CONFIG_STRING) { /* `allowed` describes the text where it is not a path */
+        snprintf(out, len, "%s", k->allowed ? k->allowed : "a path");
         return;
     }
     const char *what = k->type == CONFIG_INT ? "an integer" : "a number";
@@ -754,6 +764,33 @@ int config_load_text(cohort_config *c, const char *name, const char *text, char 
                      size_t err_len)
 {
     return load(c, name, text, NULL, 0, err, err_len);
+}
+
+int config_copy(const cohort_config *c, cohort_config *copy)
+{
+    size_t n_keys;
+    config_schema(&n_keys);
+    *copy = *c;
+    copy->values = malloc(n_keys * sizeof *copy->values);
+    for (int s = 0; s < c->n_sweeps; ++s) copy->sweeps[s].values = NULL;
+    int ok = copy->values != NULL;
+    if (ok) memcpy(copy->values, c->values, n_keys * sizeof *copy->values);
+    for (int s = 0; ok && s < c->n_sweeps; ++s) {
+        const size_t bytes = (size_t)c->sweeps[s].count * sizeof(double);
+        ok = (copy->sweeps[s].values = malloc(bytes)) != NULL;
+        if (ok) memcpy(copy->sweeps[s].values, c->sweeps[s].values, bytes);
+    }
+    if (!ok) config_free(copy);
+    return ok ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a copy of the configuration");
+}
+
+void config_set_integer(cohort_config *c, const char *section, const char *name, int64_t value,
+                        const char *origin)
+{
+    config_value *v = (config_value *)config_get(c, section, name);
+    v->integer = value, v->number = (double)value, v->is_auto = 0;
+    snprintf(v->text, sizeof v->text, "%lld", (long long)value);
+    snprintf(v->origin, sizeof v->origin, "%s", origin);
 }
 
 void config_free(cohort_config *c)

@@ -25,7 +25,7 @@ typedef struct config_key {
     double min, max;           /* numbers: the allowed range */
     int min_exclusive;         /* min itself is not allowed */
     int allow_auto;            /* "auto" is also accepted */
-    const char *allowed;       /* CONFIG_ENUM */
+    const char *allowed;       /* CONFIG_ENUM; CONFIG_STRING: what the text is (NULL: a path) */
     const char *models;        /* the models that read it ("" = all) */
     const char *units, *meaning;
 } config_key;
@@ -80,6 +80,12 @@ int config_load(cohort_config *c, const char *path, const char *const *sets, int
 int config_load_text(cohort_config *c, const char *name, const char *text, char *err,
                      size_t err_len);
 void config_free(cohort_config *c);
+/* copy <- c, its own memory (config_free). COHORT_ERR_NO_MEMORY (copy then needs no freeing). */
+int config_copy(const cohort_config *c, cohort_config *copy);
+/* Sets the integer key section.name to value, `origin` what messages name as its source (a
+ * run's own derivation, such as a run to a target SEM's member count). */
+void config_set_integer(cohort_config *c, const char *section, const char *name, int64_t value,
+                        const char *origin);
 
 /* The value of section.name (the schema must have it). */
 const config_value *config_get(const cohort_config *c, const char *section, const char *name);

@@ -18,6 +18,7 @@
 #include "part_features.h"
 #include "plan.h"
 #include "run_output.h"
+#include "target.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_SEGMENTS = 65536 };
 
@@ -26,6 +27,13 @@ typedef struct segments {
     int count;
     int64_t bounds[MAX_SEGMENTS + 1]; /* segment s: members [bounds[s], bounds[s + 1]) */
 } segments;
+
+/* What the segments cover: the run's members, or a target run's max_members of which its first
+ * round runs first_round (0: no target). */
+typedef struct run_shape {
+    int64_t members, first_round;
+    int steady;
+} run_shape;
 
 static const char *output_of(const cohort_config *c, const run_options *opt)
 {
@@ -63,16 +71,17 @@ int run_distributed_pending(const cohort_config *c, const run_options *opt)
     return exists(name);
 }
 
-/* One segment per rank, cut at the statistics' blocks (empty segments left out). */
-static void segments_cut(segments *g, int64_t members, int ranks)
+/* Segments appended to g from its end to member `end`, one per rank, cut at the statistics'
+ * blocks (empty segments left out). */
+static void segments_extend(segments *g, int64_t end, int ranks)
 {
-    const int64_t blocks = (members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
-    const int n = ranks < MAX_SEGMENTS ? ranks : MAX_SEGMENTS;
-    g->members = members, g->count = 0, g->bounds[0] = 0;
+    const int64_t start = g->bounds[g->count], b0 = start / MOMENTS_BLOCK;
+    const int64_t blocks = (end - start + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
+    const int n = ranks < MAX_SEGMENTS - g->count ? ranks : MAX_SEGMENTS - g->count;
     for (int r = 0; r < n; ++r) {
-        int64_t end = (blocks * (r + 1) / n) * MOMENTS_BLOCK;
-        if (end > members) end = members;
-        if (end > g->bounds[g->count]) g->bounds[++g->count] = end;
+        int64_t stop = (b0 + blocks * (r + 1) / n) * MOMENTS_BLOCK;
+        if (stop > end || r == n - 1) stop = end;
+        if (stop > g->bounds[g->count]) g->bounds[++g->count] = stop;
     }
 }
 
@@ -90,8 +99,10 @@ static int manifest_write(const char *path, const segments *g)
     return fclose(f) == 0 && ok && rename(tmp, path) == 0;
 }
 
-/* The segments of OUT.ranks, checked against the run's members. 0, or 2 with err. */
-static int manifest_read(const char *path, int64_t members, segments *g, char *err, size_t len)
+/* The segments of OUT.ranks, checked against the run's members (a target run's, `target`, may
+ * end before them: its rounds so far). 0, or 2 with err. */
+static int manifest_read(const char *path, int64_t members, int target, segments *g, char *err,
+                         size_t len)
 {
     FILE *f = fopen(path, "r");
     long long m = -1, a = 0, b = 0;
@@ -104,7 +115,7 @@ static int manifest_read(const char *path, int64_t members, segments *g, char *e
              (a % MOMENTS_BLOCK) == 0;
         g->bounds[s + 1] = b;
     }
-    ok = ok && g->bounds[count] == members;
+    ok = ok && (g->bounds[count] == members || (target && g->bounds[count] < members));
     if (f) fclose(f);
     if (!ok)
         snprintf(err, len,
@@ -154,8 +165,7 @@ static int decided_by_root(const cohort_comm *comm, int status)
  * --overwrite (with it, its parts go), the members cut over the ranks and the list written
  * unless one process runs it all (*serial). 0, or 2 with err. */
 static int segments_start(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
-                          int64_t members, int steady, segments *g, int *serial, char *err,
-                          size_t len)
+                          const run_shape *shape, segments *g, int *serial, char *err, size_t len)
 {
     const char *out = output_of(c, opt), *path = NULL;
     char manifest[PATH_MAX];
@@ -171,15 +181,17 @@ static int segments_start(const cohort_config *c, const run_options *opt, const 
     if (!status && exists(manifest)) { /* --overwrite: the old segments' files go */
         segments old;
         char part[PATH_MAX + 64], ignored[256];
-        if (manifest_read(manifest, members, &old, ignored, sizeof ignored) == 0)
+        if (manifest_read(manifest, shape->members, shape->first_round > 0, &old, ignored,
+                          sizeof ignored) == 0)
             for (int s = 0; s < old.count; ++s) {
                 part_name(out, &old, s, part, sizeof part);
                 part_remove(part);
             }
         remove(manifest);
     }
-    segments_cut(g, members, comm->size);
-    *serial = steady || g->count == 1;
+    g->members = shape->members, g->count = 0, g->bounds[0] = 0;
+    segments_extend(g, shape->first_round > 0 ? shape->first_round : shape->members, comm->size);
+    *serial = shape->first_round == 0 && (shape->steady || g->count == 1);
     if (!status && !*serial && !manifest_write(manifest, g)) {
         snprintf(err, len, "cannot write %s", manifest);
         status = EXIT_BAD_INPUT;
@@ -191,32 +203,47 @@ static int segments_start(const cohort_config *c, const run_options *opt, const 
  * rank 0 runs it all as one process (*serial: a steady model, one segment, or the resume of a run
  * that had one). 0, or the exit status, said once. */
 static int segments_decide(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
-                           segments *g, int *serial)
+                           segments *g, run_shape *shape_out, int *serial)
 {
     char err[PATH_MAX + 1024] = "", manifest[PATH_MAX];
     run_plan p;
     int status = run_plan_make(c, &p, err, sizeof err);
-    const int64_t members = p.members;
-    const int steady = status == 0 && p.model->steady != NULL;
+    run_shape shape = {p.members, 0, status == 0 && p.model->steady != NULL};
+    if (status == 0 && p.target_sem > 0.0) { /* the first round: whole blocks */
+        const int64_t first = (p.members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
+        shape.members = p.max_members;
+        shape.first_round = first < p.max_members ? first : p.max_members;
+    }
     run_plan_free(&p);
+    *shape_out = shape;
     if (status) { /* the same on every rank: rank 0 says it */
         fprintf(stderr, "cohort run: %s\n", err);
         return status;
     }
     if (opt->members_end > 0) {
-        fprintf(stderr, "cohort run: --members: a run over several processes splits the members "
-                        "itself; run the part without mpirun\n");
+        fprintf(stderr, "cohort run: --members: %s; run the part without %s\n",
+                shape.first_round > 0
+                    ? "a run to ensemble.target_sem splits the members itself, in rounds"
+                    : "a run over several processes splits the members itself",
+                shape.first_round > 0 ? "ensemble.target_sem" : "mpirun");
         return EXIT_BAD_INPUT;
     }
     manifest_name(output_of(c, opt), manifest, sizeof manifest);
     *serial = 0;
     if (comm->rank == 0) {
         if (opt->resume && exists(manifest))
-            status = manifest_read(manifest, members, g, err, sizeof err);
-        else if (opt->resume)
+            status =
+                manifest_read(manifest, shape.members, shape.first_round > 0, g, err, sizeof err);
+        else if (opt->resume && shape.first_round > 0) {
+            snprintf(err, sizeof err,
+                     "--resume: %s does not exist: no run to ensemble.target_sem of this output "
+                     "was interrupted; run it without --resume",
+                     manifest);
+            status = EXIT_BAD_INPUT;
+        } else if (opt->resume)
             *serial = 1; /* OUT.checkpoint, or run_ensemble says there is none */
         else
-            status = segments_start(c, opt, comm, members, steady, g, serial, err, sizeof err);
+            status = segments_start(c, opt, comm, &shape, g, serial, err, sizeof err);
         if (status && *err) fprintf(stderr, "cohort run: %s\n", err);
     }
     status = decided_by_root(comm, status);
@@ -318,13 +345,17 @@ static int segments_follow(const cohort_config *c, const run_options *opt, const
 /* Rank 0 joins the parts into OUT (merge.h), the team sharing the k-means, and removes them and
  * the segment list. */
 static int segments_join(const run_options *opt, const cohort_comm *comm, const char *out,
-                         const segments *g, const cohort_team *team)
+                         const segments *g, const target_result *target, const cohort_team *team)
 {
     char manifest[PATH_MAX];
     manifest_name(out, manifest, sizeof manifest);
     const char **parts = part_names(out, g);
+    int joined = g->count; /* a target run: the parts of its first target->members */
+    while (target && joined > 1 && g->bounds[joined - 1] >= target->members) --joined;
     merge_options mo = {.inputs = parts,
-                        .n_inputs = g->count,
+                        .n_inputs = joined,
+                        .members = target ? target->members : 0,
+                        .target_reached = target ? target->reached : 0.0,
                         .output_path = out,
                         .overwrite = opt->overwrite,
                         .backend = opt->backend,
@@ -339,7 +370,7 @@ static int segments_join(const run_options *opt, const cohort_comm *comm, const 
         remove(manifest);
         if (!opt->quiet)
             fprintf(stderr, "wrote %s: %lld members, %d segments over %d ranks\n", out,
-                    (long long)g->members, g->count, comm->size);
+                    (long long)(target ? target->members : g->members), joined, comm->size);
     } else {
         fprintf(stderr, "cohort run: joining the parts failed; they are kept beside %s\n", out);
     }
@@ -348,39 +379,136 @@ static int segments_join(const run_options *opt, const cohort_comm *comm, const 
     return status;
 }
 
-/* run_distributed, with rank 0 holding OUT's lock */
-static int run_distributed_locked(const cohort_config *c, const run_options *opt,
-                                  const cohort_comm *comm, segments *g)
+/* Rank 0's decision after a target run's round: done (*t: the members the target took, their
+ * relative standard error) or one more round appended to g and its list. 0, or 1. */
+static int target_decide(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
+                         segments *g, target_result *t, int *done)
 {
-    int serial = 0;
-    int status = segments_decide(c, opt, comm, g, &serial);
-    if (status) return status;
-    stop_signal = 0;
-    signals_note(1);
-    if (serial) {
-        status = run_serial(c, opt, comm);
-        signals_note(0);
-        return status;
+    char err[1024], manifest[PATH_MAX];
+    run_plan p;
+    if (run_plan_make(c, &p, err, sizeof err)) { /* it was made before: out of memory */
+        fprintf(stderr, "cohort run: %s\n", err);
+        run_plan_free(&p);
+        return 1;
     }
-    status = run_segments(c, opt, comm, g);
+    const char **parts = part_names(output_of(c, opt), g);
+    int status = parts && target_read(&p, parts, g->bounds, g->count, t) == COHORT_OK ? 0 : 1;
+    const int64_t covered = g->bounds[g->count];
+    if (status) {
+        fprintf(stderr, "cohort run: %s\n", parts ? cohort_error_message() : "out of memory");
+    } else if (t->members > 0 || covered >= p.max_members) {
+        *done = 1;
+        if (t->members == 0) t->members = covered;
+        if (!opt->quiet)
+            fprintf(stderr, "cohort run: %s's relative standard error %.4g at %lld members: %s\n",
+                    p.target_name, t->reached, (long long)t->members,
+                    t->reached <= p.target_sem
+                        ? "ensemble.target_sem reached"
+                        : "ensemble.target_sem not reached by ensemble.max_members");
+    } else { /* sem ~ M^-1/2, and a quarter more at least */
+        int64_t next = t->estimate > covered + covered / 4 ? t->estimate : covered + covered / 4;
+        next = (next + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
+        if (next > p.max_members) next = p.max_members;
+        segments_extend(g, next, comm->size);
+        manifest_name(output_of(c, opt), manifest, sizeof manifest);
+        if (!manifest_write(manifest, g))
+            status = 1, fprintf(stderr, "cohort run: cannot write %s\n", manifest);
+        if (!opt->quiet)
+            fprintf(stderr,
+                    "cohort run: %s's relative standard error %.4g at %lld members, target %g: "
+                    "running to %lld\n",
+                    p.target_name, t->reached, (long long)covered, p.target_sem, (long long)next);
+    }
+    if (parts) free((void *)parts[0]);
+    free(parts);
+    run_plan_free(&p);
+    return status;
+}
+
+/* A target run's next step, decided by rank 0, learnt by every rank: done, or another round. */
+static int target_next(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
+                       segments *g, target_result *t, int *done)
+{
+    int status = 0;
+    *done = 0;
+    if (comm->rank == 0) status = target_decide(c, opt, comm, g, t, done);
+    status = decided_by_root(comm, status);
+    *done = decided_by_root(comm, *done);
+    comm_broadcast(comm, t, sizeof *t);
+    if (!status && !*done) comm_broadcast(comm, g, sizeof *g);
+    return status;
+}
+
+/* The segments' runs, round after round for a target run (pc: the parts' configuration); 0 with
+ * *t where a target run is done, or the exit status (128 + a signal: each part checkpointed). */
+static int run_rounds(const cohort_config *c, const cohort_config *pc, const run_options *opt,
+                      const cohort_comm *comm, const run_shape *shape, segments *g,
+                      target_result *t)
+{
+    for (int done = 0;;) {
+        int status = run_segments(pc, opt, comm, g);
+        if (status || shape->first_round == 0) return status;
+        if ((status = target_next(c, opt, comm, g, t, &done)) || done) return status;
+    }
+}
+
+/* run_distributed, with rank 0 holding OUT's lock; pc: the configuration of the parts (a target
+ * run's: of max_members members) */
+static int run_distributed_locked(const cohort_config *c, cohort_config *pc, const run_options *opt,
+                                  const cohort_comm *comm, segments *g, const run_shape *shape)
+{
+    target_result t = {0, 0.0, 0};
+    int status = run_rounds(c, pc, opt, comm, shape, g, &t);
     if (status) { /* a signal: every rank checkpointed its segment */
-        signals_note(0);
         char manifest[PATH_MAX];
         manifest_name(output_of(c, opt), manifest, sizeof manifest);
-        if (comm->rank == 0)
+        if (comm->rank == 0 && status > 128)
             fprintf(stderr,
                     "cohort run: stopped by signal %d; %s lists the segments, each with its "
                     "part or checkpoint.\nResume with (any number of ranks): %s%s\n",
                     status - 128, manifest, opt->command_line, opt->resume ? "" : " --resume");
         return status;
     }
+    if (shape->first_round > 0) /* the join's plan: the run of the members the target took */
+        config_set_integer(pc, "ensemble", "members", t.members, "ensemble.target_sem");
     cohort_team team;
     comm_team(comm, &team);
     if (comm->rank == 0)
-        status = segments_join(opt, comm, output_of(c, opt), g, &team);
+        status = segments_join(opt, comm, output_of(c, opt), g, shape->first_round > 0 ? &t : NULL,
+                               &team);
     else
-        segments_follow(c, opt, g, &team);
-    status = decided_by_root(comm, status);
+        segments_follow(pc, opt, g, &team);
+    return decided_by_root(comm, status);
+}
+
+/* The configuration of a target run's parts: members and max_members its max_members. */
+static int parts_configuration(const cohort_config *c, const run_shape *shape, cohort_config *pc)
+{
+    if (config_copy(c, pc) != COHORT_OK) return 1;
+    if (shape->first_round > 0) {
+        config_set_integer(pc, "ensemble", "members", shape->members, "ensemble.max_members");
+        config_set_integer(pc, "ensemble", "max_members", shape->members, "ensemble.max_members");
+    }
+    return 0;
+}
+
+/* The segments decided, then run (rank 0 alone where serial) and joined. */
+static int run_decided(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
+                       segments *g)
+{
+    int serial = 0;
+    run_shape shape;
+    int status = segments_decide(c, opt, comm, g, &shape, &serial);
+    if (status) return status;
+    stop_signal = 0;
+    signals_note(1);
+    cohort_config pc;
+    if (serial)
+        status = run_serial(c, opt, comm);
+    else if (!(status = parts_configuration(c, &shape, &pc))) {
+        status = run_distributed_locked(c, &pc, opt, comm, g, &shape);
+        config_free(&pc);
+    }
     signals_note(0);
     return status;
 }
@@ -391,7 +519,7 @@ int run_distributed(const cohort_config *c, const run_options *opt, const cohort
     int status = comm->rank == 0 ? run_output_lock(c, opt, &lock) : 0;
     status = decided_by_root(comm, status);
     segments *g = status ? NULL : calloc(1, sizeof *g);
-    if (!status) status = g ? run_distributed_locked(c, opt, comm, g) : 1;
+    if (!status) status = g ? run_decided(c, opt, comm, g) : 1;
     free(g);
     output_lock_release(lock);
     return status;

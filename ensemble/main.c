@@ -114,6 +114,10 @@ static void print_run_usage(FILE *out)
             "chooses K in 2..8 by the silhouette. Each fit carries least-squares errors and,\n"
             "from analysis.bootstrap resamples of the members' blocks of 1024, a standard\n"
             "error and a 95%% interval (<slope>_se, <slope>_ci95).\n"
+            "ensemble.target_sem = X runs rounds of 1024-member blocks until the relative\n"
+            "standard error of the length (or ensemble.target) at the last record is at most X\n"
+            "(ensemble.max_members at most): the file of a fixed-size run of the members it\n"
+            "took, with target_members and target_sem_reached.\n"
             "\n"
             "2D models (e.g. model.name = ch2d) run members of grid.nx x grid.ny points:\n"
             "C(member, y, x), and s_mean/var/sem(t) with the fit s_mean ~ t^s_exponent in place\n"
@@ -272,8 +276,10 @@ static int command_run_as(const cohort_comm *comm, int argc, char **argv, int fu
     opt.version = version;
     /* a rank takes the GPU of its rank on the node (none: auto picks the cpu backend) */
     if (comm->mpi && strcmp(opt.backend, "cpu") != 0) cohort_cuda_select(comm->local_rank);
-    /* under an MPI launcher, or resuming a run that had several processes: distributed.h */
-    const int status = comm->mpi || (opt.resume && run_distributed_pending(&config, &opt))
+    /* under an MPI launcher, a run to ensemble.target_sem (its rounds are segments), or resuming
+     * a run that had several processes: distributed.h */
+    const int status = comm->mpi || config_real(&config, "ensemble", "target_sem") > 0.0 ||
+                               (opt.resume && run_distributed_pending(&config, &opt))
                            ? run_distributed(&config, &opt, comm)
                            : run_ensemble(&config, &opt);
     config_free(&config);

@@ -61,8 +61,9 @@ static int part_open(part_file *f, char *err, size_t len)
     return 0;
 }
 
-/* The parts of one run and configuration, covering each member once. 0, or 2 with err. */
-static int parts_check(part_file *parts, int n, char *err, size_t len)
+/* The parts of one run and configuration, covering each of its first `whole` members once (0:
+ * all of them); a part's count then ends at `whole`. 0, or 2 with err. */
+static int parts_check(part_file *parts, int n, long long whole, char *err, size_t len)
 {
     qsort(parts, (size_t)n, sizeof *parts, by_first);
     long long next = 0;
@@ -90,10 +91,13 @@ static int parts_check(part_file *parts, int n, char *err, size_t len)
         }
         next = parts[i].first + parts[i].count;
     }
-    if (next < parts[0].total) {
-        snprintf(err, len, "members [%lld, %lld) are in none of the parts", next, parts[0].total);
+    const long long end = whole > 0 ? whole : parts[0].total;
+    if (next < end) {
+        snprintf(err, len, "members [%lld, %lld) are in none of the parts", next, end);
         return EXIT_BAD_INPUT;
     }
+    for (int i = 0; i < n; ++i)
+        if (parts[i].first + parts[i].count > end) parts[i].count = end - parts[i].first;
     return 0;
 }
 
@@ -108,8 +112,9 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
     const int64_t n_blocks = (f->first + f->count + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
     const int statistics = 2 + a->n_obs;
     *bad = 1;
+    const size_t at0 = 0, members = (size_t)f->count;
     if (nc_inq_varid(f->nc, "diverged", &var) != NC_NOERR ||
-        nc_get_var_uchar(f->nc, var, a->diverged + f->first) != NC_NOERR)
+        nc_get_vara_uchar(f->nc, var, &at0, &members, a->diverged + f->first) != NC_NOERR)
         return COHORT_FAIL(COHORT_ERR_IO, "%s: diverged unreadable", f->path);
     nc_inq_ncid(f->nc, "merge", &grp);
     if (nc_inq_varid(grp, "moments", &var) != NC_NOERR ||
@@ -117,7 +122,7 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
         return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments missing", f->path);
     for (int d = 0; d < 4; ++d) nc_inq_dimlen(grp, dims[d], &len[d]);
     if ((int64_t)len[0] != p->n_records || (int)len[1] != statistics ||
-        (int64_t)len[2] != n_blocks || len[3] != 3)
+        (int64_t)len[2] < n_blocks || len[3] != 3)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "%s: merge/moments is %zu x %zu x %zu x %zu where the run has %lld "
                            "records of %d statistics over %lld blocks (an unfinished part?)",
@@ -128,7 +133,8 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
             moments_blocks *b = s == 0   ? &a->ell[r]
                                 : s == 1 ? &a->mass[r]
                                          : &a->obs[(s - 2) * a->n_records + r];
-            const size_t at[4] = {(size_t)r, (size_t)s, 0, 0}, size[4] = {1, 1, len[2], 3};
+            const size_t at[4] = {(size_t)r, (size_t)s, 0, 0},
+                         size[4] = {1, 1, (size_t)n_blocks, 3};
             if (nc_get_vara_double(grp, var, at, size, (double *)(b->blocks + b0)) != NC_NOERR)
                 return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments unreadable", f->path);
             b->next = f->first + f->count;
@@ -139,7 +145,7 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
             nc_inq_vardimid(grp, var, dims) != NC_NOERR)
             return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums missing", f->path);
         for (int d = 0; d < 3; ++d) nc_inq_dimlen(grp, dims[d], &len[d]);
-        if ((int64_t)len[0] != p->n_records || (int64_t)len[1] != n_blocks ||
+        if ((int64_t)len[0] != p->n_records || (int64_t)len[1] < n_blocks ||
             (int64_t)len[2] != rows)
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "%s: merge/spectrum_sums is %zu x %zu x %zu, not %lld x %lld x %lld",
@@ -148,7 +154,7 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
         for (int64_t r = 0; r < p->n_records; ++r) {
             ordered_sum *s = &a->sf->sums[r];
             if (!s->host) COHORT_CALL(ordered_sum_alloc(s, a->sf->be, a->members, rows, 1, 1));
-            const size_t at[3] = {(size_t)r, 0, 0}, size[3] = {1, len[1], len[2]};
+            const size_t at[3] = {(size_t)r, 0, 0}, size[3] = {1, (size_t)n_blocks, len[2]};
             if (nc_get_vara_double(grp, var, at, size, s->host + (size_t)b0 * (size_t)rows) !=
                 NC_NOERR)
                 return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums unreadable", f->path);
@@ -163,13 +169,16 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
  * where a user ran it), backend and device. */
 typedef struct merge_provenance {
     char *history, *previous, *backend, *device;
+    char *config; /* the run of opt->members members' configuration (NULL: the first part's) */
 } merge_provenance;
 
 /* The whole run's file, its provenance the first part's. */
-static int merge_create(const merge_options *opt, const run_plan *p, const cohort_backend *be,
-                        const part_file *first, run_provenance *pv, merge_provenance *given,
-                        output_spec *spec, cohort_output **out)
+static int merge_create(const merge_options *opt, const run_plan *p, const cohort_config *c,
+                        const cohort_backend *be, const part_file *first, run_provenance *pv,
+                        merge_provenance *given, output_spec *spec, cohort_output **out)
 {
+    if (opt->members > 0 && !(given->config = config_render(c)))
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the configuration");
     given->previous = info_global_text(first->nc, "history");
     given->backend = info_global_text(first->nc, "backend");
     given->device = info_global_text(first->nc, "device");
@@ -178,7 +187,8 @@ static int merge_create(const merge_options *opt, const run_plan *p, const cohor
                                        : strdup(given->previous ? given->previous : "");
     int value_slot[RUN_VALUES];
     run_output_spec(p, be, 0, p->members, opt->output_path, pv, spec, value_slot);
-    spec->history = given->history, spec->source = opt->version, spec->config = first->config;
+    spec->history = given->history, spec->source = opt->version,
+    spec->config = given->config ? given->config : first->config;
     if (given->backend) spec->backend = given->backend;
     if (given->device) spec->device = given->device;
     return given->history ? output_create(spec, out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
@@ -207,7 +217,8 @@ static int merge_fold(const merge_options *opt, const run_plan *p, const cohort_
     part_features features;
     part_features_init(&features, paths, firsts, opt->n_inputs, p->n);
     for (int i = 0; i < opt->n_inputs && rc == COHORT_OK; ++i) {
-        rc = output_copy_part(out, parts[i].nc, parts[i].path, parts[i].first, i == 0);
+        rc = output_copy_part(out, parts[i].nc, parts[i].path, parts[i].first, parts[i].count,
+                              i == 0);
         if (rc == COHORT_OK) rc = part_accumulate(&parts[i], p, a, bad);
         if (!opt->quiet && !opt->joining && rc == COHORT_OK)
             fprintf(stderr, "cohort merge: %s: members [%lld, %lld)\n", parts[i].path,
@@ -222,9 +233,39 @@ static int merge_fold(const merge_options *opt, const run_plan *p, const cohort_
                                    .fields_ctx = &features,
                                    .team = opt->team};
     if (rc == COHORT_OK) rc = run_finish(out, p, a, &fo, n_diverged);
+    if (rc == COHORT_OK && opt->members > 0) /* how many members the target took, what it reached */
+        rc = output_put_double(out, "target_members", (double)opt->members);
+    if (rc == COHORT_OK && opt->members > 0)
+        rc = output_put_double(out, "target_sem_reached", opt->target_reached);
     part_features_close(&features);
     free(paths), free(firsts);
     return rc;
+}
+
+/* The parts opened and checked, their configuration (that of the run of opt->members members
+ * where given) and its plan. 0, or the exit status with err. */
+static int merge_plan(const merge_options *opt, part_file *parts, cohort_config *c, int *loaded,
+                      run_plan *p, char *err, size_t len)
+{
+    for (int i = 0; i < opt->n_inputs; ++i)
+        if (part_open(&parts[i], err, len)) return EXIT_BAD_INPUT;
+    if (parts_check(parts, opt->n_inputs, opt->members, err, len)) return EXIT_BAD_INPUT;
+    char name[1024];
+    snprintf(name, sizeof name, "%s: attribute config", parts[0].path);
+    if (config_load_text(c, name, parts[0].config, err, len) != COHORT_OK) return EXIT_BAD_INPUT;
+    *loaded = 1;
+    const int64_t whole = opt->members > 0 ? opt->members : parts[0].total;
+    if (opt->members > 0) /* the output is the fixed-size run of those members */
+        config_set_integer(c, "ensemble", "members", opt->members,
+                           "the run to ensemble.target_sem");
+    const int status = run_plan_make(c, p, err, len);
+    if (status) return status;
+    if (p->members != whole || (opt->members > 0 && p->target_sem <= 0.0)) {
+        snprintf(err, len, "%s's configuration has %lld members, its members_total %lld",
+                 parts[0].path, (long long)p->members, parts[0].total);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
 }
 
 int merge_parts(const merge_options *opt)
@@ -244,20 +285,9 @@ int merge_parts(const merge_options *opt)
         goto done;
     }
     for (int i = 0; i < opt->n_inputs; ++i) parts[i].path = opt->inputs[i], parts[i].nc = -1;
-    for (int i = 0; i < opt->n_inputs; ++i)
-        if (part_open(&parts[i], err, sizeof err)) goto done;
-    if (parts_check(parts, opt->n_inputs, err, sizeof err)) goto done;
-    char name[1024];
-    snprintf(name, sizeof name, "%s: attribute config", parts[0].path);
-    if (config_load_text(&c, name, parts[0].config, err, sizeof err) != COHORT_OK) goto done;
-    config_loaded = 1;
-    if ((status = run_plan_make(&c, &p, err, sizeof err))) goto done;
+    status = merge_plan(opt, parts, &c, &config_loaded, &p, err, sizeof err);
+    if (status) goto done;
     status = EXIT_BAD_INPUT;
-    if (p.members != parts[0].total) {
-        snprintf(err, sizeof err, "%s's configuration has %lld members, its members_total %lld",
-                 parts[0].path, (long long)p.members, parts[0].total);
-        goto done;
-    }
     const cohort_backend *be = NULL;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
@@ -276,7 +306,7 @@ int merge_parts(const merge_options *opt)
     output_spec spec;
     run_provenance provenance;
     status = EXIT_FAILURE_RUNNING;
-    int rc = merge_create(opt, &p, be, &parts[0], &provenance, &provided, &spec, &out);
+    int rc = merge_create(opt, &p, &c, be, &parts[0], &provenance, &provided, &spec, &out);
 
     int bad = 0; /* the whole run's accumulators, from the parts */
     int64_t n_diverged = 0;
@@ -302,8 +332,25 @@ done:
         free(parts[i].source), free(parts[i].config);
     }
     free(parts), free(provided.history), free(provided.previous), free(provided.backend),
-        free(provided.device);
+        free(provided.device), free(provided.config);
     if (config_loaded) config_free(&c);
     run_plan_free(&p);
     return status;
+}
+
+int merge_part_moments(const char *path, int64_t record, int statistic, int64_t n_blocks,
+                       moments *blocks)
+{
+    int nc = -1, grp = -1, var = -1;
+    if (nc_open(path, NC_NOWRITE, &nc) != NC_NOERR)
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: cannot open the part", path);
+    const size_t at[4] = {(size_t)record, (size_t)statistic, 0, 0},
+                 size[4] = {1, 1, (size_t)n_blocks, 3};
+    const int ok = nc_inq_ncid(nc, "merge", &grp) == NC_NOERR &&
+                   nc_inq_varid(grp, "moments", &var) == NC_NOERR &&
+                   nc_get_vara_double(grp, var, at, size, (double *)blocks) == NC_NOERR;
+    nc_close(nc);
+    return ok ? COHORT_OK
+              : COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments of record %lld unreadable", path,
+                            (long long)record);
 }

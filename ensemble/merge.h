@@ -7,6 +7,9 @@
 #ifndef COHORT_MERGE_H
 #define COHORT_MERGE_H
 
+#include <stdint.h>
+
+#include "analysis/moments.h"
 #include "analysis/team.h"
 
 typedef struct merge_options {
@@ -18,6 +21,11 @@ typedef struct merge_options {
     int quiet;
     int joining; /* the MPI run joining its segments: the whole run's summary (k-means, fits) but
                     no line per part and no closing line (the run writes its own) */
+    /* > 0: the run to a target SEM (ensemble.target_sem) stopped at this many members: the
+     * output is the run of them, from the parts' first members (the parts' run has more); its
+     * relative SEM, target_reached, is stored beside */
+    int64_t members;
+    double target_reached;
     const cohort_team *team;  /* an MPI run's join: its ranks share the k-means, each
                                * reading its members' features from the parts; NULL: alone */
     const char *command_line; /* for the history (NULL: the parts' history alone) */
@@ -27,5 +35,10 @@ typedef struct merge_options {
 /* Returns 0, 2 for bad input (a file that is no part, parts of different runs or
  * configurations, members missing or twice; nothing written), 1 for a failure while writing. */
 int merge_parts(const merge_options *opt);
+
+/* The first n_blocks blocks of a part's statistic `statistic` (RUN_TARGET_*: the order of its
+ * merge data) at record `record`, from the file at path. COHORT_ERR_IO. */
+int merge_part_moments(const char *path, int64_t record, int statistic, int64_t n_blocks,
+                       moments *blocks);
 
 #endif

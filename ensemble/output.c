@@ -812,9 +812,9 @@ int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count, con
 }
 
 /* One variable of a part, at member offset `first` where it runs along member (dimension
- * member_dim; -1: none), in pieces of at most 64 MB. */
+ * member_dim; -1: none; its first `count` members), in pieces of at most 64 MB. */
 static int copy_variable(cohort_output *o, int src_nc, const char *src_path, int src_var,
-                         int dst_var, int member_dim, int64_t first)
+                         int dst_var, int member_dim, int64_t first, int64_t count_members)
 {
     int ndims = 0, dims[NC_MAX_VAR_DIMS], dst_ndims = 0;
     nc_type type, dst_type;
@@ -832,7 +832,9 @@ static int copy_variable(cohort_output *o, int src_nc, const char *src_path, int
             return COHORT_FAIL(COHORT_ERR_IO, "%s: %s's dimensions unreadable", src_path, name);
         if (d != member_dim) per_member *= len[d];
     }
-    const size_t members = member_dim >= 0 ? len[member_dim] : 1;
+    const size_t members = member_dim < 0                            ? 1
+                           : len[member_dim] < (size_t)count_members ? len[member_dim]
+                                                                     : (size_t)count_members;
     const size_t row_bytes = per_member * type_size;
     size_t piece = row_bytes ? ((size_t)64 << 20) / row_bytes : members;
     piece = piece < 1 ? 1 : piece > members ? members : piece;
@@ -858,7 +860,8 @@ static int copy_variable(cohort_output *o, int src_nc, const char *src_path, int
     return rc;
 }
 
-int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t first, int shared)
+int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t first,
+                     int64_t count, int shared)
 {
     int n_vars = 0, unlimited = -1;
     if (nc_inq_nvars(src_nc, &n_vars) != NC_NOERR || nc_inq_unlimdim(src_nc, &unlimited))
@@ -876,7 +879,7 @@ int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t
             along_t |= dims[d] == unlimited;
         }
         if (member_dim < 0 && (!shared || along_t)) continue;
-        COHORT_CALL(copy_variable(o, src_nc, src_path, v, dst, member_dim, first));
+        COHORT_CALL(copy_variable(o, src_nc, src_path, v, dst, member_dim, first, count));
     }
     NC_CALL(o, nc_sync(o->ncid));
     return COHORT_OK;

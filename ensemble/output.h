@@ -159,10 +159,12 @@ int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count,
 
 /* Copies what a part of this file's run (src_nc, open for reading, at src_path; global members
  * [first, first + its members)) holds of the variables this file defines: those along member
- * into those members' slots, and, with shared, those along neither member nor t (coordinates,
- * snapshot times) whole. The statistics over t are the caller's to write. Errors: COHORT_ERR_IO
- * (naming the file), COHORT_ERR_INVALID_ARGUMENT (a variable of another type or shape). */
-int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t first, int shared);
+ * (the part's first `count` members at most) into those members' slots, and, with shared, those
+ * along neither member nor t (coordinates, snapshot times) whole. The statistics over t are the
+ * caller's to write. Errors: COHORT_ERR_IO (naming the file), COHORT_ERR_INVALID_ARGUMENT (a
+ * variable of another type or shape). */
+int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t first,
+                     int64_t count, int shared);
 
 /* A global attribute of type double (fit results, resolved dt, ...). */
 int output_put_double(cohort_output *o, const char *name, double value);

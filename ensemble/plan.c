@@ -397,6 +397,58 @@ static void plan_outputs(const cohort_config *c, run_plan *p)
     p->kmeans_tol = config_real(c, "analysis", "kmeans_tol");
 }
 
+/* ensemble.target_sem, max_members and target: a run to a precision adds replicates of one
+ * configuration, of a statistic the model has. 0, or 2 with the message naming the key. */
+static int plan_target(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const config_value *sem = config_get(c, "ensemble", "target_sem");
+    const config_value *most = config_get(c, "ensemble", "max_members");
+    const config_value *target = config_get(c, "ensemble", "target");
+    p->target_sem = sem->number;
+    if (p->target_sem <= 0.0) {
+        const config_value *set = !most->is_auto                 ? most
+                                  : strcmp(target->text, "auto") ? target
+                                                                 : NULL;
+        if (set)
+            snprintf(err, len, "%s: ensemble.%s = %s applies only with ensemble.target_sem > 0",
+                     set->origin, set == most ? "max_members" : "target", set->text);
+        return set ? EXIT_BAD_INPUT : 0;
+    }
+    if (p->n_sweeps > 0) {
+        snprintf(err, len,
+                 "%s: ensemble.target_sem = %s adds replicates of one configuration; [sweep] (%s) "
+                 "fixes the members: run without one of them",
+                 sem->origin, sem->text, p->sweep[0]->origin);
+        return EXIT_BAD_INPUT;
+    }
+    p->max_members = most->is_auto ? 64 * p->members : most->integer;
+    if (p->max_members < p->members) {
+        snprintf(err, len, "%s: ensemble.max_members = %s is below ensemble.members = %lld (%s)",
+                 most->origin, most->text, (long long)p->members,
+                 config_get(c, "ensemble", "members")->origin);
+        return EXIT_BAD_INPUT;
+    }
+    const cohort_model *m = p->model;
+    const cohort_model_observing *obs = m->observing;
+    if (!strcmp(target->text, "auto") && m->statistics) {
+        p->target = RUN_TARGET_LENGTH, p->target_name = m->statistics->length_name;
+        return 0;
+    }
+    for (int q = 0; obs && q < obs->n_observables; ++q)
+        if (!strcmp(target->text, obs->observables[q].name)) {
+            p->target = RUN_TARGET_OBSERVABLE + q, p->target_name = obs->observables[q].name;
+            return 0;
+        }
+    char allowed[256] = "";
+    if (m->statistics) snprintf(allowed, sizeof allowed, "auto (its length)");
+    for (int q = 0; obs && q < obs->n_observables; ++q)
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                 *allowed ? ", " : "", obs->observables[q].name);
+    snprintf(err, len, "%s: ensemble.target = %s: %s offers %s", target->origin, target->text,
+             m->name, *allowed ? allowed : "no statistic to target");
+    return EXIT_BAD_INPUT;
+}
+
 /* Checks what the schema cannot (relations between keys, what this version can run) and derives
  * the plan. Messages name the key and where its value came from. */
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
@@ -413,13 +465,23 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     if (rc) return rc;
     for (int j = 0; j < m->n_params; ++j)
         p->values.param[j] = config_real(c, "model", m->params[j].key);
+    if (m->steady && config_real(c, "ensemble", "target_sem") > 0.0) {
+        const config_value *sem = config_get(c, "ensemble", "target_sem");
+        snprintf(err, len,
+                 "%s: ensemble.target_sem = %s: %s is steady; its members converge "
+                 "rather than fluctuate, so it has no target to reach",
+                 sem->origin, sem->text, m->name);
+        return EXIT_BAD_INPUT;
+    }
     if (m->steady) return plan_steady(c, p, err, len);
     if ((rc = plan_initial(c, p, err, len)) ||
         (m->stepping->steppers && (rc = plan_stepper(c, p, err, len))))
         return rc;
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->members = config_get(c, "ensemble", "members")->integer;
-    if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len))) return rc;
+    if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len)) ||
+        (rc = plan_target(c, p, err, len)))
+        return rc;
     return plan_events(c, p, err, len);
 }
 void run_plan_free(run_plan *p)

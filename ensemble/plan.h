@@ -14,6 +14,10 @@
 #include "output.h"
 #include "models/model.h"
 
+/* ensemble.target: the statistics of the accumulators (finish.h) in the order merge data holds them
+ */
+enum { RUN_TARGET_LENGTH = 0, RUN_TARGET_OBSERVABLE = 2 };
+
 typedef struct run_plan {
     const cohort_model *model;
     cohort_model_values values; /* the parameters (before sweeps), the grid and dt */
@@ -21,6 +25,13 @@ typedef struct run_plan {
     initial1d ic;
     double mean; /* initial.mean: every member's conserved mean */
     int64_t members, chunk, steps;
+    /* ensemble.target_sem (0: none): run blocks of members until the relative standard error of
+     * statistic `target` (RUN_TARGET_LENGTH, or RUN_TARGET_OBSERVABLE + q) at the last record is
+     * at most target_sem, up to max_members (target_name: as a message names it) */
+    double target_sem;
+    int64_t max_members;
+    int target;
+    const char *target_name;
     double t_end;
     double checkpoint_every; /* output.checkpoint_every: wall-clock seconds between checkpoints */
     int64_t chunk_wanted;    /* ensemble.chunk, 0 for auto (chunk: what the run then uses) */
