@@ -206,15 +206,23 @@ static int cuda_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0
     return COHORT_OK;
 }
 
+enum { CENTROIDS_SHARED_MAX = 48 * 1024 };
+
+/* A thread per member; the centroids staged in shared memory where they fit (shared: their
+ * bytes, else 0), so that every thread's reads of them are broadcasts from the SM. */
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     nearest_centroid_kernel(const double *__restrict__ x, int64_t n, int64_t ld, int64_t m0,
                             int64_t count, const double *__restrict__ centroids, int k,
-                            unsigned char *labels, double *dist2)
+                            size_t shared, unsigned char *labels, double *dist2)
 {
+    extern __shared__ double staged[];
+    for (int64_t e = threadIdx.x; shared && e < (int64_t)k * n; e += blockDim.x)
+        staged[e] = centroids[e];
+    __syncthreads();
     const int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (j < count)
-        labels[j] =
-            (unsigned char)reduction_nearest_centroid(x + m0 + j, n, ld, centroids, k, &dist2[j]);
+        labels[j] = (unsigned char)reduction_nearest_centroid(
+            x + m0 + j, n, ld, shared ? staged : centroids, k, &dist2[j]);
 }
 
 static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
@@ -222,8 +230,10 @@ static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t
                                  double *dist2)
 {
     const int64_t blocks = (count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
-    nearest_centroid_kernel<<<(unsigned)blocks, COHORT_CUDA_THREADS>>>(x, n, ld, m0, count,
-                                                                       centroids, k, labels, dist2);
+    const size_t bytes = (size_t)k * (size_t)n * sizeof(double),
+                 shared = bytes <= CENTROIDS_SHARED_MAX ? bytes : 0;
+    nearest_centroid_kernel<<<(unsigned)blocks, COHORT_CUDA_THREADS, shared>>>(
+        x, n, ld, m0, count, centroids, k, shared, labels, dist2);
     COHORT_CUDA_CHECK_LAUNCH("nearest_centroid_kernel");
     return COHORT_OK;
 }

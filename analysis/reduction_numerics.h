@@ -26,21 +26,33 @@ COHORT_HD void reduction_block_range(int64_t first, int64_t count, int64_t block
 }
 
 /* Squared Euclidean distance from member x[i * s], i < n, to each of k centroids c[j * n + i]
- * (summed over i in order), and the nearest (the lowest index among equals). */
+ * (each summed over i in order, (x - c)^2 added as a fused multiply-add on the device, as nvcc
+ * contracts it, and as the plain operations on the host), and the nearest (the lowest index
+ * among equals). One pass over the member's values: every centroid's sum is carried beside the
+ * others, so a member is read once whatever k. */
 COHORT_HD int reduction_nearest_centroid(const double *x, int64_t n, int64_t s, const double *c,
                                          int k, double *dist2)
 {
-    int best = 0;
-    double best_d = 0.0;
-    for (int j = 0; j < k; ++j) {
-        double d = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-            const double diff = x[i * s] - c[j * n + i];
-            d += diff * diff;
-        }
-        if (j == 0 || d < best_d) best = j, best_d = d;
+    double d[REDUCTION_MAX_CLASSES];
+    for (int j = 0; j < REDUCTION_MAX_CLASSES; ++j) d[j] = 0.0;
+#if defined(__CUDA_ARCH__) /* loads of several values in flight */
+#    pragma unroll 4
+#endif
+    for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[i * s];
+#if defined(__CUDA_ARCH__) /* unrolled: d stays in registers */
+#    pragma unroll
+#endif
+        for (int j = 0; j < REDUCTION_MAX_CLASSES; ++j)
+            if (j < k) {
+                const double diff = xi - c[j * n + i];
+                d[j] = cohort_mul_add(diff, diff, d[j]);
+            }
     }
-    *dist2 = best_d;
+    int best = 0;
+    for (int j = 1; j < k; ++j)
+        if (d[j] < d[best]) best = j;
+    *dist2 = d[best];
     return best;
 }
 
