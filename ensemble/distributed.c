@@ -399,12 +399,12 @@ static int target_decide(const cohort_config *c, const run_options *opt, const c
     } else if (t->members > 0 || covered >= p.max_members) {
         *done = 1;
         if (t->members == 0) t->members = covered;
-        if (!opt->quiet)
-            fprintf(stderr, "cohort run: %s's relative standard error %.4g at %lld members: %s\n",
-                    p.target_name, t->reached, (long long)t->members,
-                    t->reached <= p.target_sem
-                        ? "ensemble.target_sem reached"
-                        : "ensemble.target_sem not reached by ensemble.max_members");
+        const int reached = t->reached <= p.target_sem;
+        if (!opt->quiet || !reached) /* a target missed is a warning, --quiet or not */
+            fprintf(stderr, "cohort run: %s%s's relative standard error %.4g at %lld members: %s\n",
+                    reached ? "" : "warning: ", p.target_name, t->reached, (long long)t->members,
+                    reached ? "ensemble.target_sem reached"
+                            : "ensemble.target_sem not reached by ensemble.max_members");
     } else { /* sem ~ M^-1/2, and a quarter more at least */
         int64_t next = t->estimate > covered + covered / 4 ? t->estimate : covered + covered / 4;
         next = (next + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;

@@ -13,11 +13,10 @@ _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
 _Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three doubles");
 
 void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
-                     const char *path, run_provenance *pv, output_spec *spec,
+                     int part, const char *path, run_provenance *pv, output_spec *spec,
                      int value_slot[RUN_VALUES])
 {
     const cohort_model *model = p->model;
-    const int part = first > 0 || end < p->members;
     const int kmeans_k = p->kmeans_k;
     *spec = (output_spec){.path = path,
                           .archive_final = p->archive_final,

@@ -29,11 +29,12 @@ enum {
     RUN_VALUES
 };
 
-/* The file of a run of plan p over members [first, end) (all: 0, p->members; otherwise a part
- * for cohort merge) at `path`: everything but history, source and config, which the caller sets.
- * value_slot[q] says which RUN_VALUE_* member value q of the file is. Text lives in *pv. */
+/* The file of a run of plan p over members [first, end) at `path`, a part for cohort merge where
+ * `part` (its merge data; a subset of the members always is one): everything but history, source
+ * and config, which the caller sets. value_slot[q] says which RUN_VALUE_* member value q of the
+ * file is. Text lives in *pv. */
 void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
-                     const char *path, run_provenance *pv, output_spec *spec,
+                     int part, const char *path, run_provenance *pv, output_spec *spec,
                      int value_slot[RUN_VALUES]);
 
 typedef struct run_accumulators {

@@ -186,7 +186,7 @@ static int merge_create(const merge_options *opt, const run_plan *p, const cohor
     given->history = opt->command_line ? output_history(opt->command_line, given->previous)
                                        : strdup(given->previous ? given->previous : "");
     int value_slot[RUN_VALUES];
-    run_output_spec(p, be, 0, p->members, opt->output_path, pv, spec, value_slot);
+    run_output_spec(p, be, 0, p->members, 0, opt->output_path, pv, spec, value_slot);
     spec->history = given->history, spec->source = opt->version,
     spec->config = given->config ? given->config : first->config;
     if (given->backend) spec->backend = given->backend;

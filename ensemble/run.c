@@ -186,7 +186,9 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
                    .end = end,
                    .n = p.n,
                    .chunk = p.chunk,
-                   .part = first > 0 || end < p.members, /* --members 0:M is the whole run */
+                   /* --members 0:M is the whole run; a segment is a part even where it is
+                    * all of it (a run to ensemble.target_sem whose first round is the whole) */
+                   .part = first > 0 || end < p.members || opt->segment,
                    .path = run_output_name(c, opt),
                    .stepper_member = -1,
                    .checkpoint_every = p.checkpoint_every};

@@ -40,7 +40,7 @@ static int run_open_checks(run_state *s)
  * whether the k-means features are kept (for the run's clustering, or a part's merge data). */
 static void run_open_spec(run_state *s, const char *history)
 {
-    run_output_spec(&s->p, s->be, s->first, s->end, s->path, &s->provenance, &s->spec,
+    run_output_spec(&s->p, s->be, s->first, s->end, s->part, s->path, &s->provenance, &s->spec,
                     s->value_slot);
     s->spec.history = history, s->spec.source = s->opt->version, s->spec.config = s->config_text;
     s->archive = s->spec.archive_final, s->n_obs = s->spec.n_series;

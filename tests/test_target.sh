@@ -51,6 +51,16 @@ if "$compare" --attributes fixed.nc target.nc > same.out; then
 else bad "the target run differs from the fixed-size run of $m members: $(cat same.out)"; fi
 [ -z "$(ls target.nc.* 2> /dev/null)" ] && ok || bad "left beside target.nc: $(ls target.nc.*)"
 
+# max_members within the first block: the first round is the whole run (a part all the same), the
+# target unreachable there: the run of max_members members, saying so
+run -o small.nc --set ensemble.members=100 --set ensemble.max_members=300 2> small.err ||
+    bad "max_members in one block: $(cat small.err)"
+run -o small-fixed.nc --set ensemble.target_sem=0 --set ensemble.max_members=auto \
+    --set ensemble.members=300 || bad "the fixed-size run of 300"
+"$compare" --attributes small-fixed.nc small.nc > small.out && [ "$(members_of small.nc)" = 300 ] &&
+    grep -q "warning: ell's relative standard error .* at 300 members: ensemble.target_sem not reached" \
+        small.err && ok || bad "max_members in one block: $(cat small.out small.err)"
+
 # a SIGUSR1 in the second round (its part's first checkpoint), then --resume
 rm -f stop.nc*
 # (cohort itself in the background: a shell function there would be a subshell)
