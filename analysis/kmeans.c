@@ -21,15 +21,20 @@ typedef struct km {
     int64_t n, members, chunk;
     int64_t lo, hi, local; /* this rank's members [lo, hi), local of them */
     int64_t n_blocks;
+    int64_t block0, share_blocks; /* this rank's blocks [block0, block0 + share_blocks) */
     int resident;
     kmeans_load_fn load;
     void *ctx;
-    double *feat, *stage, *host_stage, *dist_dev, *centroids_dev, *fold_scratch;
-    unsigned char *labels_dev;
-    ordered_sum sums;
-    unsigned char *labels, *prev;  /* this rank's members */
-    double *dist;                  /* host: this rank's members */
-    double *dist_blocks;           /* per block: the distances' sums (this rank's blocks) */
+    /* backend memory: the features, this rank's labels, previous labels and distances, the
+     * per-cluster sums of its blocks (share_blocks x k x n), its blocks' sums of distances and
+     * the labels' tally (k + 1) */
+    double *feat, *stage, *dist_dev, *centroids_dev, *fold_dev, *dist_blocks_dev;
+    unsigned char *labels_dev, *prev_dev;
+    int64_t *tally_dev;
+    double *host_stage;
+    unsigned char *labels;         /* host: this rank's members, brought back once a restart */
+    double *dist;                  /* host: this rank's members, brought back where needed */
+    double *dist_blocks;           /* host, every block: the distances' sums (k-means++) */
     double iteration_seconds[256]; /* wall time of the first Lloyd iterations, every restart */
     int timed;
 } km;
@@ -68,41 +73,56 @@ static int km_features(km *s, int64_t first, int64_t count, const double **x, in
 }
 
 /* Labels and distances of this rank's members to the nearest of the first kk centroids (host
- * k x n, the same on every rank); with fold, also the per-cluster sums of every member's features
- * into sums (the team's ordered sum). */
-static int km_pass(km *s, const double *centroids, int kk, int fold, double *sums)
+ * k x n, the same on every rank), and each block's sum of the distances in member order; with
+ * fold, also each block's per-cluster sums of its members' features. All stay on the device:
+ * the block sums carry from one chunk to the next there. */
+static int km_pass(km *s, const double *centroids, int kk, int fold)
 {
+    const reduction_kernels *kernels = COHORT_KERNELS(s->be, reduction_kernels);
+    const size_t width = (size_t)s->opt->k * (size_t)s->n;
     COHORT_CALL(s->be->copy_to_device(s->centroids_dev, centroids,
                                       (size_t)kk * (size_t)s->n * sizeof(double)));
-    if (fold) ordered_sum_reset(&s->sums);
+    COHORT_CALL(s->be->fill(s->dist_blocks_dev, 0.0, (size_t)s->share_blocks));
+    if (fold) COHORT_CALL(s->be->fill(s->fold_dev, 0.0, (size_t)s->share_blocks * width));
     for (int64_t first = s->lo, count = 0; first < s->hi; first += count) {
         count = s->hi - first < s->chunk ? s->hi - first : s->chunk;
         const double *x = NULL;
         int64_t ld = 0, m0 = 0;
         COHORT_CALL(km_features(s, first, count, &x, &ld, &m0));
-        COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
-                        ->nearest_centroid(x, s->n, ld, m0, count, s->centroids_dev, kk,
-                                           s->labels_dev, s->dist_dev));
+        unsigned char *labels = s->labels_dev + (first - s->lo);
+        double *dist = s->dist_dev + (first - s->lo);
+        const int64_t block = first / ORDERED_SUM_BLOCK - s->block0; /* where `first` lies */
+        COHORT_CALL(
+            kernels->nearest_centroid(x, s->n, ld, m0, count, s->centroids_dev, kk, labels, dist));
+        COHORT_CALL(kernels->block_fold(dist, 1, count, 0, count, first, ORDERED_SUM_BLOCK, 1, NULL,
+                                        s->dist_blocks_dev + block));
         if (fold)
-            COHORT_CALL(
-                ordered_sum_add(&s->sums, s->fold_scratch, x, ld, m0, count, first, s->labels_dev));
-        COHORT_CALL(s->be->copy_to_host(s->labels + (first - s->lo), s->labels_dev, (size_t)count));
-        COHORT_CALL(s->be->copy_to_host(s->dist + (first - s->lo), s->dist_dev,
-                                        (size_t)count * sizeof(double)));
+            COHORT_CALL(kernels->block_fold(x, s->n, ld, m0, count, first, ORDERED_SUM_BLOCK,
+                                            s->opt->k, labels,
+                                            s->fold_dev + (size_t)block * width));
     }
-    if (!fold) return COHORT_OK;
-    return ordered_sum_team_total(s->team, s->sums.host, (size_t)s->opt->k * (size_t)s->n,
-                                  s->n_blocks, sums);
+    return COHORT_OK;
 }
 
-/* The sum of every member's squared distance: each block's in member order (this rank's blocks
- * into s->dist_blocks), the blocks in the fixed tree; as ordered_sum_host adds them. */
+/* The team's per-cluster sums of the last folded pass (k x n, the fixed tree over the blocks). */
+static int km_cluster_sums(km *s, double *sums)
+{
+    return ordered_sum_team_total_backend(s->team, s->be, s->fold_dev,
+                                          (size_t)s->opt->k * (size_t)s->n, s->n_blocks, sums);
+}
+
+/* The sum of every member's squared distance: each block's in member order, the blocks in the
+ * fixed tree; as ordered_sum_host adds them. The blocks' sums are used up. */
 static int km_total_distance(km *s, double *total)
 {
-    memset(s->dist_blocks, 0, (size_t)s->n_blocks * sizeof(double));
-    for (int64_t j = s->lo; j < s->hi; ++j)
-        s->dist_blocks[j / ORDERED_SUM_BLOCK] += s->dist[j - s->lo];
-    return ordered_sum_team_total(s->team, s->dist_blocks, 1, s->n_blocks, total);
+    return ordered_sum_team_total_backend(s->team, s->be, s->dist_blocks_dev, 1, s->n_blocks,
+                                          total);
+}
+
+/* This rank's distances on the host (an empty cluster's farthest member). */
+static int km_distances_to_host(km *s)
+{
+    return s->be->copy_to_host(s->dist, s->dist_dev, (size_t)s->local * sizeof(double));
 }
 
 /* Member `member`'s features into dst on every rank, loaded by the rank that holds it. */
@@ -182,12 +202,14 @@ static int km_gather_blocks(km *s)
 }
 
 /* k-means++'s draw u in (0, 1] among the members, by their squared distances to the centroids
- * so far: *pick kept where every distance is 0. The blocks' running sum (rank 0) finds the block,
- * the block's rank the member. */
+ * so far (the last pass's): *pick kept where every distance is 0. The blocks' running sum
+ * (rank 0) finds the block, the block's rank the member from the block's distances. */
 static int km_draw(km *s, double u, int64_t *pick)
 {
     double total = 0.0;
-    COHORT_CALL(km_total_distance(s, &total));
+    COHORT_CALL(s->be->copy_to_host(s->dist_blocks + s->block0, s->dist_blocks_dev,
+                                    (size_t)s->share_blocks * sizeof(double)));
+    COHORT_CALL(ordered_sum_team_total(s->team, s->dist_blocks, 1, s->n_blocks, &total));
     COHORT_CALL(km_gather_blocks(s));
     km_draw_at at = {0.0, 0.0, -1};
     if (s->team->rank == 0 && total > 0.0)
@@ -195,7 +217,13 @@ static int km_draw(km *s, double u, int64_t *pick)
     COHORT_CALL(s->team->broadcast(s->team->ctx, &at, sizeof at, 0));
     if (at.block < 0) return COHORT_OK;
     const int owner = team_owner(s->n_blocks, s->team->size, at.block);
-    if (s->team->rank == owner) *pick = km_draw_member(s, at);
+    if (s->team->rank == owner) {
+        const int64_t b0 = at.block * ORDERED_SUM_BLOCK,
+                      b1 = b0 + ORDERED_SUM_BLOCK < s->hi ? b0 + ORDERED_SUM_BLOCK : s->hi;
+        COHORT_CALL(s->be->copy_to_host(s->dist + (b0 - s->lo), s->dist_dev + (b0 - s->lo),
+                                        (size_t)(b1 - b0) * sizeof(double)));
+        *pick = km_draw_member(s, at);
+    }
     return s->team->broadcast(s->team->ctx, pick, sizeof *pick, owner);
 }
 
@@ -210,7 +238,7 @@ static int km_seed(km *s, int restart, double *centroids)
         int64_t pick = (int64_t)((1.0 - u) * (double)s->members);
         if (pick >= s->members) pick = s->members - 1;
         if (c > 0) {
-            COHORT_CALL(km_pass(s, centroids, c, 0, NULL));
+            COHORT_CALL(km_pass(s, centroids, c, 0));
             COHORT_CALL(km_draw(s, u, &pick));
         }
         COHORT_CALL(km_shared_load(s, pick, centroids + (size_t)c * (size_t)s->n));
@@ -244,12 +272,28 @@ static int km_farthest(km *s, int64_t *far)
     return rc;
 }
 
-/* Members per cluster (labels of this rank's members), over every rank. */
+/* Members per cluster (labels of this rank's members, host), over every rank. */
 static int km_count(const km *s, const unsigned char *labels, double *count)
 {
     for (int c = 0; c < s->opt->k; ++c) count[c] = 0.0;
     for (int64_t j = 0; j < s->local; ++j) count[labels[j]] += 1.0;
     return team_sum(s->team, count, s->opt->k);
+}
+
+/* Members per cluster of the last pass over every rank, and whether any label changed from the
+ * pass before on any rank; the labels then become the previous ones. Counted on the device. */
+static int km_tally(km *s, int first_pass, double *count, int *changed)
+{
+    const int k = s->opt->k;
+    int64_t tally[REDUCTION_MAX_CLASSES + 1];
+    COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
+                    ->label_tally(s->labels_dev, s->prev_dev, s->local, k, s->tally_dev));
+    COHORT_CALL(s->be->copy_to_host(tally, s->tally_dev, (size_t)(k + 1) * sizeof *tally));
+    COHORT_CALL(s->be->copy_within(s->prev_dev, s->labels_dev, (size_t)s->local));
+    *changed = first_pass || tally[k] != 0;
+    COHORT_CALL(team_max_int(s->team, changed));
+    for (int c = 0; c < k; ++c) count[c] = (double)tally[c];
+    return team_sum(s->team, count, k);
 }
 
 /* One restart of Lloyd's algorithm from the centroids given; on return `centroids` are the means
@@ -261,21 +305,21 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
     double previous = INFINITY;
     for (int it = 1; it <= s->opt->max_iter; ++it) {
         const double start = cohort_seconds();
-        COHORT_CALL(km_pass(s, centroids, k, 1, sums));
+        COHORT_CALL(km_pass(s, centroids, k, 1));
+        COHORT_CALL(km_cluster_sums(s, sums));
         COHORT_CALL(km_total_distance(s, inertia));
         if (!isfinite(*inertia))
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "k-means: features that are not finite (inertia %g)", *inertia);
-        int changed = it == 1 || memcmp(s->labels, s->prev, (size_t)s->local) != 0;
-        COHORT_CALL(team_max_int(s->team, &changed));
-        memcpy(s->prev, s->labels, (size_t)s->local);
+        int changed = 0, distances_here = 0;
         double count[REDUCTION_MAX_CLASSES];
-        COHORT_CALL(km_count(s, s->labels, count));
+        COHORT_CALL(km_tally(s, it == 1, count, &changed));
         for (int c = 0; c < k; ++c) {
             if (count[c] > 0.0) {
                 for (int64_t i = 0; i < n; ++i) centroids[c * n + i] = sums[c * n + i] / count[c];
                 continue;
             }
+            if (!distances_here++) COHORT_CALL(km_distances_to_host(s));
             int64_t far = 0; /* an empty cluster takes the farthest member */
             COHORT_CALL(km_farthest(s, &far));
             COHORT_CALL(km_shared_load(s, far, centroids + (size_t)c * (size_t)n));
@@ -287,7 +331,7 @@ static int km_lloyd(km *s, double *centroids, double *sums, double *inertia, int
         if (previous - *inertia <= s->opt->tol * *inertia) break;
         previous = *inertia;
     }
-    return COHORT_OK;
+    return s->be->copy_to_host(s->labels, s->labels_dev, (size_t)s->local);
 }
 
 /* Restart r's result (s->labels, centroids) kept where its inertia is the lowest so far, the
@@ -381,9 +425,9 @@ static void km_free(km *s)
 {
     const cohort_backend *be = s->be;
     be->release(s->feat), be->release(s->stage), be->release(s->dist_dev);
-    be->release(s->centroids_dev), be->release(s->labels_dev), be->release(s->fold_scratch);
-    ordered_sum_free(&s->sums);
-    free(s->host_stage), free(s->labels), free(s->prev), free(s->dist), free(s->dist_blocks);
+    be->release(s->centroids_dev), be->release(s->labels_dev), be->release(s->prev_dev);
+    be->release(s->fold_dev), be->release(s->dist_blocks_dev), be->release(s->tally_dev);
+    free(s->host_stage), free(s->labels), free(s->dist), free(s->dist_blocks);
 }
 
 /* This rank's features resident on the device when they (and a pass's working arrays) take at
@@ -403,8 +447,10 @@ static int km_layout(km *s)
         s->chunk = local, s->resident = 1;
         return COHORT_OK;
     }
-    /* streamed: features, the member-major copy, labels and distances per member of a chunk */
-    int64_t fit = (int64_t)(0.5 * (double)free_bytes / ((2.0 * (double)n + 2.0) * sizeof(double)));
+    /* streamed: the features and their member-major copy per member of a chunk, beside every
+     * member's distance and two labels */
+    const double kept = (double)local * (sizeof(double) + 2.0);
+    int64_t fit = (int64_t)((0.5 * (double)free_bytes - kept) / (2.0 * (double)n * sizeof(double)));
     s->chunk = fit < 1 ? 1 : fit < local ? fit : local;
     s->resident = 0;
     return COHORT_OK;
@@ -425,35 +471,43 @@ static int km_load_resident(km *s)
     return COHORT_OK;
 }
 
+/* The device memory of s (km's backend arrays), sized by its layout. */
+static int km_alloc_device(km *s)
+{
+    const cohort_backend *be = s->be;
+    const int64_t n = s->n, local = s->local > 0 ? s->local : 1;
+    const size_t kn = (size_t)s->opt->k * (size_t)n, blocks = (size_t)s->share_blocks + 1;
+    const size_t feat_values = (size_t)n * (size_t)(s->resident ? local : s->chunk);
+    COHORT_CALL(be->alloc((void **)&s->feat, feat_values * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->stage, (size_t)n * (size_t)s->chunk * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->labels_dev, (size_t)local));
+    COHORT_CALL(be->alloc((void **)&s->prev_dev, (size_t)local));
+    COHORT_CALL(be->alloc((void **)&s->dist_dev, (size_t)local * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->centroids_dev, kn * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->fold_dev, blocks * kn * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->dist_blocks_dev, blocks * sizeof(double)));
+    return be->alloc((void **)&s->tally_dev, (REDUCTION_MAX_CLASSES + 1) * sizeof(int64_t));
+}
+
 /* The working memory of s (host and device) and of the result, the features loaded where they
  * stay on the device. */
 static int km_alloc(km *s, int restarts, kmeans_result *out)
 {
-    const cohort_backend *be = s->be;
     const int64_t n = s->n, members = s->members, local = s->local > 0 ? s->local : 1;
-    const int k = s->opt->k;
-    const size_t kn = (size_t)k * (size_t)n;
+    const size_t kn = (size_t)s->opt->k * (size_t)n;
     COHORT_CALL(km_layout(s));
     out->labels = malloc((size_t)members);
     out->centroids = malloc(kn * sizeof(double));
-    out->sizes = calloc((size_t)k, sizeof(double));
-    s->labels = malloc((size_t)local), s->prev = malloc((size_t)local);
+    out->sizes = calloc((size_t)s->opt->k, sizeof(double));
+    s->labels = malloc((size_t)local);
     s->dist = malloc((size_t)local * sizeof(double));
     s->dist_blocks = malloc((size_t)s->n_blocks * sizeof(double));
     s->host_stage = malloc((size_t)n * (size_t)s->chunk * sizeof(double));
     if (restarts > 1) out->runner_up = malloc((size_t)members);
-    if (!out->labels || !out->centroids || !out->sizes || !s->labels || !s->prev || !s->dist ||
+    if (!out->labels || !out->centroids || !out->sizes || !s->labels || !s->dist ||
         !s->dist_blocks || !s->host_stage || (restarts > 1 && !out->runner_up))
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k-means of %lld members", (long long)members);
-    const size_t feat_values = (size_t)n * (size_t)(s->resident ? local : s->chunk);
-    COHORT_CALL(be->alloc((void **)&s->feat, feat_values * sizeof(double)));
-    COHORT_CALL(be->alloc((void **)&s->stage, (size_t)n * (size_t)s->chunk * sizeof(double)));
-    COHORT_CALL(be->alloc((void **)&s->labels_dev, (size_t)s->chunk));
-    COHORT_CALL(be->alloc((void **)&s->dist_dev, (size_t)s->chunk * sizeof(double)));
-    COHORT_CALL(be->alloc((void **)&s->centroids_dev, kn * sizeof(double)));
-    COHORT_CALL(ordered_sum_alloc(&s->sums, be, members, n, k, s->chunk));
-    COHORT_CALL(
-        be->alloc((void **)&s->fold_scratch, ordered_sum_scratch_bytes(members, n, k, s->chunk)));
+    COHORT_CALL(km_alloc_device(s));
     return s->resident ? km_load_resident(s) : COHORT_OK;
 }
 
@@ -494,6 +548,8 @@ int kmeans_run(const cohort_backend *be, int64_t n, int64_t members, kmeans_load
             .ctx = ctx};
     kmeans_share(members, s.team, &s.lo, &s.hi);
     s.local = s.hi - s.lo;
+    s.block0 = s.lo / ORDERED_SUM_BLOCK;
+    s.share_blocks = (s.hi + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK - s.block0;
     const size_t kn = (size_t)opt->k * (size_t)n;
     double *centroids = malloc(kn * sizeof(double)), *sums = malloc(kn * sizeof(double));
     double *scratch = malloc(kn * sizeof(double));

@@ -85,10 +85,7 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
 
 void ordered_sum_tree(double *blocks, size_t width, int64_t n)
 {
-    for (int64_t stride = 1; stride < n; stride *= 2)
-        for (int64_t b = 0; b + stride < n; b += 2 * stride)
-            for (size_t i = 0; i < width; ++i)
-                blocks[(size_t)b * width + i] += blocks[(size_t)(b + stride) * width + i];
+    reduction_kernels_cpu.block_tree(blocks, (int64_t)width, n);
 }
 
 int ordered_sum_total(const ordered_sum *s, double *total)
@@ -147,22 +144,36 @@ static int64_t tree_nodes(int64_t first, int64_t end, int64_t n, void (*node)(vo
     return count;
 }
 
-/* This rank's nodes, each [b, level, width values] as doubles, into out. */
+/* This rank's nodes, each [b, level, width values] as doubles, into out. Block b at
+ * blocks + (b - base) width: on the host (be NULL), each node's tree formed in work; in backend
+ * memory, in place by the backend (overwriting the blocks), only its root brought back. */
 typedef struct tree_part {
-    const double *blocks;
+    const cohort_backend *be;
+    double *blocks;
+    int64_t base;
     size_t width;
     int64_t n;
     double *out, *work;
+    int rc;
 } tree_part;
 
 static void tree_part_node(void *ctx, int64_t b, int level)
 {
     tree_part *t = ctx;
     const int64_t span = (int64_t)1 << level, count = b + span < t->n ? span : t->n - b;
-    memcpy(t->work, t->blocks + (size_t)b * t->width, (size_t)count * t->width * sizeof(double));
-    ordered_sum_tree(t->work, t->width, count); /* b is aligned: the global tree's pairs */
+    double *node = t->blocks + (size_t)(b - t->base) * t->width;
     t->out[0] = (double)b, t->out[1] = (double)level;
-    memcpy(t->out + 2, t->work, t->width * sizeof(double));
+    if (t->rc != COHORT_OK) return;
+    if (t->be) { /* b is aligned: the global tree's pairs */
+        t->rc =
+            COHORT_KERNELS(t->be, reduction_kernels)->block_tree(node, (int64_t)t->width, count);
+        if (t->rc == COHORT_OK)
+            t->rc = t->be->copy_to_host(t->out + 2, node, t->width * sizeof(double));
+    } else {
+        memcpy(t->work, node, (size_t)count * t->width * sizeof(double));
+        ordered_sum_tree(t->work, t->width, count);
+        memcpy(t->out + 2, t->work, t->width * sizeof(double));
+    }
     t->out += 2 + t->width;
 }
 
@@ -194,9 +205,12 @@ static void tree_join(double *nodes, int64_t count, size_t width, int64_t n, dou
     memcpy(total, nodes + 2, width * sizeof(double));
 }
 
-int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
-                           double *total)
+/* The team's total of tree_part p's blocks: each rank's nodes, gathered and joined by rank 0,
+ * broadcast. */
+static int team_total(const cohort_team *t, tree_part *p, double *total)
 {
+    const size_t width = p->width;
+    const int64_t n_blocks = p->n;
     size_t *bytes = malloc((size_t)t->size * sizeof *bytes), all_bytes = 0;
     int64_t first = 0, end = 0, largest = 1;
     for (int r = 0; bytes && r < t->size; ++r) {
@@ -207,20 +221,37 @@ int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, i
         largest = end - first > largest ? end - first : largest;
     }
     team_share(n_blocks, t->size, t->rank, &first, &end);
-    tree_part part = {blocks, width, n_blocks, NULL, NULL};
     double *mine = bytes ? malloc(bytes[t->rank] + sizeof(double)) : NULL;
     double *all = t->rank == 0 && bytes ? malloc(all_bytes) : NULL;
-    part.out = mine, part.work = malloc((size_t)largest * width * sizeof(double));
+    p->out = mine;
+    p->work = p->be ? NULL : malloc((size_t)largest * width * sizeof(double));
     int rc =
-        bytes && mine && part.work && (t->rank != 0 || all)
+        bytes && mine && (p->be || p->work) && (t->rank != 0 || all)
             ? COHORT_OK
             : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a team's sum of %lld blocks", (long long)n_blocks);
-    if (rc == COHORT_OK) tree_nodes(first, end, n_blocks, tree_part_node, &part);
+    if (rc == COHORT_OK) tree_nodes(first, end, n_blocks, tree_part_node, p);
+    if (rc == COHORT_OK) rc = p->rc;
     if (rc == COHORT_OK) rc = t->gather(t->ctx, mine, all, bytes);
     if (rc == COHORT_OK && all)
         tree_join(all, (int64_t)(all_bytes / ((2 + width) * sizeof(double))), width, n_blocks,
                   total);
     if (rc == COHORT_OK) rc = t->broadcast(t->ctx, total, width * sizeof(double), 0);
-    free(bytes), free(mine), free(all), free(part.work);
+    free(bytes), free(mine), free(all), free(p->work);
     return rc;
+}
+
+int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
+                           double *total)
+{
+    tree_part p = {.blocks = blocks, .width = width, .n = n_blocks};
+    return team_total(t, &p, total);
+}
+
+int ordered_sum_team_total_backend(const cohort_team *t, const cohort_backend *be, double *blocks,
+                                   size_t width, int64_t n_blocks, double *total)
+{
+    int64_t first = 0, end = 0;
+    team_share(n_blocks, t->size, t->rank, &first, &end);
+    tree_part p = {.be = be, .blocks = blocks, .base = first, .width = width, .n = n_blocks};
+    return team_total(t, &p, total);
 }

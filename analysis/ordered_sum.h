@@ -50,6 +50,12 @@ void ordered_sum_tree(double *blocks, size_t width, int64_t n);
  * gets total, the bits ordered_sum_total's tree gives. COHORT_ERR_NO_MEMORY, the team's. */
 int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
                            double *total);
+/* As ordered_sum_team_total, the blocks in backend memory: blocks holds only this rank's
+ * team_share of them (its first share block at blocks[0]), and is overwritten. Each node of the
+ * rank's part of the tree is formed there (the backend's block_tree), and only the nodes' roots
+ * come to the host, so that a pass's block sums never leave the device. */
+int ordered_sum_team_total_backend(const cohort_team *t, const cohort_backend *be, double *blocks,
+                                   size_t width, int64_t n_blocks, double *total);
 
 /* The same order for values already on the host: sum of v[j], j < count, skipping j where
  * include[j] == 0 (include = NULL: all), sequential within ORDERED_SUM_BLOCK blocks of j, blocks

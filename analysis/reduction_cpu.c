@@ -151,8 +151,34 @@ static int cpu_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t 
     return COHORT_OK;
 }
 
+static int cpu_block_tree(double *blocks, int64_t width, int64_t n)
+{
+    for (int64_t stride = 1; stride < n; stride *= 2) {
+        const int64_t pairs = reduction_tree_pairs(n, stride);
+#pragma omp parallel for collapse(2) schedule(static) if (pairs * width > 65536)
+        for (int64_t p = 0; p < pairs; ++p)
+            for (int64_t i = 0; i < width; ++i)
+                blocks[2 * stride * p * width + i] += blocks[(2 * stride * p + stride) * width + i];
+    }
+    return COHORT_OK;
+}
+
+static int cpu_label_tally(const unsigned char *labels, const unsigned char *previous,
+                           int64_t count, int k, int64_t *tally)
+{
+    for (int c = 0; c <= k; ++c) tally[c] = 0;
+#pragma omp parallel for schedule(static) reduction(+ : tally[:k + 1])
+    for (int64_t j = 0; j < count; ++j) {
+        if (labels[j] < k) ++tally[labels[j]];
+        tally[k] += labels[j] != previous[j];
+    }
+    return COHORT_OK;
+}
+
 const reduction_kernels reduction_kernels_cpu = {.spectrum_plan_alloc = cpu_spectrum_plan_alloc,
                                                  .spectrum_plan_free = cpu_spectrum_plan_free,
                                                  .spectrum_power = cpu_spectrum_power,
                                                  .block_fold = cpu_block_fold,
-                                                 .nearest_centroid = cpu_nearest_centroid};
+                                                 .nearest_centroid = cpu_nearest_centroid,
+                                                 .block_tree = cpu_block_tree,
+                                                 .label_tally = cpu_label_tally};

@@ -190,6 +190,34 @@ __global__ void __launch_bounds__(FOLD_ROWS)
         for (int c = 0; c < classes; ++c) sums[(b * classes + c) * rows + r] = acc[c][threadIdx.x];
 }
 
+/* One value a member into one class (the k-means distances): block_fold_kernel's order, the
+ * block's threads staging FOLD_ROWS members at a time for the one thread that adds them, where
+ * the general kernel's tile would hold FOLD_MEMBERS of them. */
+__global__ void __launch_bounds__(FOLD_ROWS)
+    block_fold_value_kernel(const double *__restrict__ x, int64_t m0, int64_t count, int64_t first,
+                            int64_t block, const unsigned char *__restrict__ cls, double *sums)
+{
+    __shared__ double tile[FOLD_ROWS];
+    __shared__ unsigned char tile_cls[FOLD_ROWS];
+    const int64_t b = blockIdx.x;
+    int64_t lo, hi;
+    reduction_block_range(first, count, block, b, &lo, &hi);
+    double acc = sums[b];
+    for (int64_t j0 = lo; j0 < hi; j0 += FOLD_ROWS) {
+        const int width = (int)(hi - j0 < FOLD_ROWS ? hi - j0 : FOLD_ROWS);
+        __syncthreads();
+        if (threadIdx.x < width) {
+            tile[threadIdx.x] = x[m0 + j0 + threadIdx.x];
+            tile_cls[threadIdx.x] = cls ? cls[j0 + threadIdx.x] : 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int jj = 0; jj < width; ++jj)
+                if (tile_cls[jj] != REDUCTION_SKIP) acc += tile[jj];
+    }
+    if (threadIdx.x == 0) sums[b] = acc;
+}
+
 static int cuda_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0, int64_t count,
                            int64_t first, int64_t block, int classes, const unsigned char *cls,
                            double *sums)
@@ -199,6 +227,12 @@ static int cuda_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0
                            "classes = %d, rows = %lld, count = %lld, block = %lld", classes,
                            (long long)rows, (long long)count, (long long)block);
     const int64_t blocks = (first + count - 1) / block - first / block + 1;
+    if (rows == 1 && classes == 1) {
+        block_fold_value_kernel<<<(unsigned)blocks, FOLD_ROWS>>>(x, m0, count, first, block, cls,
+                                                                 sums);
+        COHORT_CUDA_CHECK_LAUNCH("block_fold_value_kernel");
+        return COHORT_OK;
+    }
     const dim3 grid((unsigned)blocks, (unsigned)((rows + FOLD_ROWS - 1) / FOLD_ROWS));
     block_fold_kernel<<<grid, FOLD_ROWS>>>(x, rows, ld, m0, count, first, block, classes, cls,
                                            sums);
@@ -238,9 +272,65 @@ static int cuda_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t
     return COHORT_OK;
 }
 
+/* One level of the fixed tree: a thread per (pair, value). */
+__global__ void block_tree_kernel(double *blocks, int64_t width, int64_t stride, int64_t pairs)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < pairs * width;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t b = 2 * stride * (e / width), i = e % width;
+        blocks[b * width + i] += blocks[(b + stride) * width + i];
+    }
+}
+
+/* A launch per level: the levels depend on each other, the pairs of a level do not. */
+static int cuda_block_tree(double *blocks, int64_t width, int64_t n)
+{
+    for (int64_t stride = 1; stride < n; stride *= 2) {
+        const int64_t pairs = reduction_tree_pairs(n, stride);
+        block_tree_kernel<<<grid_stride_blocks(pairs * width), COHORT_CUDA_THREADS>>>(
+            blocks, width, stride, pairs);
+        COHORT_CUDA_CHECK_LAUNCH("block_tree_kernel");
+    }
+    return COHORT_OK;
+}
+
+/* Each thread block counts into shared memory, then adds its counts to the tally: integer
+ * additions, so the order of the atomics does not matter. */
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    label_tally_kernel(const unsigned char *__restrict__ labels,
+                       const unsigned char *__restrict__ previous, int64_t count, int k,
+                       unsigned long long *tally)
+{
+    __shared__ unsigned long long local[REDUCTION_MAX_CLASSES + 1];
+    if (threadIdx.x <= (unsigned)k) local[threadIdx.x] = 0;
+    __syncthreads();
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count;
+         j += (int64_t)gridDim.x * blockDim.x) {
+        if (labels[j] < k) atomicAdd(&local[labels[j]], 1ull);
+        if (labels[j] != previous[j]) atomicAdd(&local[k], 1ull);
+    }
+    __syncthreads();
+    if (threadIdx.x <= (unsigned)k && local[threadIdx.x])
+        atomicAdd(&tally[threadIdx.x], local[threadIdx.x]);
+}
+
+static int cuda_label_tally(const unsigned char *labels, const unsigned char *previous,
+                            int64_t count, int k, int64_t *tally)
+{
+    COHORT_CUDA_CHECK(cudaMemset(tally, 0, (size_t)(k + 1) * sizeof *tally));
+    if (count < 1) return COHORT_OK;
+    const unsigned blocks = grid_stride_blocks(count) < 1024 ? grid_stride_blocks(count) : 1024;
+    label_tally_kernel<<<blocks, COHORT_CUDA_THREADS>>>(labels, previous, count, k,
+                                                        (unsigned long long *)tally);
+    COHORT_CUDA_CHECK_LAUNCH("label_tally_kernel");
+    return COHORT_OK;
+}
+
 extern "C" const reduction_kernels reduction_kernels_cuda = {
     .spectrum_plan_alloc = cuda_spectrum_plan_alloc,
     .spectrum_plan_free = cuda_spectrum_plan_free,
     .spectrum_power = cuda_spectrum_power,
     .block_fold = cuda_block_fold,
-    .nearest_centroid = cuda_nearest_centroid};
+    .nearest_centroid = cuda_nearest_centroid,
+    .block_tree = cuda_block_tree,
+    .label_tally = cuda_label_tally};

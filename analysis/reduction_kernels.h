@@ -32,6 +32,13 @@ typedef struct reduction_kernels {
      * member m0 + j of x and its squared distance (reduction_nearest_centroid). */
     int (*nearest_centroid)(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
                             const double *centroids, int k, unsigned char *labels, double *dist2);
+    /* blocks[0 .. width) <- the sum of blocks[0 .. n), each of width values, by the fixed
+     * pairwise tree (reduction_tree_pairs); the other blocks are overwritten. Backend memory. */
+    int (*block_tree)(double *blocks, int64_t width, int64_t n);
+    /* tally[c], c < k: how many of labels[0 .. count) are c; tally[k]: how many differ from
+     * previous[j]. Integer counts, the same on any backend. Backend memory. */
+    int (*label_tally)(const unsigned char *labels, const unsigned char *previous, int64_t count,
+                       int k, int64_t *tally);
 } reduction_kernels;
 extern const reduction_kernels reduction_kernels_cpu, reduction_kernels_cuda;
 

@@ -25,6 +25,15 @@ COHORT_HD void reduction_block_range(int64_t first, int64_t count, int64_t block
     *hi = end < count ? end : count;
 }
 
+/* The fixed pairwise tree behind every ordered sum (ordered_sum.h): level by level, stride 1, 2,
+ * 4, ... while stride < n, block b = 2 stride p, p < reduction_tree_pairs(n, stride), takes in
+ * block b + stride value by value; after the last level block 0 holds the total. The tree depends
+ * only on n, so the same blocks give the same bits on either backend. */
+COHORT_HD int64_t reduction_tree_pairs(int64_t n, int64_t stride)
+{
+    return n > stride ? (n - stride + 2 * stride - 1) / (2 * stride) : 0;
+}
+
 /* Squared Euclidean distance from member x[i * s], i < n, to each of k centroids c[j * n + i]
  * (each summed over i in order, (x - c)^2 added as a fused multiply-add on the device, as nvcc
  * contracts it, and as the plain operations on the host), and the nearest (the lowest index

@@ -2,13 +2,15 @@
  * exactly (up to the canonical numbering, which is checked too); Lloyd's iterations match a
  * brute-force reference step by step from the same starting centroids; labels, centroids and
  * inertia are bitwise the same for any chunking (streamed or resident); the same seed gives the
- * same labels. Usage: test_kmeans --backend cpu|cuda (77: no device). */
+ * same labels; the backend's label tally counts as a plain loop does.
+ * Usage: test_kmeans --backend cpu|cuda (77: no device). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kmeans.h"
+#include "analysis/reduction_kernels.h"
 #include "backend/cohort_error.h"
 #include "banded_reference.h"
 #include "test_common.h"
@@ -164,6 +166,35 @@ static void stepwise_case(const cohort_backend *be, gsl_rng *rng)
     free(ref_labels), free(d.x);
 }
 
+/* label_tally against a host count, on random labels where about a third changed. */
+static void tally_case(const cohort_backend *be, gsl_rng *rng)
+{
+    enum { COUNT = 100003, K = 5 };
+    unsigned char *labels = malloc(2 * COUNT), *dev = NULL;
+    int64_t expected[K + 1] = {0}, tally[K + 1], *tally_dev = NULL;
+    for (int j = 0; j < COUNT; ++j) {
+        labels[j] = (unsigned char)gsl_rng_uniform_int(rng, K);
+        labels[COUNT + j] =
+            gsl_rng_uniform(rng) < 0.3 ? (unsigned char)gsl_rng_uniform_int(rng, K) : labels[j];
+        ++expected[labels[j]];
+        expected[K] += labels[j] != labels[COUNT + j];
+    }
+    EXPECT(be->alloc((void **)&dev, 2 * COUNT) == COHORT_OK &&
+               be->alloc((void **)&tally_dev, sizeof tally) == COHORT_OK &&
+               be->copy_to_device(dev, labels, 2 * COUNT) == COHORT_OK &&
+               COHORT_KERNELS(be, reduction_kernels)
+                       ->label_tally(dev, dev + COUNT, COUNT, K, tally_dev) == COHORT_OK &&
+               be->copy_to_host(tally, tally_dev, sizeof tally) == COHORT_OK,
+           "%s", cohort_error_message());
+    EXPECT(!memcmp(tally, expected, sizeof tally),
+           "tally %lld %lld %lld %lld %lld, changed %lld; expected %lld %lld %lld %lld %lld, %lld",
+           (long long)tally[0], (long long)tally[1], (long long)tally[2], (long long)tally[3],
+           (long long)tally[4], (long long)tally[5], (long long)expected[0], (long long)expected[1],
+           (long long)expected[2], (long long)expected[3], (long long)expected[4],
+           (long long)expected[5]);
+    be->release(dev), be->release(tally_dev), free(labels);
+}
+
 static void bad_input(const cohort_backend *be)
 {
     data d = {.n = 2, .members = 3};
@@ -184,6 +215,7 @@ int main(int argc, char **argv)
     gsl_rng *rng = reference_rng_alloc("test_kmeans");
     planted_case(be, rng);
     stepwise_case(be, rng);
+    tally_case(be, rng);
     bad_input(be);
     gsl_rng_free(rng);
     return test_summary();
