@@ -33,6 +33,26 @@ assert md[0].startswith("Benchmarks on the test's CPU, commit test"), md[0]
 assert len([l for l in md if l.startswith("| bench-curvature | mcf2d")]) == 2, md
 assert '| end to end | a "quoted", workload | ' in "\n".join(md), md
 PY
+# a baseline: the first row measured at twice the time before, the second at the same time
+"$python" - <<'PY' || bad "the baseline"
+import csv
+rows = list(csv.DictReader(open("bench.csv")))
+rows[0]["ms"] = repr(2 * float(rows[0]["ms"]))
+with open("baseline.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
+"$python" "$here/../workflows/bench_table.py" bench.csv before.md "the test's CPU" test baseline.csv \
+    > /dev/null || bad "bench_table.py with a baseline"
+"$python" - <<'PY' && ok || bad "the before column"
+md = [l for l in open("before.md").read().splitlines() if l.startswith("|")]
+assert md[0].endswith("| before | before / time |"), md[0]
+cells = [l.strip("|").split(" | ") for l in md[2:]]
+assert all(len(c) == 10 for c in cells), cells
+assert cells[0][9].strip() == "2.00x" and cells[0][8], cells[0]
+assert cells[1][8] == "" and cells[1][9].strip() == "", cells[1]
+PY
 # workflows/bench.sh with a stand-in for make: each part appends a row and logs its call; the part
 # named in $FAIL fails
 cat > fake_make.sh <<'SH'
@@ -62,5 +82,6 @@ FAIL= sh "$here/../workflows/bench.sh" t.csv c2 "p1 p2" "r1" sh fake_make.sh > /
     ok || bad "a new commit measures every part again: $(cat calls.log)"
 # docs/performance.md's table is what its CSV gives (make performance-doc writes it)
 "$python" "$here/../workflows/performance_doc.py" --check "$here/../docs/figures/bench-h100.csv" \
-    "$here/../docs/performance.md" && ok || bad "docs/performance.md's table is not its CSV's"
+    "$here/../docs/performance.md" "$here/../docs/figures/bench-h100-ab12d8d.csv" && ok ||
+    bad "docs/performance.md's table is not its CSV's"
 test_summary
