@@ -97,7 +97,10 @@ __device__ __forceinline__ void tile_stage_issue(double *tile, const double *bas
  *   Rhs::AHEAD               the forward sweep reads row i + AHEAD of u while it computes row i;
  *   rhs.prepared()           the policy as one member's sweep uses it (constants folded in);
  *   rhs.drift(x, n, w)       the member's drift, projected out (called where a mean is given);
- *   rhs.point(c, mu, drift)  f_i from the window c. */
+ *   rhs.row_value(u, mu, drift)  a value of one row that f reads at several rows (the cubic),
+ *                            carried in a second window beside c so that each row's is formed
+ *                            once;
+ *   rhs.point(c, e, mu, drift)  f_i from the window c and the row values' window e. */
 struct banded_warp_solve_only {
     /* RADIUS and AHEAD as the 1D step's: the same split of the forward sweep into chunks and a
      * tail, the code measured in solvers/banded/PERFORMANCE.md */
@@ -110,15 +113,20 @@ struct banded_warp_solve_only {
     {
         return 0.0;
     }
-    __device__ double point(const double *, double, double) const
+    __device__ double row_value(double, double, double) const
+    {
+        return 0.0;
+    }
+    __device__ double point(const double *, const double *, double, double) const
     {
         return 0.0;
     }
 };
 
 /* One system, by one thread, on its column x[i * w] of a tile in shared memory holding all n
- * rows of u (each value of u read from device memory once; each value of out written once). The
- * member's drift; the forward sweep, which computes f_i from a register window of u as it goes
+ * rows of u (each value of u read from device memory once; each value of out written once), with
+ * the member's mean mu and its drift (the caller's: rhs.drift of the column, or what the step
+ * before returned): the forward sweep, which computes f_i from a register window of u as it goes
  * and writes y_i over u_i (the window's next row, i + AHEAD, is read before row i + AHEAD is
  * written; rows 0..AHEAD-1, needed again at the periodic end, are kept in registers); the
  * backward sweep, writing p = T^{-1} f over y; the periodic border from p; and the store of
@@ -127,20 +135,25 @@ struct banded_warp_solve_only {
  * banded_system_solve's, in their order, so the result is the separate right-hand-side kernel's
  * followed by the portable solve's, bit for bit. coef and spike are the copies in shared memory
  * of v's. A right-hand side needs n >= 2 RADIUS + 1 (the window must not wrap onto itself).
- * BORDER = 0: plain; BORDER = H: periodic. */
+ * BORDER = 0: plain; BORDER = H: periodic. Returns, with sum_stored, the mean of the values
+ * stored, summed in row order as they are stored: rhs.drift of the new column, bit for bit,
+ * without reading it again (else 0). */
 template <int H, int BORDER, class Rhs>
-__device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const banded_view &v,
-                                                        const double *coef, const double *spike,
-                                                        double *x, int w, double *dst, int64_t ld,
-                                                        int on_chip, double mu, int use_mean)
+__device__ __forceinline__ double
+banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef,
+                        const double *spike, double *x, int w, double *dst, int64_t ld, int on_chip,
+                        double mu, double drift, int sum_stored)
 {
     enum { AHEAD = Rhs::AHEAD, WINDOW = 2 * Rhs::RADIUS + 1, SOLVE_ONLY = Rhs::SOLVE_ONLY };
     const Rhs r = rhs.prepared();
     const int n = (int)v.n, nb = (int)v.n_band, stride = 2 * H + 1;
-    const double drift = use_mean ? r.drift(x, n, w) : 0.0;
-    double c[WINDOW] = {0.0}, head[AHEAD] = {0.0}, carry[BANDED_MAX_CARRY] = {0.0};
+    double c[WINDOW] = {0.0}, e[WINDOW] = {0.0}, head[AHEAD] = {0.0};
+    double carry[BANDED_MAX_CARRY] = {0.0};
     if (!SOLVE_ONLY) {
-        for (int k = 0; k < WINDOW; ++k) c[k] = x[((k - Rhs::RADIUS + n) % n) * w];
+        for (int k = 0; k < WINDOW; ++k) {
+            c[k] = x[((k - Rhs::RADIUS + n) % n) * w];
+            e[k] = r.row_value(c[k], mu, drift);
+        }
         for (int k = 0; k < AHEAD; ++k) head[k] = x[k * w];
     }
     /* With a few warps per SM nothing but the thread's own instructions hides a latency, so each
@@ -148,7 +161,7 @@ __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const ba
      * factor's before the forward chunk, whose right-hand sides overlap them; the next chunk's
      * before the current one in the backward sweep and the store. */
     auto forward_row = [&](int i, double cur, double next, const double *lower, bool band) {
-        const double f = SOLVE_ONLY ? cur : r.point(c, mu, drift);
+        const double f = SOLVE_ONLY ? cur : r.point(c, e, mu, drift);
         if (band) {
             const double y = banded_forward_value(lower, H, f, carry);
             banded_carry_push(carry, H, y);
@@ -156,8 +169,9 @@ __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const ba
         } else {
             x[i * w] = f; /* the border rows keep their right-hand sides d_b */
         }
-        for (int k = 0; k < WINDOW - 1; ++k) c[k] = c[k + 1];
+        for (int k = 0; k < WINDOW - 1; ++k) c[k] = c[k + 1], e[k] = e[k + 1];
         c[WINDOW - 1] = next;
+        e[WINDOW - 1] = r.row_value(next, mu, drift);
     };
     int i = 0;
     for (; i + TILE_CHUNK <= n - AHEAD; i += TILE_CHUNK) { /* rows < n - AHEAD <= nb: band rows */
@@ -208,12 +222,15 @@ __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const ba
     }
     for (; i >= 0; --i) backward_row(i, x[i * w], coef + i * stride);
 
-    /* x_t = p - Q x_b, stored once; on chip each row after the rows ahead of it were read */
+    /* x_t = p - Q x_b, stored once; on chip each row after the rows ahead of it were read, and
+     * with sum_stored the stored values summed in row order (field_member_mean's sum) */
+    double stored = 0.0;
     auto store = [&](int row, double value) {
         if (on_chip)
             dst[row * ld] = value;
         else
             __stcs(dst + row * ld, value);
+        if (sum_stored) stored += value;
     };
     double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
     banded_border_solve(&v, BORDER, x, w, xb);
@@ -238,6 +255,7 @@ __device__ __forceinline__ void banded_warp_member_step(const Rhs &rhs, const ba
     }
     for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * w], xb));
     for (int j = 0; j < BORDER; ++j) store(nb + j, xb[j]);
+    return stored / (double)n;
 }
 
 /* The doubles of the factor a warp-tile block keeps in shared memory, before its tiles: rounded up
@@ -284,11 +302,17 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
         if (lane < width) {
             const int64_t m = first + lane;
             const double mu = mean ? mean[m] : 0.0;
-            for (int s = 1; s < steps; ++s)
-                banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w, tile + lane,
-                                                   w, 1, mu, mean != NULL);
+            /* the drift of each step after the first: the mean of what the step before stored,
+             * summed as it stored it */
+            double drift = mean ? rhs.drift(tile + lane, n, w) : 0.0;
+            for (int s = 1; s < steps; ++s) {
+                const double next =
+                    banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w,
+                                                       tile + lane, w, 1, mu, drift, mean != NULL);
+                if (mean) drift = next;
+            }
             banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w,
-                                               out + offset + lane, ld, 0, mu, mean != NULL);
+                                               out + offset + lane, ld, 0, mu, drift, 0);
         }
         __syncwarp(); /* the tile is free for the next stage */
     }

@@ -80,9 +80,13 @@ template <unsigned TERMS> struct model1d_warp_rhs {
     {
         return field_member_mean(x, n, w);
     }
-    __device__ double point(const double *c, double mu, double drift) const
+    __device__ double row_value(double u, double mu, double drift) const
     {
-        return model1d_rhs_point(&r, c, mu, drift, 0.0, 0.0);
+        return model1d_rhs_cubic(&r, u, mu, drift);
+    }
+    __device__ double point(const double *c, const double *cubic, double mu, double drift) const
+    {
+        return model1d_rhs_point_cubic(&r, c, cubic, drift, 0.0, 0.0);
     }
 };
 
