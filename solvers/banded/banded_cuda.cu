@@ -596,12 +596,14 @@ static int cuda_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, i
 
 /* ---- the WARP path: the warp-tile kernel of banded_cuda.cuh with no right-hand side ---- */
 
-/* The kernel built for v's half-bandwidth and border (plain or periodic), or NULL. */
-static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const banded_view *v)
+/* The kernel built for v's half-bandwidth and border (plain or periodic) and tiles of `width`
+ * members, or NULL. */
+static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const banded_view *v,
+                                                                       int width)
 {
 #define BANDED_WARP_MATCH(half, edge)                                                              \
     if (v->h == (half) && v->border == (edge))                                                     \
-        return banded_warp_kernel<half, edge, banded_warp_solve_only>;
+        return banded_warp_kernel_for<half, edge, banded_warp_solve_only>(width);
     BANDED_WARP_VARIANTS(BANDED_WARP_MATCH)
 #undef BANDED_WARP_MATCH
     return NULL;
@@ -609,14 +611,14 @@ static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const ban
 
 extern "C" int cohort_cuda_banded_warp_width(const banded_view *v, size_t tile_bytes)
 {
-    return warp_solve_kernel(v) ? banded_warp_width_for(v, tile_bytes) : 0;
+    return warp_solve_kernel(v, WARP_MAX_WIDTH) ? banded_warp_width_for(v, tile_bytes) : 0;
 }
 
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                              int64_t groups, int64_t group_stride, int width)
 {
-    return banded_warp_launch(warp_solve_kernel(v), banded_warp_solve_only(), v, u, u, NULL, ld, m0,
-                              count, groups, group_stride, width, 1);
+    return banded_warp_launch(warp_solve_kernel(v, width), banded_warp_solve_only(), v, u, u, NULL,
+                              ld, m0, count, groups, group_stride, width, 1);
 }
 
 extern "C" const banded_kernels banded_kernels_cuda = {.solve = cuda_solve};

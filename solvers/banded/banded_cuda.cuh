@@ -123,7 +123,8 @@ struct banded_warp_solve_only {
     }
 };
 
-/* One system, by one thread, on its column x[i * w] of a tile in shared memory holding all n
+/* One system, by one thread, on its column x[i * W] of a tile of W members a row in shared memory
+ * (W a constant, so that the rows' offsets are too) holding all n
  * rows of u (each value of u read from device memory once; each value of out written once), with
  * the member's mean mu and its drift (the caller's: rhs.drift of the column, or what the step
  * before returned): the forward sweep, which computes f_i from a register window of u as it goes
@@ -131,17 +132,17 @@ struct banded_warp_solve_only {
  * written; rows 0..AHEAD-1, needed again at the periodic end, are kept in registers); the
  * backward sweep, writing p = T^{-1} f over y; the periodic border from p; and the store of
  * x = p - Q x_b, into dst (device memory, leading dimension ld) or, on_chip, back over the
- * column (dst = x, ld = w), where the next step finds it. The arithmetic is the policy's point and
+ * column, where the next step finds it. The arithmetic is the policy's point and
  * banded_system_solve's, in their order, so the result is the separate right-hand-side kernel's
  * followed by the portable solve's, bit for bit. coef and spike are the copies in shared memory
  * of v's. A right-hand side needs n >= 2 RADIUS + 1 (the window must not wrap onto itself).
  * BORDER = 0: plain; BORDER = H: periodic. Returns, with sum_stored, the mean of the values
  * stored, summed in row order as they are stored: rhs.drift of the new column, bit for bit,
  * without reading it again (else 0). */
-template <int H, int BORDER, class Rhs>
+template <int H, int BORDER, int W, class Rhs>
 __device__ __forceinline__ double
 banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef,
-                        const double *spike, double *x, int w, double *dst, int64_t ld, int on_chip,
+                        const double *spike, double *x, double *dst, int64_t ld, int on_chip,
                         double mu, double drift, int sum_stored)
 {
     enum { AHEAD = Rhs::AHEAD, WINDOW = 2 * Rhs::RADIUS + 1, SOLVE_ONLY = Rhs::SOLVE_ONLY };
@@ -151,10 +152,10 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
     double carry[BANDED_MAX_CARRY] = {0.0};
     if (!SOLVE_ONLY) {
         for (int k = 0; k < WINDOW; ++k) {
-            c[k] = x[((k - Rhs::RADIUS + n) % n) * w];
+            c[k] = x[((k - Rhs::RADIUS + n) % n) * W];
             e[k] = r.row_value(c[k], mu, drift);
         }
-        for (int k = 0; k < AHEAD; ++k) head[k] = x[k * w];
+        for (int k = 0; k < AHEAD; ++k) head[k] = x[k * W];
     }
     /* With a few warps per SM nothing but the thread's own instructions hides a latency, so each
      * sweep reads its operands a chunk of TILE_CHUNK rows ahead: the window's rows and the
@@ -165,9 +166,9 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
         if (band) {
             const double y = banded_forward_value(lower, H, f, carry);
             banded_carry_push(carry, H, y);
-            x[i * w] = y;
+            x[i * W] = y;
         } else {
-            x[i * w] = f; /* the border rows keep their right-hand sides d_b */
+            x[i * W] = f; /* the border rows keep their right-hand sides d_b */
         }
         for (int k = 0; k < WINDOW - 1; ++k) c[k] = c[k + 1], e[k] = e[k + 1];
         c[WINDOW - 1] = next;
@@ -178,17 +179,17 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
         double cur[TILE_CHUNK], next[TILE_CHUNK], lower[TILE_CHUNK][H];
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            cur[q] = x[(i + q) * w]; /* f itself when SOLVE_ONLY (else unused and dropped) */
-            next[q] = x[(i + AHEAD + q) * w];
+            cur[q] = x[(i + q) * W]; /* f itself when SOLVE_ONLY (else unused and dropped) */
+            next[q] = x[(i + AHEAD + q) * W];
             for (int k = 0; k < H; ++k) lower[q][k] = coef[(i + q) * stride + k];
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) forward_row(i + q, cur[q], next[q], lower[q], true);
     }
     for (; i < n - AHEAD; ++i)
-        forward_row(i, x[i * w], x[(i + AHEAD) * w], coef + i * stride, true);
+        forward_row(i, x[i * W], x[(i + AHEAD) * W], coef + i * stride, true);
     for (; i < n; ++i) {
-        forward_row(i, x[i * w], head[0], coef + i * stride, i < nb);
+        forward_row(i, x[i * W], head[0], coef + i * stride, i < nb);
         for (int k = 0; k < AHEAD - 1; ++k) head[k] = head[k + 1];
     }
 
@@ -198,14 +199,14 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
     auto backward_load = [&](int top) {
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            y[q] = x[(top - q) * w];
+            y[q] = x[(top - q) * W];
             for (int k = H; k <= 2 * H; ++k) upper[q][k] = coef[(top - q) * stride + k];
         }
     };
     auto backward_row = [&](int row, double yi, const double *coef_row) {
         const double p = banded_backward_value(coef_row, H, yi, carry);
         banded_carry_push(carry, H, p);
-        x[row * w] = p;
+        x[row * W] = p;
     };
     i = nb - 1;
     if (i >= TILE_CHUNK - 1) backward_load(i);
@@ -220,25 +221,25 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) backward_row(i - q, y_cur[q], upper_cur[q]);
     }
-    for (; i >= 0; --i) backward_row(i, x[i * w], coef + i * stride);
+    for (; i >= 0; --i) backward_row(i, x[i * W], coef + i * stride);
 
     /* x_t = p - Q x_b, stored once; on chip each row after the rows ahead of it were read, and
      * with sum_stored the stored values summed in row order (field_member_mean's sum) */
     double stored = 0.0;
     auto store = [&](int row, double value) {
         if (on_chip)
-            dst[row * ld] = value;
+            x[row * W] = value;
         else
             __stcs(dst + row * ld, value);
         if (sum_stored) stored += value;
     };
     double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
-    banded_border_solve(&v, BORDER, x, w, xb);
+    banded_border_solve(&v, BORDER, x, W, xb);
     double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
     auto store_load = [&](int row0) {
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
-            p[q] = x[(row0 + q) * w];
+            p[q] = x[(row0 + q) * W];
             for (int j = 0; j < BORDER; ++j) q_row[q][j] = spike[(row0 + q) * BORDER + j];
         }
     };
@@ -253,7 +254,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) store(i + q, value[q]);
     }
-    for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * w], xb));
+    for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * W], xb));
     for (int j = 0; j < BORDER; ++j) store(nb + j, xb[j]);
     return stored / (double)n;
 }
@@ -267,7 +268,7 @@ __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
 }
 
 /* A persistent kernel: each block copies the factor rows into shared memory once, then each of its
- * warps takes tiles of w = 1 << w_shift members in turn, stages all their rows in its own part of
+ * warps takes tiles of W members in turn, stages all their rows in its own part of
  * shared memory (cp.async), and solves them (with their right-hand sides), one thread per member,
  * `steps` times over: the steps before the last leave each member's state in the tile (a thread
  * reads and writes its own column only), so device memory is read once and written once for all
@@ -275,14 +276,16 @@ __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
  * The warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
  * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds of
  * cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
-template <int H, int BORDER, class Rhs>
+template <int H, int BORDER, int W, class Rhs>
 __device__ __forceinline__ void
 banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, double *out,
                       const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
-                      int64_t groups, int64_t group_stride, int w_shift, int steps)
+                      int64_t groups, int64_t group_stride, int steps)
 {
+    static_assert(W == 16 || W == 32, "tiles of a warp or half a warp");
     extern __shared__ __align__(16) double smem[];
-    const int n = (int)v.n, nb = (int)v.n_band, w = 1 << w_shift;
+    enum { w = W, w_shift = W == 32 ? 5 : 4 };
+    const int n = (int)v.n, nb = (int)v.n_band;
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     double *coef = smem, *spike = coef + nb * (2 * H + 1);
     for (int k = threadIdx.x; k < nb * (2 * H + 1); k += blockDim.x) coef[k] = v.coef[k];
@@ -304,33 +307,40 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
             const double mu = mean ? mean[m] : 0.0;
             /* the drift of each step after the first: the mean of what the step before stored,
              * summed as it stored it */
-            double drift = mean ? rhs.drift(tile + lane, n, w) : 0.0;
+            double drift = mean ? rhs.drift(tile + lane, n, W) : 0.0;
             for (int s = 1; s < steps; ++s) {
-                const double next =
-                    banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w,
-                                                       tile + lane, w, 1, mu, drift, mean != NULL);
+                const double next = banded_warp_member_step<H, BORDER, W>(
+                    rhs, v, coef, spike, tile + lane, NULL, 0, 1, mu, drift, mean != NULL);
                 if (mean) drift = next;
             }
-            banded_warp_member_step<H, BORDER>(rhs, v, coef, spike, tile + lane, w,
-                                               out + offset + lane, ld, 0, mu, drift, 0);
+            banded_warp_member_step<H, BORDER, W>(rhs, v, coef, spike, tile + lane,
+                                                  out + offset + lane, ld, 0, mu, drift, 0);
         }
         __syncwarp(); /* the tile is free for the next stage */
     }
 }
 
-template <int H, int BORDER, class Rhs>
+template <int H, int BORDER, int W, class Rhs>
 __global__ void __launch_bounds__(32 * WARP_MAX_WARPS)
     banded_warp_kernel(Rhs rhs, banded_view v, const double *u, double *out, const double *mean,
                        int64_t ld, int64_t m0, int64_t count, int64_t groups, int64_t group_stride,
-                       int w_shift, int steps)
+                       int steps)
 {
-    banded_warp_tile_body<H, BORDER>(rhs, v, u, out, mean, ld, m0, count, groups, group_stride,
-                                     w_shift, steps);
+    banded_warp_tile_body<H, BORDER, W>(rhs, v, u, out, mean, ld, m0, count, groups, group_stride,
+                                        steps);
 }
 
 template <class Rhs>
 using banded_warp_kernel_fn = void (*)(Rhs, banded_view, const double *, double *, const double *,
-                                       int64_t, int64_t, int64_t, int64_t, int64_t, int, int);
+                                       int64_t, int64_t, int64_t, int64_t, int64_t, int);
+
+/* The warp-tile kernel for tiles of `width` members (banded_warp_width_for's: a warp or half). */
+template <int H, int BORDER, class Rhs>
+static banded_warp_kernel_fn<Rhs> banded_warp_kernel_for(int width)
+{
+    return width == WARP_MAX_WIDTH ? banded_warp_kernel<H, BORDER, WARP_MAX_WIDTH, Rhs>
+                                   : banded_warp_kernel<H, BORDER, WARP_MIN_WIDTH, Rhs>;
+}
 
 /* Systems per warp tile for v: the widest power of two from WARP_MAX_WIDTH down to WARP_MIN_WIDTH
  * whose tile fits tile_bytes (0: WARP_DEFAULT_BYTES) and, with the factor, one block; 0 where
@@ -356,8 +366,6 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
                               const double *mean, int64_t ld, int64_t m0, int64_t count,
                               int64_t groups, int64_t group_stride, int width, int steps)
 {
-    int shift = 0;
-    while ((1 << shift) < width) ++shift;
     const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
     const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
     int warps = (int)((TILE_MAX_BYTES - factor) / tile);
@@ -383,8 +391,8 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
     const int64_t tiles = (count + width - 1) / width * groups;
     int64_t blocks = last.resident;
     if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
-    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(
-        rhs, *v, u, out, mean, ld, m0, count, groups, group_stride, shift, steps);
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(rhs, *v, u, out, mean, ld, m0,
+                                                                count, groups, group_stride, steps);
     COHORT_CUDA_CHECK_LAUNCH("banded_warp_kernel");
     return COHORT_OK;
 }

@@ -109,8 +109,8 @@ static int fused_launch(const model1d_rhs *r, const banded_view *v, const double
                         int steps)
 {
     const model1d_warp_rhs<TERMS> rhs = {*r};
-    return banded_warp_launch(banded_warp_kernel<H, BORDER, model1d_warp_rhs<TERMS>>, rhs, v, u,
-                              out, mean, ld, m0, count, 1, 0, width, steps);
+    return banded_warp_launch(banded_warp_kernel_for<H, BORDER, model1d_warp_rhs<TERMS>>(width),
+                              rhs, v, u, out, mean, ld, m0, count, 1, 0, width, steps);
 }
 
 typedef int (*fused_launch_fn)(const model1d_rhs *, const banded_view *, const double *, double *,
