@@ -123,6 +123,29 @@ struct banded_warp_solve_only {
     }
 };
 
+/* The factor's rows in a warp-tile block's shared memory: 2h + 1 coefficients padded to an even
+ * count, so that every row starts 16 bytes aligned and its pairs load as one. */
+__host__ __device__ constexpr int banded_warp_row_doubles(int h)
+{
+    return 2 * h + 2;
+}
+
+/* dst[k - FIRST] = row[k], k = FIRST .. LAST, row 16-byte aligned in shared memory: the pairs that
+ * start at an even k as one 16-byte load. */
+template <int FIRST, int LAST>
+__device__ __forceinline__ void banded_warp_load_row(double *dst, const double *row)
+{
+#pragma unroll
+    for (int k = FIRST; k <= LAST; ++k) {
+        if (k % 2 == 0 && k < LAST) { /* a pair's first: both */
+            const double2 pair = *reinterpret_cast<const double2 *>(row + k);
+            dst[k - FIRST] = pair.x, dst[k + 1 - FIRST] = pair.y;
+        } else if (k % 2 == 0 || k == FIRST) { /* alone (a pair's second was loaded with it) */
+            dst[k - FIRST] = row[k];
+        }
+    }
+}
+
 /* One system, by one thread, on its column x[i * W] of a tile of W members a row in shared memory
  * (W a constant, so that the rows' offsets are too) holding all n
  * rows of u (each value of u read from device memory once; each value of out written once), with
@@ -135,10 +158,10 @@ struct banded_warp_solve_only {
  * column, where the next step finds it. The arithmetic is the policy's point and
  * banded_system_solve's, in their order, so the result is the separate right-hand-side kernel's
  * followed by the portable solve's, bit for bit. coef and spike are the copies in shared memory
- * of v's. A right-hand side needs n >= 2 RADIUS + 1 (the window must not wrap onto itself).
- * BORDER = 0: plain; BORDER = H: periodic. Returns, with sum_stored, the mean of the values
- * stored, summed in row order as they are stored: rhs.drift of the new column, bit for bit,
- * without reading it again (else 0). */
+ * of v's (coef's rows banded_warp_row_doubles apart). A right-hand side needs n >= 2 RADIUS + 1
+ * (the window must not wrap onto itself). BORDER = 0: plain; BORDER = H: periodic. Returns, with
+ * sum_stored, the mean of the values stored, summed in row order as they are stored: rhs.drift of
+ * the new column, bit for bit, without reading it again (else 0). */
 template <int H, int BORDER, int W, class Rhs>
 __device__ __forceinline__ double
 banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef,
@@ -147,7 +170,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 {
     enum { AHEAD = Rhs::AHEAD, WINDOW = 2 * Rhs::RADIUS + 1, SOLVE_ONLY = Rhs::SOLVE_ONLY };
     const Rhs r = rhs.prepared();
-    const int n = (int)v.n, nb = (int)v.n_band, stride = 2 * H + 1;
+    const int n = (int)v.n, nb = (int)v.n_band, stride = banded_warp_row_doubles(H);
     double c[WINDOW] = {0.0}, e[WINDOW] = {0.0}, head[AHEAD] = {0.0};
     double carry[BANDED_MAX_CARRY] = {0.0};
     if (!SOLVE_ONLY) {
@@ -181,7 +204,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
         for (int q = 0; q < TILE_CHUNK; ++q) {
             cur[q] = x[(i + q) * W]; /* f itself when SOLVE_ONLY (else unused and dropped) */
             next[q] = x[(i + AHEAD + q) * W];
-            for (int k = 0; k < H; ++k) lower[q][k] = coef[(i + q) * stride + k];
+            banded_warp_load_row<0, H - 1>(lower[q], coef + (i + q) * stride);
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) forward_row(i + q, cur[q], next[q], lower[q], true);
@@ -200,7 +223,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             y[q] = x[(top - q) * W];
-            for (int k = H; k <= 2 * H; ++k) upper[q][k] = coef[(top - q) * stride + k];
+            banded_warp_load_row<H, 2 * H>(upper[q] + H, coef + (top - q) * stride);
         }
     };
     auto backward_row = [&](int row, double yi, const double *coef_row) {
@@ -240,7 +263,9 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             p[q] = x[(row0 + q) * W];
-            for (int j = 0; j < BORDER; ++j) q_row[q][j] = spike[(row0 + q) * BORDER + j];
+            if (BORDER > 0)
+                banded_warp_load_row<0, (BORDER > 0 ? BORDER : 1) - 1>(q_row[q],
+                                                                       spike + (row0 + q) * BORDER);
         }
     };
     i = 0;
@@ -263,7 +288,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
  * to a pair so that the tiles stay 16-byte aligned. */
 __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
 {
-    const int words = (int)v.n_band * (2 * v.h + 1) + (int)v.n_band * v.border;
+    const int words = (int)v.n_band * banded_warp_row_doubles(v.h) + (int)v.n_band * v.border;
     return (words + 1) & ~1;
 }
 
@@ -287,8 +312,10 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
     enum { w = W, w_shift = W == 32 ? 5 : 4 };
     const int n = (int)v.n, nb = (int)v.n_band;
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    double *coef = smem, *spike = coef + nb * (2 * H + 1);
-    for (int k = threadIdx.x; k < nb * (2 * H + 1); k += blockDim.x) coef[k] = v.coef[k];
+    enum { ROW = banded_warp_row_doubles(H) };
+    double *coef = smem, *spike = coef + nb * ROW; /* nb * ROW even: spike's rows aligned */
+    for (int k = threadIdx.x; k < nb * ROW; k += blockDim.x)
+        coef[k] = k % ROW < 2 * H + 1 ? v.coef[k / ROW * (2 * H + 1) + k % ROW] : 0.0;
     for (int k = threadIdx.x; k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
     __syncthreads();
     double *tile = smem + banded_warp_factor_doubles(v) + (size_t)warp * n * w;
