@@ -94,8 +94,9 @@ template <unsigned TERMS> struct model1d_warp_rhs {
  * any other right-hand side takes the separate kernels. Not ch1d_forced: its WENO derivative
  * (about 75 floating-point operations and a division a point, counted from the source) needs a
  * kernel of 254 registers, and the tiles of N = 512 leave three warps of 16 members an SM to hide
- * its latencies, so the separate kernels are faster (bench-model1d; solvers/banded/PERFORMANCE.md).
- */
+ * its latencies, so the separate kernels are faster (bench-model1d; solvers/banded/PERFORMANCE.md,
+ * which also has the right-hand side formed in a pass of its own before the sweeps, tried and
+ * slower still). */
 #define MODEL1D_FUSED_VARIANTS(X)                                                                  \
     X(1, 1, MODEL1D_TERM_STENCIL)   /* diffusion1d */                                              \
     X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
