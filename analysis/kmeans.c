@@ -19,6 +19,7 @@ typedef struct km {
     const kmeans_options *opt;
     const cohort_team *team;
     int64_t n, members, chunk;
+    int64_t staged; /* members a load stages (host_stage, stage): the chunk, or fewer resident */
     int64_t lo, hi, local; /* this rank's members [lo, hi), local of them */
     int64_t n_blocks;
     int64_t block0, share_blocks; /* this rank's blocks [block0, block0 + share_blocks) */
@@ -430,13 +431,17 @@ static void km_free(km *s)
     free(s->host_stage), free(s->labels), free(s->dist), free(s->dist_blocks);
 }
 
+/* Resident features are loaded this many members at a time, so that the staging copies (host and
+ * device) stay small beside the features themselves. */
+enum { KM_STAGE_MEMBERS = 16384 };
+
 /* This rank's features resident on the device when they (and a pass's working arrays) take at
  * most half the free memory, as run.c sizes its chunks. */
 static int km_layout(km *s)
 {
     const int64_t n = s->n, local = s->local > 0 ? s->local : 1;
     if (s->opt->chunk > 0) {
-        s->chunk = s->opt->chunk < local ? s->opt->chunk : local;
+        s->chunk = s->staged = s->opt->chunk < local ? s->opt->chunk : local;
         s->resident = 0;
         return COHORT_OK;
     }
@@ -445,13 +450,14 @@ static int km_layout(km *s)
     const double per_member = ((double)n + 2.0) * sizeof(double);
     if ((double)local * per_member <= 0.5 * (double)free_bytes) {
         s->chunk = local, s->resident = 1;
+        s->staged = local < KM_STAGE_MEMBERS ? local : KM_STAGE_MEMBERS;
         return COHORT_OK;
     }
     /* streamed: the features and their member-major copy per member of a chunk, beside every
      * member's distance and two labels */
     const double kept = (double)local * (sizeof(double) + 2.0);
     int64_t fit = (int64_t)((0.5 * (double)free_bytes - kept) / (2.0 * (double)n * sizeof(double)));
-    s->chunk = fit < 1 ? 1 : fit < local ? fit : local;
+    s->chunk = s->staged = fit < 1 ? 1 : fit < local ? fit : local;
     s->resident = 0;
     return COHORT_OK;
 }
@@ -461,7 +467,7 @@ static int km_load_resident(km *s)
 {
     const int64_t n = s->n;
     for (int64_t first = s->lo, count = 0; first < s->hi; first += count) {
-        count = s->hi - first < s->chunk ? s->hi - first : s->chunk;
+        count = s->hi - first < s->staged ? s->hi - first : s->staged;
         COHORT_CALL(s->load(s->ctx, first, count, s->host_stage));
         COHORT_CALL(
             s->be->copy_to_device(s->stage, s->host_stage, (size_t)(count * n) * sizeof(double)));
@@ -479,7 +485,7 @@ static int km_alloc_device(km *s)
     const size_t kn = (size_t)s->opt->k * (size_t)n, blocks = (size_t)s->share_blocks + 1;
     const size_t feat_values = (size_t)n * (size_t)(s->resident ? local : s->chunk);
     COHORT_CALL(be->alloc((void **)&s->feat, feat_values * sizeof(double)));
-    COHORT_CALL(be->alloc((void **)&s->stage, (size_t)n * (size_t)s->chunk * sizeof(double)));
+    COHORT_CALL(be->alloc((void **)&s->stage, (size_t)n * (size_t)s->staged * sizeof(double)));
     COHORT_CALL(be->alloc((void **)&s->labels_dev, (size_t)local));
     COHORT_CALL(be->alloc((void **)&s->prev_dev, (size_t)local));
     COHORT_CALL(be->alloc((void **)&s->dist_dev, (size_t)local * sizeof(double)));
@@ -502,7 +508,7 @@ static int km_alloc(km *s, int restarts, kmeans_result *out)
     s->labels = malloc((size_t)local);
     s->dist = malloc((size_t)local * sizeof(double));
     s->dist_blocks = malloc((size_t)s->n_blocks * sizeof(double));
-    s->host_stage = malloc((size_t)n * (size_t)s->chunk * sizeof(double));
+    s->host_stage = malloc((size_t)n * (size_t)s->staged * sizeof(double));
     if (restarts > 1) out->runner_up = malloc((size_t)members);
     if (!out->labels || !out->centroids || !out->sizes || !s->labels || !s->dist ||
         !s->dist_blocks || !s->host_stage || (restarts > 1 && !out->runner_up))

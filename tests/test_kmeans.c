@@ -50,17 +50,19 @@ static double variance(const double *c, int64_t n)
     return v / (double)n;
 }
 
-static void planted_case(const cohort_backend *be, gsl_rng *rng)
+/* Planted clusters of `members` members, clustered resident (chunk 0) and in the given chunks.
+ * Over 16,384 members a resident run loads its features in several stages (KM_STAGE_MEMBERS). */
+static void planted_case(const cohort_backend *be, gsl_rng *rng, int64_t members,
+                         const int64_t *chunks, int n_chunks)
 {
     const int k = 3;
-    data d = {.n = 40, .members = 5000};
+    data d = {.n = 40, .members = members};
     d.x = malloc((size_t)(d.n * d.members) * sizeof(double));
     unsigned char *planted = malloc((size_t)d.members);
     planted_data(rng, &d, k, planted);
     kmeans_options opt = {.k = k, .restarts = 4, .max_iter = 100, .tol = 0.0, .seed = 7};
     kmeans_result first = {0};
-    static const int64_t chunks[] = {0, 1000, 7, 4999};
-    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; ++c) {
+    for (int c = 0; c < n_chunks; ++c) {
         opt.chunk = chunks[c];
         kmeans_result r;
         int rc = kmeans_run(be, d.n, d.members, load, &d, &opt, &r);
@@ -74,7 +76,7 @@ static void planted_case(const cohort_backend *be, gsl_rng *rng)
             }
             exact &= map[0] != map[1] && map[1] != map[2] && map[0] != map[2];
             EXPECT(exact, "planted clusters not recovered exactly");
-            EXPECT(r.resident, "5000 x 40 features should stay on the device");
+            EXPECT(r.resident, "%lld x 40 features should stay on the device", (long long)members);
             for (int q = 1; q < k; ++q)
                 EXPECT(variance(r.centroids + (q - 1) * d.n, d.n) <
                            variance(r.centroids + q * d.n, d.n),
@@ -213,7 +215,9 @@ int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
     gsl_rng *rng = reference_rng_alloc("test_kmeans");
-    planted_case(be, rng);
+    static const int64_t chunks[] = {0, 1000, 7, 4999}, staged_chunks[] = {0, 16383, 20000};
+    planted_case(be, rng, 5000, chunks, 4);
+    planted_case(be, rng, 40000, staged_chunks, 3);
     stepwise_case(be, rng);
     tally_case(be, rng);
     bad_input(be);
