@@ -146,6 +146,52 @@ __device__ __forceinline__ void banded_warp_load_row(double *dst, const double *
     }
 }
 
+/* The store that ends banded_warp_member_step: x_t = p - Q x_b from p in the rows of column x
+ * (x[i * W]) and the border's x_b, stored once into dst (leading dimension ld) or, on_chip, back
+ * over the column, each row after the rows ahead of it were read; with sum_stored, the stored
+ * values summed in row order, and their mean returned (else 0). */
+template <int BORDER, int W>
+__device__ __forceinline__ double banded_warp_store(const banded_view &v, const double *spike,
+                                                    double *x, double *dst, int64_t ld, int on_chip,
+                                                    int sum_stored)
+{
+    const int n = (int)v.n, nb = (int)v.n_band;
+    double stored = 0.0;
+    auto store = [&](int row, double value) {
+        if (on_chip)
+            x[row * W] = value;
+        else
+            __stcs(dst + row * ld, value);
+        if (sum_stored) stored += value;
+    };
+    double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+    banded_border_solve(&v, BORDER, x, W, xb);
+    double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
+    auto store_load = [&](int row0) {
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            p[q] = x[(row0 + q) * W];
+            if (BORDER > 0)
+                banded_warp_load_row<0, (BORDER > 0 ? BORDER : 1) - 1>(q_row[q],
+                                                                       spike + (row0 + q) * BORDER);
+        }
+    };
+    int i = 0;
+    if (TILE_CHUNK <= nb) store_load(0);
+    for (; i + TILE_CHUNK <= nb; i += TILE_CHUNK) {
+        double value[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q)
+            value[q] = banded_border_correct(q_row[q], BORDER, p[q], xb);
+        if (i + 2 * TILE_CHUNK <= nb) store_load(i + TILE_CHUNK);
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) store(i + q, value[q]);
+    }
+    for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * W], xb));
+    for (int j = 0; j < BORDER; ++j) store(nb + j, xb[j]);
+    return stored / (double)n;
+}
+
 /* One system, by one thread, on its column x[i * W] of a tile of W members a row in shared memory
  * (W a constant, so that the rows' offsets are too) holding all n
  * rows of u (each value of u read from device memory once; each value of out written once), with
@@ -245,43 +291,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
         for (int q = 0; q < TILE_CHUNK; ++q) backward_row(i - q, y_cur[q], upper_cur[q]);
     }
     for (; i >= 0; --i) backward_row(i, x[i * W], coef + i * stride);
-
-    /* x_t = p - Q x_b, stored once; on chip each row after the rows ahead of it were read, and
-     * with sum_stored the stored values summed in row order (field_member_mean's sum) */
-    double stored = 0.0;
-    auto store = [&](int row, double value) {
-        if (on_chip)
-            x[row * W] = value;
-        else
-            __stcs(dst + row * ld, value);
-        if (sum_stored) stored += value;
-    };
-    double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
-    banded_border_solve(&v, BORDER, x, W, xb);
-    double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
-    auto store_load = [&](int row0) {
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) {
-            p[q] = x[(row0 + q) * W];
-            if (BORDER > 0)
-                banded_warp_load_row<0, (BORDER > 0 ? BORDER : 1) - 1>(q_row[q],
-                                                                       spike + (row0 + q) * BORDER);
-        }
-    };
-    i = 0;
-    if (TILE_CHUNK <= nb) store_load(0);
-    for (; i + TILE_CHUNK <= nb; i += TILE_CHUNK) {
-        double value[TILE_CHUNK];
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q)
-            value[q] = banded_border_correct(q_row[q], BORDER, p[q], xb);
-        if (i + 2 * TILE_CHUNK <= nb) store_load(i + TILE_CHUNK);
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) store(i + q, value[q]);
-    }
-    for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * W], xb));
-    for (int j = 0; j < BORDER; ++j) store(nb + j, xb[j]);
-    return stored / (double)n;
+    return banded_warp_store<BORDER, W>(v, spike, x, dst, ld, on_chip, sum_stored); /* x_t */
 }
 
 /* The doubles of the factor a warp-tile block keeps in shared memory, before its tiles: rounded up
