@@ -6,27 +6,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "analysis/moments.h"
 #include "backend/cohort_error.h"
-#include "checkpoint.h"
 #include "clustering.h"
 #include "merge.h"
 #include "part_features.h"
 #include "plan.h"
 #include "run_output.h"
+#include "segments.h"
 #include "target.h"
 
-enum { EXIT_BAD_INPUT = 2, MAX_SEGMENTS = 65536 };
-
-typedef struct segments {
-    int64_t members;
-    int count;
-    int64_t bounds[MAX_SEGMENTS + 1]; /* segment s: members [bounds[s], bounds[s + 1]) */
-} segments;
+enum { EXIT_BAD_INPUT = 2 };
 
 /* What the segments cover: the run's members, or a target run's max_members of which its first
  * round runs first_round (0: no target). */
@@ -40,100 +32,17 @@ static const char *output_of(const cohort_config *c, const run_options *opt)
     return opt->output_path ? opt->output_path : config_get(c, "output", "path")->text;
 }
 
-static void manifest_name(const char *out, char *name, size_t len)
-{
-    snprintf(name, len, "%s.ranks", out);
-}
-
-static void part_name(const char *out, const segments *g, int s, char *name, size_t len)
-{
-    snprintf(name, len, "%s.part-%lld-%lld.nc", out, (long long)g->bounds[s],
-             (long long)g->bounds[s + 1]);
-}
-
 static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-/* A finished part: a regular file (a directory of that name is the run's to refuse). */
-static int part_done(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 int run_distributed_pending(const cohort_config *c, const run_options *opt)
 {
     char name[PATH_MAX];
-    manifest_name(output_of(c, opt), name, sizeof name);
+    segments_list_name(output_of(c, opt), name, sizeof name);
     return exists(name);
-}
-
-/* Segments appended to g from its end to member `end`, one per rank, cut at the statistics'
- * blocks (empty segments left out). */
-static void segments_extend(segments *g, int64_t end, int ranks)
-{
-    const int64_t start = g->bounds[g->count], b0 = start / MOMENTS_BLOCK;
-    const int64_t blocks = (end - start + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
-    const int n = ranks < MAX_SEGMENTS - g->count ? ranks : MAX_SEGMENTS - g->count;
-    for (int r = 0; r < n; ++r) {
-        int64_t stop = (b0 + blocks * (r + 1) / n) * MOMENTS_BLOCK;
-        if (stop > end || r == n - 1) stop = end;
-        if (stop > g->bounds[g->count]) g->bounds[++g->count] = stop;
-    }
-}
-
-/* OUT.ranks: the segments, written whole to a temporary file and renamed. */
-static int manifest_write(const char *path, const segments *g)
-{
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return 0;
-    fprintf(f, "cohort segments 1\nmembers %lld\nsegments %d\n", (long long)g->members, g->count);
-    for (int s = 0; s < g->count; ++s)
-        fprintf(f, "%lld %lld\n", (long long)g->bounds[s], (long long)g->bounds[s + 1]);
-    const int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    return fclose(f) == 0 && ok && rename(tmp, path) == 0;
-}
-
-/* The segments of OUT.ranks, checked against the run's members (a target run's, `target`, may
- * end before them: its rounds so far). 0, or 2 with err. */
-static int manifest_read(const char *path, int64_t members, int target, segments *g, char *err,
-                         size_t len)
-{
-    FILE *f = fopen(path, "r");
-    long long m = -1, a = 0, b = 0;
-    int count = -1, ok = f &&
-                         fscanf(f, "cohort segments 1 members %lld segments %d", &m, &count) == 2 &&
-                         m == members && count >= 1 && count <= MAX_SEGMENTS;
-    g->members = m, g->count = ok ? count : 0, g->bounds[0] = 0;
-    for (int s = 0; ok && s < count; ++s) {
-        ok = fscanf(f, "%lld %lld", &a, &b) == 2 && a == g->bounds[s] && b > a && b <= members &&
-             (a % MOMENTS_BLOCK) == 0;
-        g->bounds[s + 1] = b;
-    }
-    ok = ok && (g->bounds[count] == members || (target && g->bounds[count] < members));
-    if (f) fclose(f);
-    if (!ok)
-        snprintf(err, len,
-                 "--resume: %s is not the segment list of this run (%lld members): start over "
-                 "with --overwrite",
-                 path, (long long)members);
-    return ok ? 0 : EXIT_BAD_INPUT;
-}
-
-/* A part's files: the part, its partial file, its checkpoint and the checkpoint's copy. */
-static void part_remove(const char *part)
-{
-    char name[2 * PATH_MAX];
-    snprintf(name, sizeof name, "%s.checkpoint", part);
-    checkpoint_remove(name);
-    snprintf(name, sizeof name, "%s.partial", part);
-    remove(name);
-    remove(part);
 }
 
 /* A rank outside a segment (done with its own, waiting for the others, or idle) takes SIGINT,
@@ -164,12 +73,13 @@ static int decided_by_root(const cohort_comm *comm, int status)
 /* Rank 0's new segment list: the output checked, an interrupted run's list refused without
  * --overwrite (with it, its parts go), the members cut over the ranks and the list written
  * unless one process runs it all (*serial). 0, or 2 with err. */
-static int segments_start(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
-                          const run_shape *shape, segments *g, int *serial, char *err, size_t len)
+static int distributed_start(const cohort_config *c, const run_options *opt,
+                             const cohort_comm *comm, const run_shape *shape, segments *g,
+                             int *serial, char *err, size_t len)
 {
     const char *out = output_of(c, opt), *path = NULL;
     char manifest[PATH_MAX];
-    manifest_name(out, manifest, sizeof manifest);
+    segments_list_name(out, manifest, sizeof manifest);
     int status = run_output_path(c, opt, &path);
     if (!status && exists(manifest) && !opt->overwrite) {
         snprintf(err, len,
@@ -181,18 +91,18 @@ static int segments_start(const cohort_config *c, const run_options *opt, const 
     if (!status && exists(manifest)) { /* --overwrite: the old segments' files go */
         segments old;
         char part[PATH_MAX + 64], ignored[256];
-        if (manifest_read(manifest, shape->members, shape->first_round > 0, &old, ignored,
-                          sizeof ignored) == 0)
+        if (segments_list_read(manifest, shape->members, shape->first_round > 0, &old, ignored,
+                               sizeof ignored) == 0)
             for (int s = 0; s < old.count; ++s) {
-                part_name(out, &old, s, part, sizeof part);
-                part_remove(part);
+                segments_part_name(out, &old, s, part, sizeof part);
+                segments_part_remove(part);
             }
         remove(manifest);
     }
     g->members = shape->members, g->count = 0, g->bounds[0] = 0;
     segments_extend(g, shape->first_round > 0 ? shape->first_round : shape->members, comm->size);
     *serial = shape->first_round == 0 && (shape->steady || g->count == 1);
-    if (!status && !*serial && !manifest_write(manifest, g)) {
+    if (!status && !*serial && !segments_list_write(manifest, g)) {
         snprintf(err, len, "cannot write %s", manifest);
         status = EXIT_BAD_INPUT;
     }
@@ -202,8 +112,9 @@ static int segments_start(const cohort_config *c, const run_options *opt, const 
 /* Rank 0 decides, every rank learns: the segments (read back on --resume, else cut) and whether
  * rank 0 runs it all as one process (*serial: a steady model, one segment, or the resume of a run
  * that had one). 0, or the exit status, said once. */
-static int segments_decide(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
-                           segments *g, run_shape *shape_out, int *serial)
+static int distributed_decide(const cohort_config *c, const run_options *opt,
+                              const cohort_comm *comm, segments *g, run_shape *shape_out,
+                              int *serial)
 {
     char err[PATH_MAX + 1024] = "", manifest[PATH_MAX];
     run_plan p;
@@ -228,12 +139,12 @@ static int segments_decide(const cohort_config *c, const run_options *opt, const
                 shape.first_round > 0 ? "ensemble.target_sem" : "mpirun");
         return EXIT_BAD_INPUT;
     }
-    manifest_name(output_of(c, opt), manifest, sizeof manifest);
+    segments_list_name(output_of(c, opt), manifest, sizeof manifest);
     *serial = 0;
     if (comm->rank == 0) {
         if (opt->resume && exists(manifest))
-            status =
-                manifest_read(manifest, shape.members, shape.first_round > 0, g, err, sizeof err);
+            status = segments_list_read(manifest, shape.members, shape.first_round > 0, g, err,
+                                        sizeof err);
         else if (opt->resume && shape.first_round > 0) {
             snprintf(err, sizeof err,
                      "--resume: %s does not exist: no run to ensemble.target_sem of this output "
@@ -243,7 +154,7 @@ static int segments_decide(const cohort_config *c, const run_options *opt, const
         } else if (opt->resume)
             *serial = 1; /* OUT.checkpoint, or run_ensemble says there is none */
         else
-            status = segments_start(c, opt, comm, &shape, g, serial, err, sizeof err);
+            status = distributed_start(c, opt, comm, &shape, g, serial, err, sizeof err);
         if (status && *err) fprintf(stderr, "cohort run: %s\n", err);
     }
     status = decided_by_root(comm, status);
@@ -275,8 +186,8 @@ static int run_segments(const cohort_config *c, const run_options *opt, const co
     int status = 0;
     for (int s = comm->rank; s < g->count && status == 0 && !stop_signal; s += comm->size) {
         char part[PATH_MAX + 64], ck[PATH_MAX + 80];
-        part_name(out, g, s, part, sizeof part);
-        if (part_done(part)) continue;
+        segments_part_name(out, g, s, part, sizeof part);
+        if (segments_part_done(part)) continue;
         snprintf(ck, sizeof ck, "%s.checkpoint", part);
         run_options o = *opt;
         o.output_path = part;
@@ -300,31 +211,15 @@ static int run_segments(const cohort_config *c, const run_options *opt, const co
     return comm_max(comm, status);
 }
 
-/* The parts' names, parts[s] of segment s (freed with free(parts[0]), free(parts)). */
-static const char **part_names(const char *out, const segments *g)
-{
-    const char **parts = calloc((size_t)g->count, sizeof *parts);
-    char *names = malloc((size_t)g->count * (PATH_MAX + 64));
-    if (!parts || !names) {
-        free(parts), free(names);
-        return NULL;
-    }
-    for (int s = 0; s < g->count; ++s) {
-        parts[s] = names + (size_t)s * (PATH_MAX + 64);
-        part_name(out, g, s, names + (size_t)s * (PATH_MAX + 64), PATH_MAX + 64);
-    }
-    return parts;
-}
-
 /* A rank other than 0 while rank 0 joins: its share of the k-means (clustering.h), its members'
  * features read from the parts. The plan is the one every rank made already. */
-static int segments_follow(const cohort_config *c, const run_options *opt, const segments *g,
-                           const cohort_team *team)
+static int distributed_follow(const cohort_config *c, const run_options *opt, const segments *g,
+                              const cohort_team *team)
 {
     char err[1024];
     run_plan p;
     const cohort_backend *be = NULL;
-    const char **parts = part_names(output_of(c, opt), g);
+    const char **parts = segments_part_names(output_of(c, opt), g);
     if (!parts || run_plan_make(c, &p, err, sizeof err) != 0 ||
         cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         fprintf(stderr, "cohort run: rank %d cannot take part in the k-means\n", team->rank);
@@ -344,12 +239,12 @@ static int segments_follow(const cohort_config *c, const run_options *opt, const
 
 /* Rank 0 joins the parts into OUT (merge.h), the team sharing the k-means, and removes them and
  * the segment list. */
-static int segments_join(const run_options *opt, const cohort_comm *comm, const char *out,
-                         const segments *g, const target_result *target, const cohort_team *team)
+static int distributed_join(const run_options *opt, const cohort_comm *comm, const char *out,
+                            const segments *g, const target_result *target, const cohort_team *team)
 {
     char manifest[PATH_MAX];
-    manifest_name(out, manifest, sizeof manifest);
-    const char **parts = part_names(out, g);
+    segments_list_name(out, manifest, sizeof manifest);
+    const char **parts = segments_part_names(out, g);
     int joined = g->count; /* a target run: the parts of its first target->members */
     while (target && joined > 1 && g->bounds[joined - 1] >= target->members) --joined;
     merge_options mo = {.inputs = parts,
@@ -366,7 +261,7 @@ static int segments_join(const run_options *opt, const cohort_comm *comm, const 
     const int status = parts ? merge_parts(&mo) : 1;
     clustering_team_done(team); /* the other ranks leave clustering_follow */
     if (status == 0) {
-        for (int s = 0; s < g->count; ++s) part_remove(parts[s]);
+        for (int s = 0; s < g->count; ++s) segments_part_remove(parts[s]);
         remove(manifest);
         if (!opt->quiet)
             fprintf(stderr, "wrote %s: %lld members, %d segments over %d ranks\n", out,
@@ -379,59 +274,14 @@ static int segments_join(const run_options *opt, const cohort_comm *comm, const 
     return status;
 }
 
-/* Rank 0's decision after a target run's round: done (*t: the members the target took, their
- * relative standard error) or one more round appended to g and its list. 0, or 1. */
-static int target_decide(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
-                         segments *g, target_result *t, int *done)
-{
-    char err[1024], manifest[PATH_MAX];
-    run_plan p;
-    if (run_plan_make(c, &p, err, sizeof err)) { /* it was made before: out of memory */
-        fprintf(stderr, "cohort run: %s\n", err);
-        run_plan_free(&p);
-        return 1;
-    }
-    const char **parts = part_names(output_of(c, opt), g);
-    int status = parts && target_read(&p, parts, g->bounds, g->count, t) == COHORT_OK ? 0 : 1;
-    const int64_t covered = g->bounds[g->count];
-    if (status) {
-        fprintf(stderr, "cohort run: %s\n", parts ? cohort_error_message() : "out of memory");
-    } else if (t->members > 0 || covered >= p.max_members) {
-        *done = 1;
-        if (t->members == 0) t->members = covered;
-        const int reached = t->reached <= p.target_sem;
-        if (!opt->quiet || !reached) /* a target missed is a warning, --quiet or not */
-            fprintf(stderr, "cohort run: %s%s's relative standard error %.4g at %lld members: %s\n",
-                    reached ? "" : "warning: ", p.target_name, t->reached, (long long)t->members,
-                    reached ? "ensemble.target_sem reached"
-                            : "ensemble.target_sem not reached by ensemble.max_members");
-    } else { /* sem ~ M^-1/2, and a quarter more at least */
-        int64_t next = t->estimate > covered + covered / 4 ? t->estimate : covered + covered / 4;
-        next = (next + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
-        if (next > p.max_members) next = p.max_members;
-        segments_extend(g, next, comm->size);
-        manifest_name(output_of(c, opt), manifest, sizeof manifest);
-        if (!manifest_write(manifest, g))
-            status = 1, fprintf(stderr, "cohort run: cannot write %s\n", manifest);
-        if (!opt->quiet)
-            fprintf(stderr,
-                    "cohort run: %s's relative standard error %.4g at %lld members, target %g: "
-                    "running to %lld\n",
-                    p.target_name, t->reached, (long long)covered, p.target_sem, (long long)next);
-    }
-    if (parts) free((void *)parts[0]);
-    free(parts);
-    run_plan_free(&p);
-    return status;
-}
-
 /* A target run's next step, decided by rank 0, learnt by every rank: done, or another round. */
 static int target_next(const cohort_config *c, const run_options *opt, const cohort_comm *comm,
                        segments *g, target_result *t, int *done)
 {
     int status = 0;
     *done = 0;
-    if (comm->rank == 0) status = target_decide(c, opt, comm, g, t, done);
+    if (comm->rank == 0)
+        status = target_round(c, output_of(c, opt), comm->size, opt->quiet, g, t, done);
     status = decided_by_root(comm, status);
     *done = decided_by_root(comm, *done);
     comm_broadcast(comm, t, sizeof *t);
@@ -461,7 +311,7 @@ static int run_distributed_locked(const cohort_config *c, cohort_config *pc, con
     int status = run_rounds(c, pc, opt, comm, shape, g, &t);
     if (status) { /* a signal: every rank checkpointed its segment */
         char manifest[PATH_MAX];
-        manifest_name(output_of(c, opt), manifest, sizeof manifest);
+        segments_list_name(output_of(c, opt), manifest, sizeof manifest);
         if (comm->rank == 0 && status > 128)
             fprintf(stderr,
                     "cohort run: stopped by signal %d; %s lists the segments, each with its "
@@ -474,10 +324,10 @@ static int run_distributed_locked(const cohort_config *c, cohort_config *pc, con
     cohort_team team;
     comm_team(comm, &team);
     if (comm->rank == 0)
-        status = segments_join(opt, comm, output_of(c, opt), g, shape->first_round > 0 ? &t : NULL,
-                               &team);
+        status = distributed_join(opt, comm, output_of(c, opt), g,
+                                  shape->first_round > 0 ? &t : NULL, &team);
     else
-        segments_follow(pc, opt, g, &team);
+        distributed_follow(pc, opt, g, &team);
     return decided_by_root(comm, status);
 }
 
@@ -498,7 +348,7 @@ static int run_decided(const cohort_config *c, const run_options *opt, const coh
 {
     int serial = 0;
     run_shape shape;
-    int status = segments_decide(c, opt, comm, g, &shape, &serial);
+    int status = distributed_decide(c, opt, comm, g, &shape, &serial);
     if (status) return status;
     stop_signal = 0;
     signals_note(1);

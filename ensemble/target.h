@@ -13,6 +13,7 @@
 
 #include "analysis/moments.h"
 #include "plan.h"
+#include "segments.h"
 
 /* Whether a run of b blocks is a size the target is checked at: every b up to 32, then 32 sizes
  * a doubling (b a multiple of 2^(floor(log2 b) - 5)), so that checking costs O(b) merges however
@@ -35,5 +36,13 @@ target_result target_find(const moments *blocks, int64_t n, int64_t covered, dou
  * bounds[s + 1]), and target_find over them. COHORT_ERR_IO, COHORT_ERR_NO_MEMORY. */
 int target_read(const run_plan *p, const char *const *parts, const int64_t *bounds, int count,
                 target_result *r);
+
+/* Rank 0, after a round of a target run of configuration c (output `out`, `ranks` ranks): done
+ * (*done; *t: the members the target took, or all of max_members where it was not reached, and
+ * their relative standard error, said unless quiet, and as a warning, quiet or not, where not
+ * reached), or one more round appended to g, sized by sem ~ M^-1/2 and a quarter more at least,
+ * and OUT.ranks rewritten. 0, or 1 (said). */
+int target_round(const cohort_config *c, const char *out, int ranks, int quiet, segments *g,
+                 target_result *t, int *done);
 
 #endif
