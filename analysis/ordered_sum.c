@@ -145,15 +145,15 @@ static int64_t tree_nodes(int64_t first, int64_t end, int64_t n, void (*node)(vo
 }
 
 /* This rank's nodes, each [b, level, width values] as doubles, into out. Block b at
- * blocks + (b - base) width: on the host (be NULL), each node's tree formed in work; in backend
- * memory, in place by the backend (overwriting the blocks), only its root brought back. */
+ * blocks + (b - base) width in be's memory: each node's tree formed in place by the backend
+ * (overwriting the blocks), only its root brought back. */
 typedef struct tree_part {
     const cohort_backend *be;
     double *blocks;
     int64_t base;
     size_t width;
     int64_t n;
-    double *out, *work;
+    double *out;
     int rc;
 } tree_part;
 
@@ -164,16 +164,10 @@ static void tree_part_node(void *ctx, int64_t b, int level)
     double *node = t->blocks + (size_t)(b - t->base) * t->width;
     t->out[0] = (double)b, t->out[1] = (double)level;
     if (t->rc != COHORT_OK) return;
-    if (t->be) { /* b is aligned: the global tree's pairs */
-        t->rc =
-            COHORT_KERNELS(t->be, reduction_kernels)->block_tree(node, (int64_t)t->width, count);
-        if (t->rc == COHORT_OK)
-            t->rc = t->be->copy_to_host(t->out + 2, node, t->width * sizeof(double));
-    } else {
-        memcpy(t->work, node, (size_t)count * t->width * sizeof(double));
-        ordered_sum_tree(t->work, t->width, count);
-        memcpy(t->out + 2, t->work, t->width * sizeof(double));
-    }
+    /* b is aligned: the global tree's pairs */
+    t->rc = COHORT_KERNELS(t->be, reduction_kernels)->block_tree(node, (int64_t)t->width, count);
+    if (t->rc == COHORT_OK)
+        t->rc = t->be->copy_to_host(t->out + 2, node, t->width * sizeof(double));
     t->out += 2 + t->width;
 }
 
@@ -212,21 +206,19 @@ static int team_total(const cohort_team *t, tree_part *p, double *total)
     const size_t width = p->width;
     const int64_t n_blocks = p->n;
     size_t *bytes = malloc((size_t)t->size * sizeof *bytes), all_bytes = 0;
-    int64_t first = 0, end = 0, largest = 1;
+    int64_t first = 0, end = 0;
     for (int r = 0; bytes && r < t->size; ++r) {
         team_share(n_blocks, t->size, r, &first, &end);
         bytes[r] =
             (size_t)tree_nodes(first, end, n_blocks, NULL, NULL) * (2 + width) * sizeof(double);
         all_bytes += bytes[r];
-        largest = end - first > largest ? end - first : largest;
     }
     team_share(n_blocks, t->size, t->rank, &first, &end);
     double *mine = bytes ? malloc(bytes[t->rank] + sizeof(double)) : NULL;
     double *all = t->rank == 0 && bytes ? malloc(all_bytes) : NULL;
     p->out = mine;
-    p->work = p->be ? NULL : malloc((size_t)largest * width * sizeof(double));
     int rc =
-        bytes && mine && (p->be || p->work) && (t->rank != 0 || all)
+        bytes && mine && (t->rank != 0 || all)
             ? COHORT_OK
             : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a team's sum of %lld blocks", (long long)n_blocks);
     if (rc == COHORT_OK) tree_nodes(first, end, n_blocks, tree_part_node, p);
@@ -236,15 +228,8 @@ static int team_total(const cohort_team *t, tree_part *p, double *total)
         tree_join(all, (int64_t)(all_bytes / ((2 + width) * sizeof(double))), width, n_blocks,
                   total);
     if (rc == COHORT_OK) rc = t->broadcast(t->ctx, total, width * sizeof(double), 0);
-    free(bytes), free(mine), free(all), free(p->work);
+    free(bytes), free(mine), free(all);
     return rc;
-}
-
-int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
-                           double *total)
-{
-    tree_part p = {.blocks = blocks, .width = width, .n = n_blocks};
-    return team_total(t, &p, total);
 }
 
 int ordered_sum_team_total_backend(const cohort_team *t, const cohort_backend *be, double *blocks,
@@ -254,4 +239,23 @@ int ordered_sum_team_total_backend(const cohort_team *t, const cohort_backend *b
     team_share(n_blocks, t->size, t->rank, &first, &end);
     tree_part p = {.be = be, .blocks = blocks, .base = first, .width = width, .n = n_blocks};
     return team_total(t, &p, total);
+}
+
+/* The host's blocks: this rank's share copied (the tree overwrites what it adds) and summed as
+ * the cpu backend would in its memory. */
+int ordered_sum_team_total(const cohort_team *t, double *blocks, size_t width, int64_t n_blocks,
+                           double *total)
+{
+    int64_t first = 0, end = 0;
+    team_share(n_blocks, t->size, t->rank, &first, &end);
+    const size_t values = (size_t)(end - first) * width;
+    double *share = malloc((values > 0 ? values : 1) * sizeof(double));
+    if (!share)
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "a team's sum of %lld blocks",
+                           (long long)n_blocks);
+    memcpy(share, blocks + (size_t)first * width, values * sizeof(double));
+    const int rc =
+        ordered_sum_team_total_backend(t, &cohort_backend_cpu, share, width, n_blocks, total);
+    free(share);
+    return rc;
 }
