@@ -45,6 +45,10 @@ with open("baseline.csv", "w", newline="") as f:
 PY
 "$python" "$here/../workflows/bench_table.py" bench.csv before.md "the test's CPU" test baseline.csv \
     > /dev/null || bad "bench_table.py with a baseline"
+"$python" "$here/../workflows/bench_table.py" bench.csv none.md "the test's CPU" test missing.csv \
+    2> missing.err && bad "a missing baseline accepted" ||
+    { [ $? -eq 2 ] && grep -q "cannot read missing.csv" missing.err && [ ! -e none.md ] && ok ||
+        bad "a missing baseline: $(cat missing.err)"; }
 "$python" - <<'PY' && ok || bad "the before column"
 md = [l for l in open("before.md").read().splitlines() if l.startswith("|")]
 assert md[0].endswith("| before | before / time |"), md[0]

@@ -14,8 +14,19 @@ def seconds_or_ms(ms):
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    """A bench.csv's rows; a file that cannot be read, or of other columns, ends the program with
+    exit 2, naming it."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        print(f"bench_table: cannot read {path}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
+    if rows and not {"program", "workload", "ms"} <= set(rows[0]):
+        print(f"bench_table: {path} is not a bench.csv (its columns: {', '.join(rows[0])})",
+              file=sys.stderr)
+        sys.exit(2)
+    return rows
 
 
 def before_times(rows):
