@@ -135,6 +135,42 @@ static void verify_partitioned(kind_fixture *k, const double *d, int64_t ld, gsl
     free(tips);
 }
 
+/* The chunked form of the factor, solved sequentially on the host (the arithmetic of the CUDA
+ * chunked kernel), against GSL on sampled members, and every member's backward error. */
+static void verify_chunked(kind_fixture *k, const double *d, int64_t ld, gsl_rng *rng)
+{
+    const banded_view *v = banded_factor_view(k->f);
+    double *x = malloc((size_t)k->n * sizeof *x), *ref = malloc((size_t)k->n * sizeof *ref);
+    double *tips = malloc((size_t)(2 * k->h * v->n_chunk) * sizeof *tips);
+    double worst = 0.0, worst_bwd = 0.0;
+    for (int s = 0; s < 8; ++s) {
+        const int64_t m = s == 0 ? ld - 1 : (int64_t)gsl_rng_uniform_int(rng, (unsigned long)ld);
+        for (int64_t i = 0; i < k->n; ++i) x[i] = d[i * ld + m];
+        banded_chunked_system_solve(v, k->h, v->border, x, 1, tips);
+        reference_dense_solve(&k->ref, d, ld, m, ref);
+        double diff = 0.0, scale = 0.0, r = 0.0, xn = 0.0, dn = 0.0;
+        for (int64_t i = 0; i < k->n; ++i) {
+            diff = isnan(x[i]) ? INFINITY : fmax(diff, fabs(x[i] - ref[i]));
+            scale = fmax(scale, fabs(ref[i]));
+        }
+        banded_factor_apply_member(k->f, x, 1, 0, ref);
+        for (int64_t i = 0; i < k->n; ++i) {
+            r = isnan(ref[i]) ? INFINITY : fmax(r, fabs(ref[i] - d[i * ld + m]));
+            xn = fmax(xn, fabs(x[i]));
+            dn = fmax(dn, fabs(d[i * ld + m]));
+        }
+        worst = fmax(worst, diff / scale);
+        worst_bwd = fmax(worst_bwd, r / (k->norm_a * xn + dn));
+    }
+    EXPECT(worst <= REFERENCE_RTOL && worst_bwd <= BACKWARD_RTOL,
+           "chunked form (%d chunks) h=%d periodic=%d n=%lld: error %.3e against GSL, backward "
+           "error %.3e",
+           v->n_chunk, k->h, k->periodic, (long long)k->n, worst, worst_bwd);
+    free(x);
+    free(ref);
+    free(tips);
+}
+
 static double max_relative_difference(const double *a, const double *b, int64_t n, int64_t ld,
                                       int64_t *identical)
 {
@@ -193,6 +229,7 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
     solve_on(be, s, u, d, x, n, ld, -1, 0);
     verify_members(k, d, x, ld, 0, ld, rng, "whole-batch");
     verify_partitioned(k, d, ld, rng);
+    verify_chunked(k, d, ld, rng);
     memcpy(whole, x, bytes);
 
     /* a sub-batch inside a poisoned array: the other members must come back bit for bit */
@@ -251,7 +288,8 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
                     {COHORT_CUDA_BANDED_TILED, 200 * 1024},
                     {COHORT_CUDA_BANDED_TILED_SHARED, 200 * 1024},
                     {COHORT_CUDA_BANDED_WARP, 0},
-                    {COHORT_CUDA_BANDED_WARP, 200 * 1024}};
+                    {COHORT_CUDA_BANDED_WARP, 200 * 1024},
+                    {COHORT_CUDA_BANDED_CHUNKED, 0}};
         const banded_view *view = banded_solver_view(s);
         int tiled_done = 0; /* whole holds the tiled path's result at this budget */
         for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
@@ -264,6 +302,8 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
                 cohort_cuda_banded_tile_groups(view, budget) == 0)
                 continue;
             if (path == COHORT_CUDA_BANDED_WARP && cohort_cuda_banded_warp_width(view, budget) == 0)
+                continue;
+            if (path == COHORT_CUDA_BANDED_CHUNKED && cohort_cuda_banded_chunk_width(view) == 0)
                 continue;
             solve_on(be, s, u, d, y, n, ld, path, budget);
             const double pd = max_relative_difference(y, x, n, ld, &same);

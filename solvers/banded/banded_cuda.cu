@@ -510,14 +510,18 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                          size_t tile_bytes)
 {
     /* AUTO decides the path by the system alone, never by the count: a member's solution then
-     * does not depend on how members are batched (the run's chunks, 2D line groups) */
+     * does not depend on how members are batched (the run's chunks, 2D line groups). The caller
+     * may prefer the partitioned form (few long systems a batch) where the factor has it. */
+    const int partitioned =
+        path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
+    if (path == COHORT_CUDA_BANDED_CHUNKED ||
+        (path == COHORT_CUDA_BANDED_AUTO && !partitioned &&
+         cohort_cuda_banded_warp_width(v, 0) == 0 && banded_chunked_auto(v)))
+        return banded_chunked_launch(v, u, ld, m0, count, groups, group_stride);
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
     int shared_width = 0, shared_groups = 0;
     if (max_width > 0) tiled_shared_plan(v, max_width, &shared_width, &shared_groups);
     const int shared_members = shared_width * shared_groups; /* TILED_SHARED's members an SM */
-    /* the caller prefers the partitioned form (few long systems a batch) and the factor has it */
-    const int partitioned =
-        path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
     int warp_width = 0;
     if (path == COHORT_CUDA_BANDED_WARP) {
         warp_width = cohort_cuda_banded_warp_width(v, tile_bytes);

@@ -26,6 +26,28 @@ enum {
     TILE_AUTO_MIN_WIDTH_PENTA = 32
 };
 static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
+/* The chunked solve: a block holds every chunk of its systems, as many systems (a power of two,
+ * at most CHUNK_MAX_WIDTH) as CHUNK_BLOCK_THREADS threads hold: the wider the block, the fewer
+ * chunks a warp spans and the fewer factor rows each of its loads touches. At most
+ * CHUNK_BLOCK_THREADS chunks a system (n_band <= 16,384 rows). AUTO takes it beyond the warp tiles
+ * for tridiagonal systems, and for pentadiagonal ones from CHUNK_AUTO_MIN_N_PENTA rows while a
+ * block holds at least CHUNK_AUTO_MIN_WIDTH_PENTA plain or CHUNK_AUTO_MIN_WIDTH_PERIODIC periodic
+ * systems (bench-banded: PERFORMANCE.md, "Figures behind the source's choices"). */
+enum {
+    CHUNK_BLOCK_THREADS = 512,
+    CHUNK_MAX_WIDTH = 16,
+    CHUNK_AUTO_MIN_N_PENTA = 1024,
+    CHUNK_AUTO_MIN_WIDTH_PENTA = 8,
+    CHUNK_AUTO_MIN_WIDTH_PERIODIC = 4
+};
+
+/* Whether AUTO takes the CHUNKED path for v where no warp tile forms (CHUNK_AUTO_*). */
+int banded_chunked_auto(const banded_view *v);
+
+/* The CHUNKED path (banded_chunked_cuda.cu): groups x count systems, those of group g at
+ * u + g * group_stride. */
+int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                          int64_t groups, int64_t group_stride);
 /* The warp tiles: each warp solves a tile of a warp's width of systems, or half of it for long
  * systems (narrower tiles lose to the separate kernels in bench-model1d); WARP_DEFAULT_BYTES per
  * tile leaves room for three tiles and the factor in a block; at most WARP_MAX_WARPS tiles per

@@ -29,11 +29,20 @@ extern "C" {
  *            16) systems in shared memory, beside the factor, and solves them there with
  *            banded_system_solve's arithmetic (the same bits as PORTABLE), writing each value
  *            once; the fused 1D step's kernel without a right-hand side;
+ *  CHUNKED   a thread a chunk of BANDED_CHUNK_ROWS rows of one system, held in registers, a block
+ *            every chunk of a few systems: the chunks' first pass gives the carries of the
+ *            chunked form (banded_numerics.h), one thread a system forms them in shared memory,
+ *            and each chunk finishes from its registers: each value crosses device memory twice,
+ *            the factor is read through L1; other round-off than the paths above (a solve through
+ *            T's LU, summed in another order);
  *  AUTO      for a solver that prefers the partitioned form (banded_solver_prefer_partitioned)
  *            and whose factor has one, TILED_SHARED where two tile groups fit beside the factor,
  *            else TILED, the tile narrowed to the batch (one member a tile for the x lines of one
- *            2D field); otherwise WARP where a warp tile of >= 16 systems fits its default budget
- *            (n <= 576), except tridiagonal systems with half-warp tiles where TILED_SHARED keeps
+ *            2D field); otherwise, where no warp tile forms (n > 576), CHUNKED for tridiagonal
+ *            systems and for pentadiagonal ones of n >= 1024 whose blocks hold enough systems
+ *            (banded_cuda.cuh, CHUNK_AUTO_*); otherwise WARP where a warp tile of >= 16 systems
+ * fits its default budget (n <= 576), except tridiagonal systems with half-warp tiles where
+ * TILED_SHARED keeps
  *            >= 16 members on an SM; else the tiled solve where TILED_SHARED keeps >= 16 members
  *            on an SM, TILED's tile has >= 8 (tridiagonal) or 32 (pentadiagonal) members, or
  *            TILED_SHARED keeps >= 4 (tridiagonal) or 8 (pentadiagonal); otherwise PORTABLE. The
@@ -48,7 +57,8 @@ typedef enum {
     COHORT_CUDA_BANDED_PORTABLE = 1,
     COHORT_CUDA_BANDED_TILED = 2,
     COHORT_CUDA_BANDED_WARP = 3,
-    COHORT_CUDA_BANDED_TILED_SHARED = 4
+    COHORT_CUDA_BANDED_TILED_SHARED = 4,
+    COHORT_CUDA_BANDED_CHUNKED = 5
 } cohort_cuda_banded_path;
 
 /* tile_bytes = 0 takes the default budget (of the tile of TILED, of one warp's tile of WARP).
@@ -68,6 +78,9 @@ int cohort_cuda_banded_tile_groups(const struct banded_view *v, size_t tile_byte
 /* The members TILED (shared = 0) or TILED_SHARED (1) keeps resident on an SM of the current device
  * at tile_bytes, by the occupancy calculator (0 when no tile fits). */
 int cohort_cuda_banded_resident_members(const struct banded_view *v, size_t tile_bytes, int shared);
+
+/* The systems a block of the CHUNKED path holds for v (0: n_band is too long for it). */
+int cohort_cuda_banded_chunk_width(const struct banded_view *v);
 
 /* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */
 int cohort_cuda_banded_warp_width(const struct banded_view *v, size_t tile_bytes);

@@ -7,10 +7,12 @@
 
 #include "backend/cohort_error.h"
 #include "banded/banded.h"
+#include "banded/banded_chunks.h"
 
 struct banded_factor {
     banded_view view;   /* pointers into storage */
-    double *storage;    /* coef (n_band x (2h+1)) then spike (n_band x border) */
+    double *storage;    /* coef (n_band x (2h+1)), spike (n_band x border), the partitioned
+                           form, then the chunked form */
     size_t storage_len; /* doubles */
     double *original;   /* (2h+1) x n: the diagonals as given, for residuals */
     int periodic;
@@ -273,8 +275,10 @@ int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int pe
     const int w = 2 * h + 1, wr = 2 * (3 * h - 1) + 1;
     partition_layout(nb, h, &v->seg_len, &v->n_seg);
     const int64_t nr = v->n_seg > 1 ? 2 * (int64_t)h * v->n_seg : 0;
+    const size_t chunk_doubles = banded_chunks_doubles(nb, h);
     f->storage_len = (size_t)nb * (size_t)(w + v->border) +
-                     (v->n_seg > 1 ? (size_t)nb * (size_t)(w + 2 * h) + (size_t)(nr * wr) : 0);
+                     (v->n_seg > 1 ? (size_t)nb * (size_t)(w + 2 * h) + (size_t)(nr * wr) : 0) +
+                     chunk_doubles;
     f->storage = calloc(f->storage_len, sizeof(double));
     f->original = malloc((size_t)w * (size_t)n * sizeof(double));
     const int64_t rows = nb > nr ? nb : nr;
@@ -293,6 +297,7 @@ int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int pe
     }
     COHORT_CALL_GOTO(rc, done, factor_band(f, band, scale));
     v->coef = f->storage;
+    banded_chunks_form(v, f->storage + f->storage_len - chunk_doubles);
     if (f->periodic) COHORT_CALL_GOTO(rc, done, factor_border(f, vec));
     if (factor_partition(f, band, scale, vec) != COHORT_OK) {
         /* not an error: the matrix is solved, only without the partitioned fast path */

@@ -33,7 +33,9 @@ enum {
     BANDED_MAX_HALF_BANDWIDTH = 2,
     BANDED_MAX_BORDER_COLS = 2 * BANDED_MAX_HALF_BANDWIDTH,
     /* the reduced system of the partitioned solve couples segment tips with half-bandwidth 3h-1 */
-    BANDED_MAX_CARRY = 3 * BANDED_MAX_HALF_BANDWIDTH - 1
+    BANDED_MAX_CARRY = 3 * BANDED_MAX_HALF_BANDWIDTH - 1,
+    /* rows of one system a thread of the chunked solve holds in registers */
+    BANDED_CHUNK_ROWS = 32
 };
 
 /* What a solve needs, by value (it is a kernel parameter): sizes, the small border blocks, and
@@ -66,6 +68,22 @@ typedef struct banded_view {
     /* set by banded_solver_prefer_partitioned: backends that solve a system with many threads
      * through the partition do so for every batch */
     int prefer_partitioned;
+    /* The chunked (carry) form of T's LU, for solvers that hold a chunk of BANDED_CHUNK_ROWS rows
+     * of one system in a thread's registers (banded_chunk_start). The forward sweep over chunk c
+     * from the carry-in f_c (the last h values of y before it, f_c[0] the most recent) gives
+     *     y_i = yhat_i + sum_k fwd_k(i) f_c[k],    f_{c+1} = phi_c + F_c f_c,
+     * yhat and phi_c the sweep from a zero carry, F_c fwd at the chunk's last h rows (row j: y at
+     * the chunk's row end - 1 - j).
+     * The backward sweep from the carry-in g_c (the first h values of x after it) gives the
+     * carry-out g_{c-1} = psi_c + A_c f_c + B_c g_c, psi_c from zero carries. Two recurrences
+     * over the chunks of a system then give every chunk its carries, and each chunk finishes
+     * alone: a solve reads and writes each value once with a thread a chunk. */
+    int n_chunk;
+    const double *chunk_fwd;  /* n_band rows of h: fwd_k(i) */
+    const double *chunk_back; /* n_chunk blocks of 3 h^2: F_c, A_c, B_c, row-major [j][k] */
+    /* periodic systems: x at row n_band - 1 - j of T depends on the last chunk's carry-in f as
+     * lambda_j + sum_k chunk_bottom[j][k] f[k] (lambda from zero carries) */
+    double chunk_bottom[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH];
 } banded_view;
 
 /* Forward elimination of one row of a band LU of half-bandwidth hb:
@@ -237,6 +255,184 @@ COHORT_HD void banded_partitioned_band_solve(const banded_view *v, int h, double
             x[i * s] = banded_segment_correct(v->seg_spike + i * 2 * h, h, x[i * s], next_top,
                                               prev_bottom);
     }
+}
+
+/* ---- the chunked (carry) form: chunk c covers rows [start, end) of T ---- */
+
+/* Chunks of BANDED_CHUNK_ROWS rows; the last one starts earlier where it would hold fewer than h
+ * rows, so that every chunk's carries are its own first and last h values. */
+COHORT_HD int64_t banded_chunk_start(const banded_view *v, int c)
+{
+    const int64_t start = (int64_t)c * BANDED_CHUNK_ROWS;
+    return c > 0 && c == v->n_chunk - 1 && v->n_band - start < v->h ? v->n_band - v->h : start;
+}
+
+COHORT_HD int64_t banded_chunk_end(const banded_view *v, int c)
+{
+    return c == v->n_chunk - 1 ? v->n_band : banded_chunk_start(v, c + 1);
+}
+
+/* Where chunk c keeps its value k of a system's carries: k < h forward, else backward (ts: the
+ * stride between systems). */
+COHORT_HD int64_t banded_chunk_slot(int h, int c, int k, int64_t ts)
+{
+    return ((int64_t)c * 2 * h + k) * ts;
+}
+
+/* y_i = yhat_i + sum_k fwd_k(i) f[k]: the forward sweep's value of row i with the chunk's
+ * carry-in f, from its value from a zero carry. */
+COHORT_HD double banded_chunk_carry_in(const double *fwd_row, int h, double yhat, const double *f)
+{
+    for (int k = 0; k < h; ++k) yhat += fwd_row[k] * f[k];
+    return yhat;
+}
+
+/* The block of chunk c's carry coefficients (F_c, A_c, B_c) in chunk_back. */
+COHORT_HD const double *banded_chunk_block(const banded_view *v, int h, int c)
+{
+    return v->chunk_back + (int64_t)c * 3 * h * h;
+}
+
+/* f <- phi_c + F_c f (the carry-in of chunk c + 1 from that of chunk c). */
+COHORT_HD void banded_chunk_forward_carry(const banded_view *v, int h, int c, const double *phi,
+                                          double *f)
+{
+    const double *fc = banded_chunk_block(v, h, c);
+    double next[BANDED_MAX_HALF_BANDWIDTH];
+    for (int j = 0; j < h; ++j) next[j] = banded_chunk_carry_in(fc + j * h, h, phi[j], f);
+    for (int j = 0; j < h; ++j) f[j] = next[j];
+}
+
+/* g <- psi_c + A_c f_c + B_c g (the carry-in of chunk c - 1 from that of chunk c). */
+COHORT_HD void banded_chunk_backward_carry(const banded_view *v, int h, int c, const double *psi,
+                                           const double *f, double *g)
+{
+    const double *a = banded_chunk_block(v, h, c) + h * h, *b = a + h * h;
+    double next[BANDED_MAX_HALF_BANDWIDTH];
+    for (int j = 0; j < h; ++j) {
+        double acc = psi[j];
+        for (int k = 0; k < h; ++k) acc += a[j * h + k] * f[k];
+        for (int k = 0; k < h; ++k) acc += b[j * h + k] * g[k];
+        next[j] = acc;
+    }
+    for (int j = 0; j < h; ++j) g[j] = next[j];
+}
+
+/* The carries of one system, in order along its chunks: on entry its slots hold every chunk's
+ * phi and psi (banded_chunk_slot, stride ts), on return the chunk's carry-ins f_c and g_c; top
+ * gets x at T's first h rows (the backward sweep's last carry-out). */
+COHORT_HD void banded_chunk_carries(const banded_view *v, int h, double *tips, int64_t ts,
+                                    double top[BANDED_MAX_HALF_BANDWIDTH])
+{
+    double f[BANDED_MAX_HALF_BANDWIDTH] = {0.0}, g[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+    for (int c = 0; c < v->n_chunk; ++c) {
+        double phi[BANDED_MAX_HALF_BANDWIDTH];
+        for (int k = 0; k < h; ++k) {
+            phi[k] = tips[banded_chunk_slot(h, c, k, ts)];
+            tips[banded_chunk_slot(h, c, k, ts)] = f[k];
+        }
+        banded_chunk_forward_carry(v, h, c, phi, f);
+    }
+    for (int c = v->n_chunk - 1; c >= 0; --c) {
+        double psi[BANDED_MAX_HALF_BANDWIDTH], fc[BANDED_MAX_HALF_BANDWIDTH];
+        for (int k = 0; k < h; ++k) {
+            psi[k] = tips[banded_chunk_slot(h, c, h + k, ts)];
+            tips[banded_chunk_slot(h, c, h + k, ts)] = g[k];
+            fc[k] = tips[banded_chunk_slot(h, c, k, ts)];
+        }
+        banded_chunk_backward_carry(v, h, c, psi, fc, g);
+    }
+    for (int k = 0; k < h; ++k) top[k] = g[k];
+}
+
+/* Periodic systems: x_b from p = T^{-1} d_t at the border columns, which are T's first h rows
+ * (top) and its last h (lambda and the last chunk's carry-in f_last), and the border rows' d_b. */
+COHORT_HD void banded_chunk_border(const banded_view *v, int border, const double *top,
+                                   const double *lambda, const double *f_last, const double *d_b,
+                                   double xb[BANDED_MAX_HALF_BANDWIDTH])
+{
+    double p_cols[BANDED_MAX_BORDER_COLS];
+    for (int c = 0; c < v->n_border_cols; ++c) {
+        const int64_t col = v->border_col[c];
+        if (col < border) {
+            p_cols[c] = top[col];
+        } else {
+            const int64_t j = v->n_band - 1 - col;
+            p_cols[c] = banded_chunk_carry_in(v->chunk_bottom[j], border, lambda[j], f_last);
+        }
+    }
+    banded_border_values(v, border, p_cols, d_b, xb);
+}
+
+/* The first pass over chunk c of one system (x at the chunk's first row, stride s): the forward
+ * sweep from a zero carry, in place (yhat), then the backward sweep from a zero carry, whose
+ * values are dropped but for the last h rows' (lambda); phi and psi into the system's slots. */
+COHORT_HD void banded_chunk_local(const banded_view *v, int h, int c, double *x, int64_t s,
+                                  double *tips, int64_t ts,
+                                  double lambda[BANDED_MAX_HALF_BANDWIDTH])
+{
+    const int stride = 2 * h + 1;
+    const int64_t start = banded_chunk_start(v, c), len = banded_chunk_end(v, c) - start;
+    const double *coef = v->coef + start * stride;
+    double carry[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+    for (int64_t i = 0; i < len; ++i) {
+        const double y = banded_forward_value(coef + i * stride, h, x[i * s], carry);
+        x[i * s] = y;
+        banded_carry_push(carry, h, y);
+    }
+    for (int k = 0; k < h; ++k) tips[banded_chunk_slot(h, c, k, ts)] = carry[k];
+    for (int k = 0; k < h; ++k) carry[k] = 0.0;
+    for (int64_t i = len - 1; i >= 0; --i) {
+        const double xi = banded_backward_value(coef + i * stride, h, x[i * s], carry);
+        banded_carry_push(carry, h, xi);
+        if (i >= len - h) lambda[len - 1 - i] = xi;
+    }
+    for (int k = 0; k < h; ++k) tips[banded_chunk_slot(h, c, h + k, ts)] = carry[k];
+}
+
+/* The second pass over chunk c, once its carries are in its slots: y from yhat and f_c, the
+ * backward sweep from g_c, and for a periodic system x_t = p - Q x_b. */
+COHORT_HD void banded_chunk_finish(const banded_view *v, int h, int border, int c, double *x,
+                                   int64_t s, const double *tips, int64_t ts,
+                                   const double xb[BANDED_MAX_HALF_BANDWIDTH])
+{
+    const int stride = 2 * h + 1;
+    const int64_t start = banded_chunk_start(v, c), len = banded_chunk_end(v, c) - start;
+    const double *coef = v->coef + start * stride;
+    double f[BANDED_MAX_HALF_BANDWIDTH], carry[BANDED_MAX_HALF_BANDWIDTH];
+    for (int k = 0; k < h; ++k) {
+        f[k] = tips[banded_chunk_slot(h, c, k, ts)];
+        carry[k] = tips[banded_chunk_slot(h, c, h + k, ts)];
+    }
+    for (int64_t i = len - 1; i >= 0; --i) {
+        const double y = banded_chunk_carry_in(v->chunk_fwd + (start + i) * h, h, x[i * s], f);
+        const double p = banded_backward_value(coef + i * stride, h, y, carry);
+        banded_carry_push(carry, h, p);
+        x[i * s] =
+            border ? banded_border_correct(v->spike + (start + i) * border, border, p, xb) : p;
+    }
+}
+
+/* One whole system through the chunked form, in place (tips: 2 h n_chunk doubles of workspace):
+ * the sequential form of the CUDA chunked kernel, and its reference in the cpu tests. */
+COHORT_HD void banded_chunked_system_solve(const banded_view *v, int h, int border, double *x,
+                                           int64_t s, double *tips)
+{
+    double lambda[BANDED_MAX_HALF_BANDWIDTH] = {0.0}, top[BANDED_MAX_HALF_BANDWIDTH];
+    double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+    for (int c = 0; c < v->n_chunk; ++c)
+        banded_chunk_local(v, h, c, x + banded_chunk_start(v, c) * s, s, tips, 1, lambda);
+    banded_chunk_carries(v, h, tips, 1, top);
+    if (border) {
+        double d_b[BANDED_MAX_HALF_BANDWIDTH], f_last[BANDED_MAX_HALF_BANDWIDTH];
+        for (int j = 0; j < border; ++j) d_b[j] = x[(v->n_band + j) * s];
+        for (int k = 0; k < border; ++k)
+            f_last[k] = tips[banded_chunk_slot(h, v->n_chunk - 1, k, 1)];
+        banded_chunk_border(v, border, top, lambda, f_last, d_b, xb);
+        for (int j = 0; j < border; ++j) x[(v->n_band + j) * s] = xb[j];
+    }
+    for (int c = 0; c < v->n_chunk; ++c)
+        banded_chunk_finish(v, h, border, c, x + banded_chunk_start(v, c) * s, s, tips, 1, xb);
 }
 
 #ifdef __cplusplus

@@ -36,6 +36,8 @@ int banded_solver_alloc(const cohort_backend *backend, const banded_factor *f, b
     s->view.seg_coef = rebase(s->view.seg_coef, host, device);
     s->view.seg_spike = rebase(s->view.seg_spike, host, device);
     s->view.red_coef = rebase(s->view.red_coef, host, device);
+    s->view.chunk_fwd = rebase(s->view.chunk_fwd, host, device);
+    s->view.chunk_back = rebase(s->view.chunk_back, host, device);
     *out = s;
     return COHORT_OK;
 fail:

@@ -1,0 +1,203 @@
+/* The CHUNKED path of the batched banded solve (banded_cuda.h): a thread takes a chunk of
+ * BANDED_CHUNK_ROWS rows of one system into its registers, a block holds every chunk of w systems,
+ * forms their carries in shared memory (the chunked form of banded_numerics.h; one thread a
+ * system walks its chunks) and finishes each chunk from its registers. Each value crosses device
+ * memory twice, and the chains a thread waits on are a chunk long. The loops are
+ * banded_chunk_local's and banded_chunk_finish's, unrolled over the registers. */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "backend/cuda_check.cuh"
+#include "banded/banded_cuda.cuh"
+
+enum { CHUNK_ROWS = BANDED_CHUNK_ROWS };
+
+/* The first pass over a chunk in registers: yhat in place, and phi, psi (and lambda where asked)
+ * into the system's slots for the chunk (stride ts). */
+template <int H>
+__device__ __forceinline__ void chunk_first_pass(const double *coef, int len,
+                                                 double (&x)[CHUNK_ROWS], double *slots, int ts,
+                                                 double *lambda)
+{
+    double carry[H];
+#pragma unroll
+    for (int k = 0; k < H; ++k) carry[k] = 0.0;
+#pragma unroll
+    for (int i = 0; i < CHUNK_ROWS; ++i)
+        if (i < len) {
+            x[i] = banded_forward_value(coef + i * (2 * H + 1), H, x[i], carry);
+            banded_carry_push(carry, H, x[i]);
+        }
+#pragma unroll
+    for (int k = 0; k < H; ++k) {
+        slots[banded_chunk_slot(H, 0, k, ts)] = carry[k];
+        carry[k] = 0.0;
+    }
+#pragma unroll
+    for (int i = CHUNK_ROWS - 1; i >= 0; --i)
+        if (i < len) {
+            const double xi = banded_backward_value(coef + i * (2 * H + 1), H, x[i], carry);
+            banded_carry_push(carry, H, xi);
+            if (lambda && i >= len - H) lambda[(len - 1 - i) * ts] = xi;
+        }
+#pragma unroll
+    for (int k = 0; k < H; ++k) slots[banded_chunk_slot(H, 0, H + k, ts)] = carry[k];
+}
+
+/* The second pass: the chunk's rows of the solution from yhat and its carries, stored to out
+ * (coef, fwd and spike at the chunk's first row). */
+template <int H, int BORDER>
+__device__ __forceinline__ void
+chunk_second_pass(const double *coef, const double *fwd, const double *spike, int len,
+                  const double (&x)[CHUNK_ROWS], const double *slots, int ts, const double *xb,
+                  double *out, int64_t ld)
+{
+    double f[H], carry[H];
+#pragma unroll
+    for (int k = 0; k < H; ++k) {
+        f[k] = slots[banded_chunk_slot(H, 0, k, ts)];
+        carry[k] = slots[banded_chunk_slot(H, 0, H + k, ts)];
+    }
+#pragma unroll
+    for (int i = CHUNK_ROWS - 1; i >= 0; --i)
+        if (i < len) {
+            const double y = banded_chunk_carry_in(fwd + i * H, H, x[i], f);
+            const double p = banded_backward_value(coef + i * (2 * H + 1), H, y, carry);
+            banded_carry_push(carry, H, p);
+            out[i * ld] = BORDER ? banded_border_correct(spike + i * BORDER, BORDER, p, xb) : p;
+        }
+}
+
+/* One system's carries along its chunks, and for a periodic system its border unknowns x_b, which
+ * it stores (rows n_band..n-1 belong to no chunk) and shares through xb_shared (stride ts). */
+template <int H, int BORDER>
+__device__ __forceinline__ void chunk_system_carries(const banded_view &v, double *tips, int ts,
+                                                     const double *lambda, double *xb_shared,
+                                                     double *sys, int64_t ld)
+{
+    double top[H];
+    banded_chunk_carries(&v, H, tips, ts, top);
+    if (!BORDER) return;
+    double d_b[H], f_last[H], lam[H], xb[H];
+#pragma unroll
+    for (int k = 0; k < H; ++k) {
+        d_b[k] = sys[(v.n_band + k) * ld];
+        f_last[k] = tips[banded_chunk_slot(H, v.n_chunk - 1, k, ts)];
+        lam[k] = lambda[k * ts];
+    }
+    banded_chunk_border(&v, H, top, lam, f_last, d_b, xb);
+#pragma unroll
+    for (int k = 0; k < H; ++k) {
+        sys[(v.n_band + k) * ld] = xb[k];
+        xb_shared[k * ts] = xb[k];
+    }
+}
+
+/* The shared memory of a block of w systems: every chunk's carry coefficients (chunk_back), the
+ * slots of every chunk of the w systems, then lambda and x_b (H each a system). */
+static size_t chunked_shared_bytes(const banded_view *v, int w)
+{
+    return (size_t)(3 * v->h * v->h * v->n_chunk + (2 * v->h * v->n_chunk + 2 * v->h) * w) *
+           sizeof(double);
+}
+
+/* Thread t of a block takes chunk t >> w_shift of system t & (w - 1) of the block's w; group g of
+ * the launch (blockIdx.y) solves the systems at u + g * group_stride. The rows stream past L1
+ * (ld.global.cg), which keeps the factor rows the sweeps read; the carry coefficients the
+ * recurrences walk are copied to shared memory, where a system's thread finds each in a few
+ * cycles. */
+template <int H, int BORDER>
+__global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
+    banded_chunked_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                          int64_t group_stride, int w_shift)
+{
+    extern __shared__ double chunk_shared[];
+    const int w = 1 << w_shift, g = threadIdx.x & (w - 1), c = threadIdx.x >> w_shift;
+    const int64_t m = (int64_t)blockIdx.x * w + g;
+    const bool member = m < count;
+    double *sys = u + blockIdx.y * group_stride + m0 + (member ? m : 0);
+    double *back = chunk_shared, *tips = back + 3 * H * H * v.n_chunk + g;
+    double *lambda = tips + 2 * H * v.n_chunk * w, *xb_shared = lambda + H * w;
+    if (g == 0)
+#pragma unroll
+        for (int k = 0; k < 3 * H * H; ++k)
+            back[c * 3 * H * H + k] = v.chunk_back[c * 3 * H * H + k];
+    const int64_t start = banded_chunk_start(&v, c);
+    const int len = (int)(banded_chunk_end(&v, c) - start);
+    double x[CHUNK_ROWS];
+    if (member) {
+#pragma unroll
+        for (int i = 0; i < CHUNK_ROWS; ++i)
+            if (i < len) x[i] = __ldcg(sys + (start + i) * ld);
+        chunk_first_pass<H>(v.coef + start * (2 * H + 1), len, x,
+                            tips + banded_chunk_slot(H, c, 0, w), w,
+                            BORDER && c == v.n_chunk - 1 ? lambda : nullptr);
+    }
+    __syncthreads();
+    if (member && c == 0) {
+        banded_view shared_view = v;
+        shared_view.chunk_back = back;
+        chunk_system_carries<H, BORDER>(shared_view, tips, w, lambda, xb_shared, sys, ld);
+    }
+    __syncthreads();
+    double xb[H > BORDER ? H : BORDER];
+#pragma unroll
+    for (int k = 0; k < BORDER; ++k) xb[k] = xb_shared[k * w];
+    if (member) {
+        const double *coef = v.coef + start * (2 * H + 1), *fwd = v.chunk_fwd + start * H;
+        chunk_second_pass<H, BORDER>(coef, fwd, v.spike + start * BORDER, len, x,
+                                     tips + banded_chunk_slot(H, c, 0, w), w, xb, sys + start * ld,
+                                     ld);
+    }
+}
+
+typedef void (*chunked_kernel_fn)(banded_view, double *, int64_t, int64_t, int64_t, int64_t, int);
+
+static chunked_kernel_fn chunked_kernel_for(const banded_view *v)
+{
+    if (v->h == 1) return v->border ? banded_chunked_kernel<1, 1> : banded_chunked_kernel<1, 0>;
+    return v->border ? banded_chunked_kernel<2, 2> : banded_chunked_kernel<2, 0>;
+}
+
+extern "C" int cohort_cuda_banded_chunk_width(const banded_view *v)
+{
+    if (v->n_chunk < 1 || v->n_chunk > CHUNK_BLOCK_THREADS) return 0;
+    int w = 1;
+    while (2 * w <= CHUNK_MAX_WIDTH && 2 * w * v->n_chunk <= CHUNK_BLOCK_THREADS) w *= 2;
+    return w;
+}
+
+int banded_chunked_auto(const banded_view *v)
+{
+    const int w = cohort_cuda_banded_chunk_width(v);
+    if (w == 0 || v->h == 1) return w > 0;
+    return v->n >= CHUNK_AUTO_MIN_N_PENTA &&
+           w >= (v->border ? CHUNK_AUTO_MIN_WIDTH_PERIODIC : CHUNK_AUTO_MIN_WIDTH_PENTA);
+}
+
+int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                          int64_t groups, int64_t group_stride)
+{
+    int w = cohort_cuda_banded_chunk_width(v);
+    if (w == 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "n = %lld rows make %d chunks of %d; the chunked solve takes at most %d",
+                           (long long)v->n, v->n_chunk, BANDED_CHUNK_ROWS, CHUNK_BLOCK_THREADS);
+    while (w > 1 && w / 2 >= count) w /= 2; /* no block of idle systems; changes no bits */
+    int w_shift = 0;
+    while ((1 << w_shift) < w) ++w_shift;
+    const int threads = w * v->n_chunk;
+    const size_t smem = chunked_shared_bytes(v, w);
+    const chunked_kernel_fn kernel = chunked_kernel_for(v);
+    if (smem > 48 * 1024)
+        COHORT_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
+        const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
+        const dim3 grid((unsigned)((count + w - 1) / w), gy);
+        kernel<<<grid, threads, smem>>>(*v, u + g0 * group_stride, ld, m0, count, group_stride,
+                                        w_shift);
+        COHORT_CUDA_CHECK_LAUNCH("banded_chunked_kernel");
+    }
+    return COHORT_OK;
+}
