@@ -77,19 +77,20 @@ __device__ __forceinline__ void chunk_system_carries(const banded_view &v, doubl
 {
     double top[H];
     banded_chunk_carries(&v, H, tips, ts, top);
-    if (!BORDER) return;
-    double d_b[H], f_last[H], lam[H], xb[H];
+    if constexpr (BORDER > 0) {
+        double d_b[H], f_last[H], lam[H], xb[H];
 #pragma unroll
-    for (int k = 0; k < H; ++k) {
-        d_b[k] = sys[(v.n_band + k) * ld];
-        f_last[k] = tips[banded_chunk_slot(H, v.n_chunk - 1, k, ts)];
-        lam[k] = lambda[k * ts];
-    }
-    banded_chunk_border(&v, H, top, lam, f_last, d_b, xb);
+        for (int k = 0; k < H; ++k) {
+            d_b[k] = sys[(v.n_band + k) * ld];
+            f_last[k] = tips[banded_chunk_slot(H, v.n_chunk - 1, k, ts)];
+            lam[k] = lambda[k * ts];
+        }
+        banded_chunk_border(&v, H, top, lam, f_last, d_b, xb);
 #pragma unroll
-    for (int k = 0; k < H; ++k) {
-        sys[(v.n_band + k) * ld] = xb[k];
-        xb_shared[k * ts] = xb[k];
+        for (int k = 0; k < H; ++k) {
+            sys[(v.n_band + k) * ld] = xb[k];
+            xb_shared[k * ts] = xb[k];
+        }
     }
 }
 
