@@ -68,16 +68,71 @@ chunk_second_pass(const double *coef, const double *fwd, const double *spike, in
         }
 }
 
-/* One system's carries along its chunks, and for a periodic system its border unknowns x_b, which
- * it stores (rows n_band..n-1 belong to no chunk) and shares through xb_shared (stride ts). */
-template <int H, int BORDER>
+/* A lane's map from the lane `delta` away (up: below it), all lanes of the warp taking part. */
+template <int H>
+__device__ __forceinline__ banded_affine chunk_affine_shuffle(const banded_affine &a, int delta,
+                                                              bool up)
+{
+    banded_affine r;
+#pragma unroll
+    for (int j = 0; j < H; ++j) {
+#pragma unroll
+        for (int k = 0; k < H; ++k)
+            r.m[j][k] = up ? __shfl_up_sync(0xffffffffu, a.m[j][k], delta)
+                           : __shfl_down_sync(0xffffffffu, a.m[j][k], delta);
+        r.o[j] = up ? __shfl_up_sync(0xffffffffu, a.o[j], delta)
+                    : __shfl_down_sync(0xffffffffu, a.o[j], delta);
+    }
+    return r;
+}
+
+/* The inclusive scan of the lanes' maps (banded_affine_lane_scan), across the warp's first
+ * LANES lanes. */
+template <int H, int LANES>
+__device__ __forceinline__ void chunk_affine_scan(banded_affine &a, int lane, bool up)
+{
+#pragma unroll
+    for (int d = 1; d < LANES; d *= 2) {
+        const banded_affine e = chunk_affine_shuffle<H>(a, d, up);
+        if (up ? lane >= d : lane + d < LANES) a = banded_affine_then(&e, &a, H);
+    }
+}
+
+/* One system's carries (banded_chunk_carries) by a whole warp, a lane a range of chunks; then, for
+ * a periodic system, lane 0 forms its border unknowns x_b, stores them (rows n_band..n-1 belong to
+ * no chunk) and shares them through xb_shared (stride ts). */
+template <int H, int BORDER, int LANES>
 __device__ __forceinline__ void chunk_system_carries(const banded_view &v, double *tips, int ts,
                                                      const double *lambda, double *xb_shared,
-                                                     double *sys, int64_t ld)
+                                                     double *sys, int64_t ld, int lane)
 {
-    double top[H];
-    banded_chunk_carries(&v, H, tips, ts, top);
+    int lo, hi;
+    banded_chunk_lane_range(&v, LANES, lane, &lo, &hi);
+    double carry[H];
+#pragma unroll
+    for (int k = 0; k < H; ++k) carry[k] = 0.0;
+    if constexpr (LANES > 1) { /* the carry the lane's first chunk starts from */
+        banded_affine a = banded_chunk_lane_forward(&v, H, tips, ts, lo, hi);
+        chunk_affine_scan<H, LANES>(a, lane, true);
+        const banded_affine before = chunk_affine_shuffle<H>(a, 1, true);
+#pragma unroll
+        for (int k = 0; k < H; ++k) carry[k] = lane > 0 ? before.o[k] : 0.0;
+    }
+    banded_chunk_lane_forward_apply(&v, H, tips, ts, lo, hi, carry);
+#pragma unroll
+    for (int k = 0; k < H; ++k) carry[k] = 0.0;
+    if constexpr (LANES > 1) {
+        banded_affine a = banded_chunk_lane_backward(&v, H, tips, ts, lo, hi);
+        chunk_affine_scan<H, LANES>(a, lane, false);
+        const banded_affine before = chunk_affine_shuffle<H>(a, 1, false);
+#pragma unroll
+        for (int k = 0; k < H; ++k) carry[k] = lane + 1 < LANES ? before.o[k] : 0.0;
+    }
+    banded_chunk_lane_backward_apply(&v, H, tips, ts, lo, hi, carry);
+    /* LANES = 1: a thread a system, and not every lane is here */
+    if constexpr (LANES > 1) __syncwarp();
     if constexpr (BORDER > 0) {
+        if (lane != 0) return;
         double d_b[H], f_last[H], lam[H], xb[H];
 #pragma unroll
         for (int k = 0; k < H; ++k) {
@@ -85,7 +140,7 @@ __device__ __forceinline__ void chunk_system_carries(const banded_view &v, doubl
             f_last[k] = tips[banded_chunk_slot(H, v.n_chunk - 1, k, ts)];
             lam[k] = lambda[k * ts];
         }
-        banded_chunk_border(&v, H, top, lam, f_last, d_b, xb);
+        banded_chunk_border(&v, H, carry, lam, f_last, d_b, xb);
 #pragma unroll
         for (int k = 0; k < H; ++k) {
             sys[(v.n_band + k) * ld] = xb[k];
@@ -102,29 +157,48 @@ static size_t chunked_shared_bytes(const banded_view *v, int w)
            sizeof(double);
 }
 
+/* The carries of the block's systems where a warp scans each (sys: the first system's column;
+ * tips, lambda, xb_shared: the first system's, stride w); all lanes of every warp take part. */
+template <int H, int BORDER, int LANES>
+__device__ __forceinline__ void
+chunk_warp_carries(const banded_view &v, const double *back, double *tips, int w, double *lambda,
+                   double *xb_shared, double *sys, int64_t ld, int systems)
+{
+    for (int s = threadIdx.x / LANES; s < systems; s += blockDim.x / LANES) {
+        banded_view shared_view = v;
+        shared_view.chunk_back = back;
+        chunk_system_carries<H, BORDER, LANES>(shared_view, tips + s, w, lambda + s, xb_shared + s,
+                                               sys + s, ld, threadIdx.x % LANES);
+    }
+}
+
 /* Thread t of a block takes chunk t >> w_shift of system t & (w - 1) of the block's w; group g of
- * the launch (blockIdx.y) solves the systems at u + g * group_stride. The rows stream past L1
- * (ld.global.cg), which keeps the factor rows the sweeps read; the carry coefficients the
- * recurrences walk are copied to shared memory, where a system's thread finds each in a few
+ * the launch (blockIdx.y) solves the systems at u + g * group_stride. Where a warp scans a
+ * system's carries (LANES > 1: banded_chunk_lanes), the block is rounded up to whole warps, whose
+ * threads past the last chunk only help with the carries; else the thread of a system's first
+ * chunk walks them. The rows stream past L1 (ld.global.cg), which keeps the factor rows the sweeps
+ * read; the carry coefficients are copied to shared memory, where the carries find each in a few
  * cycles. */
-template <int H, int BORDER>
+template <int H, int BORDER, int LANES>
 __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
     banded_chunked_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
                           int64_t group_stride, int w_shift)
 {
     extern __shared__ double chunk_shared[];
     const int w = 1 << w_shift, g = threadIdx.x & (w - 1), c = threadIdx.x >> w_shift;
+    const bool chunk = LANES == 1 || c < v.n_chunk; /* always so without the rounding */
     const int64_t m = (int64_t)blockIdx.x * w + g;
-    const bool member = m < count;
-    double *sys = u + blockIdx.y * group_stride + m0 + (member ? m : 0);
+    const bool member = m < count && chunk;
+    double *block_u = u + blockIdx.y * group_stride + m0;
+    double *sys = block_u + (LANES > 1 || member ? m : 0); /* only members read it */
     double *back = chunk_shared, *tips = back + 3 * H * H * v.n_chunk + g;
     double *lambda = tips + 2 * H * v.n_chunk * w, *xb_shared = lambda + H * w;
-    if (g == 0)
+    if (g == 0 && chunk)
 #pragma unroll
         for (int k = 0; k < 3 * H * H; ++k)
             back[c * 3 * H * H + k] = v.chunk_back[c * 3 * H * H + k];
-    const int64_t start = banded_chunk_start(&v, c);
-    const int len = (int)(banded_chunk_end(&v, c) - start);
+    const int64_t start = chunk ? banded_chunk_start(&v, c) : 0;
+    const int len = chunk ? (int)(banded_chunk_end(&v, c) - start) : 0;
     double x[CHUNK_ROWS];
     if (member) {
 #pragma unroll
@@ -135,10 +209,15 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
                             BORDER && c == v.n_chunk - 1 ? lambda : nullptr);
     }
     __syncthreads();
-    if (member && c == 0) {
+    if constexpr (LANES > 1) {
+        const int64_t first = (int64_t)blockIdx.x * w;
+        chunk_warp_carries<H, BORDER, LANES>(v, back, tips - g, w, lambda - g, xb_shared - g,
+                                             block_u + first, ld,
+                                             count - first < w ? (int)(count - first) : w);
+    } else if (member && c == 0) {
         banded_view shared_view = v;
         shared_view.chunk_back = back;
-        chunk_system_carries<H, BORDER>(shared_view, tips, w, lambda, xb_shared, sys, ld);
+        chunk_system_carries<H, BORDER, 1>(shared_view, tips, w, lambda, xb_shared, sys, ld, 0);
     }
     __syncthreads();
     double xb[H > BORDER ? H : BORDER];
@@ -156,8 +235,11 @@ typedef void (*chunked_kernel_fn)(banded_view, double *, int64_t, int64_t, int64
 
 static chunked_kernel_fn chunked_kernel_for(const banded_view *v)
 {
-    if (v->h == 1) return v->border ? banded_chunked_kernel<1, 1> : banded_chunked_kernel<1, 0>;
-    return v->border ? banded_chunked_kernel<2, 2> : banded_chunked_kernel<2, 0>;
+    if (banded_chunk_lanes(v, v->h, v->border) > 1)
+        return banded_chunked_kernel<1, 0, BANDED_CHUNK_LANES>;
+    if (v->h == 1)
+        return v->border ? banded_chunked_kernel<1, 1, 1> : banded_chunked_kernel<1, 0, 1>;
+    return v->border ? banded_chunked_kernel<2, 2, 1> : banded_chunked_kernel<2, 0, 1>;
 }
 
 extern "C" int cohort_cuda_banded_chunk_width(const banded_view *v)
@@ -187,7 +269,9 @@ int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m
     while (w > 1 && w / 2 >= count) w /= 2; /* no block of idle systems; changes no bits */
     int w_shift = 0;
     while ((1 << w_shift) < w) ++w_shift;
-    const int threads = w * v->n_chunk;
+    const int threads = banded_chunk_lanes(v, v->h, v->border) > 1
+                            ? (w * v->n_chunk + 31) / 32 * 32 /* whole warps: they shuffle */
+                            : w * v->n_chunk;
     const size_t smem = chunked_shared_bytes(v, w);
     const chunked_kernel_fn kernel = chunked_kernel_for(v);
     if (smem > 48 * 1024)

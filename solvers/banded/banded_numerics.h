@@ -318,14 +318,108 @@ COHORT_HD void banded_chunk_backward_carry(const banded_view *v, int h, int c, c
     for (int j = 0; j < h; ++j) g[j] = next[j];
 }
 
-/* The carries of one system, in order along its chunks: on entry its slots hold every chunk's
- * phi and psi (banded_chunk_slot, stride ts), on return the chunk's carry-ins f_c and g_c; top
- * gets x at T's first h rows (the backward sweep's last carry-out). */
-COHORT_HD void banded_chunk_carries(const banded_view *v, int h, double *tips, int64_t ts,
-                                    double top[BANDED_MAX_HALF_BANDWIDTH])
+/* ---- a system's carries by `lanes` lanes (a warp, or one lane): lane l takes the chunks
+ * [l q, l q + q), q = ceil(n_chunk / lanes), composes their maps, and an inclusive scan of the
+ * lanes' maps (Kogge-Stone: at distance d = 1, 2, 4, ... each lane composes its map with that of
+ * the lane d before it) gives every lane the carry its first chunk starts from ---- */
+
+enum { BANDED_CHUNK_LANES = 32 };
+
+/* The lanes that form a system's carries: a warp for plain tridiagonal systems of at least a
+ * warp's chunks, one lane (the plain recurrences) for the others. The larger maps and registers
+ * of the other kinds made the warp's scan slower than the walk it shortens, and with fewer chunks
+ * than lanes some warps take two systems (bench-banded: PERFORMANCE.md, "The chunked solve"). */
+COHORT_HD int banded_chunk_lanes(const banded_view *v, int h, int border)
 {
-    double f[BANDED_MAX_HALF_BANDWIDTH] = {0.0}, g[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
-    for (int c = 0; c < v->n_chunk; ++c) {
+    return h == 1 && !border && v->n_chunk >= BANDED_CHUNK_LANES ? BANDED_CHUNK_LANES : 1;
+}
+
+/* An affine map z -> m z + o of a sweep's h carries. */
+typedef struct banded_affine {
+    double m[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH];
+    double o[BANDED_MAX_HALF_BANDWIDTH];
+} banded_affine;
+
+COHORT_HD banded_affine banded_affine_identity(void)
+{
+    banded_affine a = {{{1.0, 0.0}, {0.0, 1.0}}, {0.0, 0.0}};
+    return a;
+}
+
+/* z -> later(earlier(z)). */
+COHORT_HD banded_affine banded_affine_then(const banded_affine *earlier, const banded_affine *later,
+                                           int h)
+{
+    banded_affine r = banded_affine_identity();
+    for (int j = 0; j < h; ++j) {
+        for (int k = 0; k < h; ++k) {
+            double acc = 0.0;
+            for (int l = 0; l < h; ++l) acc += later->m[j][l] * earlier->m[l][k];
+            r.m[j][k] = acc;
+        }
+        double acc = later->o[j];
+        for (int l = 0; l < h; ++l) acc += later->m[j][l] * earlier->o[l];
+        r.o[j] = acc;
+    }
+    return r;
+}
+
+/* The chunks lane l of a system's carries takes: [*lo, *hi), empty past the last. */
+COHORT_HD void banded_chunk_lane_range(const banded_view *v, int lanes, int lane, int *lo, int *hi)
+{
+    const int q = (v->n_chunk + lanes - 1) / lanes;
+    *lo = lane * q < v->n_chunk ? lane * q : v->n_chunk;
+    *hi = *lo + q < v->n_chunk ? *lo + q : v->n_chunk;
+}
+
+/* The forward map of chunks [lo, hi): f_hi from f_lo (slots holding phi). */
+COHORT_HD banded_affine banded_chunk_lane_forward(const banded_view *v, int h, const double *tips,
+                                                  int64_t ts, int lo, int hi)
+{
+    banded_affine a = banded_affine_identity();
+    for (int c = lo; c < hi; ++c) {
+        banded_affine step = banded_affine_identity();
+        const double *fc = banded_chunk_block(v, h, c);
+        for (int j = 0; j < h; ++j) {
+            for (int k = 0; k < h; ++k) step.m[j][k] = fc[j * h + k];
+            step.o[j] = tips[banded_chunk_slot(h, c, j, ts)];
+        }
+        a = banded_affine_then(&a, &step, h);
+    }
+    return a;
+}
+
+/* The backward map of chunks [lo, hi), walked down: g_{lo-1} from g_{hi-1} (slots holding f_c
+ * and psi). */
+COHORT_HD banded_affine banded_chunk_lane_backward(const banded_view *v, int h, const double *tips,
+                                                   int64_t ts, int lo, int hi)
+{
+    banded_affine a = banded_affine_identity();
+    for (int c = hi - 1; c >= lo; --c) {
+        double psi[BANDED_MAX_HALF_BANDWIDTH], fc[BANDED_MAX_HALF_BANDWIDTH];
+        banded_affine step = banded_affine_identity();
+        const double *b = banded_chunk_block(v, h, c) + 2 * h * h;
+        for (int k = 0; k < h; ++k) {
+            psi[k] = tips[banded_chunk_slot(h, c, h + k, ts)];
+            fc[k] = tips[banded_chunk_slot(h, c, k, ts)];
+        }
+        /* o = psi_c + A_c f_c, as banded_chunk_backward_carry sums it from g = 0 */
+        double zero[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+        banded_chunk_backward_carry(v, h, c, psi, fc, zero);
+        for (int j = 0; j < h; ++j) {
+            for (int k = 0; k < h; ++k) step.m[j][k] = b[j * h + k];
+            step.o[j] = zero[j];
+        }
+        a = banded_affine_then(&a, &step, h);
+    }
+    return a;
+}
+
+/* Lane l's chunks [lo, hi) from its first forward carry f: each slot's phi becomes f_c. */
+COHORT_HD void banded_chunk_lane_forward_apply(const banded_view *v, int h, double *tips,
+                                               int64_t ts, int lo, int hi, double *f)
+{
+    for (int c = lo; c < hi; ++c) {
         double phi[BANDED_MAX_HALF_BANDWIDTH];
         for (int k = 0; k < h; ++k) {
             phi[k] = tips[banded_chunk_slot(h, c, k, ts)];
@@ -333,7 +427,14 @@ COHORT_HD void banded_chunk_carries(const banded_view *v, int h, double *tips, i
         }
         banded_chunk_forward_carry(v, h, c, phi, f);
     }
-    for (int c = v->n_chunk - 1; c >= 0; --c) {
+}
+
+/* Lane l's chunks walked down from its first backward carry g: each slot's psi becomes g_c; g
+ * ends as the carry-out of chunk lo. */
+COHORT_HD void banded_chunk_lane_backward_apply(const banded_view *v, int h, double *tips,
+                                                int64_t ts, int lo, int hi, double *g)
+{
+    for (int c = hi - 1; c >= lo; --c) {
         double psi[BANDED_MAX_HALF_BANDWIDTH], fc[BANDED_MAX_HALF_BANDWIDTH];
         for (int k = 0; k < h; ++k) {
             psi[k] = tips[banded_chunk_slot(h, c, h + k, ts)];
@@ -342,7 +443,56 @@ COHORT_HD void banded_chunk_carries(const banded_view *v, int h, double *tips, i
         }
         banded_chunk_backward_carry(v, h, c, psi, fc, g);
     }
-    for (int k = 0; k < h; ++k) top[k] = g[k];
+}
+
+/* The inclusive scan of the lanes' maps, toward higher lanes (up) or lower ones (down). */
+COHORT_HD void banded_affine_lane_scan(banded_affine *lane_map, int lanes, int h, int up)
+{
+    for (int d = 1; d < lanes; d *= 2) {
+        if (up) {
+            for (int l = lanes - 1; l >= d; --l)
+                lane_map[l] = banded_affine_then(&lane_map[l - d], &lane_map[l], h);
+        } else {
+            for (int l = 0; l + d < lanes; ++l)
+                lane_map[l] = banded_affine_then(&lane_map[l + d], &lane_map[l], h);
+        }
+    }
+}
+
+/* The carries of one system: on entry its slots hold every chunk's phi and psi
+ * (banded_chunk_slot, stride ts), on return the chunk's carry-ins f_c and g_c; top gets x at T's
+ * first h rows (the backward sweep's last carry-out). The lanes one after the other: the
+ * sequential form of the CUDA kernel's warp. */
+COHORT_HD void banded_chunk_carries(const banded_view *v, int h, int border, double *tips,
+                                    int64_t ts, double top[BANDED_MAX_HALF_BANDWIDTH])
+{
+    const int lanes = banded_chunk_lanes(v, h, border);
+    banded_affine lane_map[BANDED_CHUNK_LANES];
+    int lo, hi;
+    for (int l = 0; l < lanes; ++l) {
+        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
+        lane_map[l] = banded_chunk_lane_forward(v, h, tips, ts, lo, hi);
+    }
+    banded_affine_lane_scan(lane_map, lanes, h, 1);
+    for (int l = 0; l < lanes; ++l) {
+        double f[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+        for (int k = 0; k < h && l > 0; ++k) f[k] = lane_map[l - 1].o[k];
+        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
+        banded_chunk_lane_forward_apply(v, h, tips, ts, lo, hi, f);
+    }
+    for (int l = 0; l < lanes; ++l) {
+        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
+        lane_map[l] = banded_chunk_lane_backward(v, h, tips, ts, lo, hi);
+    }
+    banded_affine_lane_scan(lane_map, lanes, h, 0);
+    for (int l = 0; l < lanes; ++l) {
+        double g[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+        for (int k = 0; k < h && l + 1 < lanes; ++k) g[k] = lane_map[l + 1].o[k];
+        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
+        banded_chunk_lane_backward_apply(v, h, tips, ts, lo, hi, g);
+        if (l == 0)
+            for (int k = 0; k < h; ++k) top[k] = g[k];
+    }
 }
 
 /* Periodic systems: x_b from p = T^{-1} d_t at the border columns, which are T's first h rows
@@ -422,7 +572,7 @@ COHORT_HD void banded_chunked_system_solve(const banded_view *v, int h, int bord
     double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
     for (int c = 0; c < v->n_chunk; ++c)
         banded_chunk_local(v, h, c, x + banded_chunk_start(v, c) * s, s, tips, 1, lambda);
-    banded_chunk_carries(v, h, tips, 1, top);
+    banded_chunk_carries(v, h, border, tips, 1, top);
     if (border) {
         double d_b[BANDED_MAX_HALF_BANDWIDTH], f_last[BANDED_MAX_HALF_BANDWIDTH];
         for (int j = 0; j < border; ++j) d_b[j] = x[(v->n_band + j) * s];
