@@ -514,9 +514,10 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
      * may prefer the partitioned form (few long systems a batch) where the factor has it. */
     const int partitioned =
         path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
+    const int auto_by_system = path == COHORT_CUDA_BANDED_AUTO && !partitioned;
+    const int auto_warp_width = auto_by_system ? cohort_cuda_banded_warp_width(v, 0) : 0;
     if (path == COHORT_CUDA_BANDED_CHUNKED ||
-        (path == COHORT_CUDA_BANDED_AUTO && !partitioned &&
-         cohort_cuda_banded_warp_width(v, 0) == 0 && banded_chunked_auto(v)))
+        (auto_by_system && auto_warp_width == 0 && banded_chunked_auto(v)))
         return banded_chunked_launch(v, u, ld, m0, count, groups, group_stride);
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
     int shared_width = 0, shared_groups = 0;
@@ -529,13 +530,13 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
-    } else if (path == COHORT_CUDA_BANDED_AUTO && !partitioned) {
+    } else if (auto_by_system) {
         /* WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles, where
          * the tiled path's many threads per system win (bench-banded). Pentadiagonal systems stay
          * on WARP, whose bits are the portable path's: TILED_SHARED would change the round-off of
          * ch1d_forced's flow map for a few percent of its solve (PERFORMANCE.md, "Figures behind
          * the source's choices") */
-        warp_width = cohort_cuda_banded_warp_width(v, 0);
+        warp_width = auto_warp_width;
         if (v->h == 1 && warp_width < WARP_MAX_WIDTH &&
             (shared_members >= TILED_AUTO_SHARED_MEMBERS ||
              (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI)))
