@@ -3,7 +3,12 @@
  * diagonal) and random right-hand sides from cuRAND; every timed run starts from the same
  * right-hand sides (restored untimed), timed with CUDA events after warm-up, median reported.
  *
- *   bench-banded [--csv FILE] [--reps R] [--tile-bytes B1,B2,...] [--n N1,..] [--m M1,..]
+ *   bench-banded [--csv FILE] [--reps R] [--tile-bytes B1,B2,...] [--cpu-max VALUES]
+ *                [--n N1,..] [--m M1,..]
+ *
+ * The cpu backend (OpenMP, this host's cores) solves the same batches at the first M of the list
+ * where N * M <= VALUES (default 2^28: up to N = 4096 at M = 2^16), against the host's copy of
+ * the batch and beside the cuda solve; VALUES = 0 leaves it out.
  *
  * Columns: median ms; effective GB/s counting 2*N*M*8 bytes (each right-hand-side value read and
  * written once); fraction of the copy bandwidth (copy time / time); speed-up of our solve over
@@ -52,6 +57,7 @@ typedef struct context {
     curandGenerator_t host_rng, dev_rng;
     cusparseHandle_t sparse;
     float *times;
+    double host_copy_gbs; /* the cpu backend's copy bandwidth (read + write), GB/s */
 } context;
 
 /* restore (untimed) then run (timed), the options' reps after their warm-ups; median ms */
@@ -358,6 +364,34 @@ static double cpu_median_ms(banded_solver *s, double *host_u, const double *host
     return t[2];
 }
 
+/* The same batch on the cpu backend: each kind's median of 5 (cpu_median_ms), against the host's
+ * copy of the batch, beside the cuda solve (ours_ms), with its sampled backward error. */
+static void bench_cpu(const bench_case *b, banded_factor *const *f, banded_solver *const *s_cpu,
+                      const char *const *names, const double *ours_ms)
+{
+    context *c = b->c;
+    double *host_rhs = (double *)malloc(b->bytes), *host_u = (double *)malloc(b->bytes);
+    if (!host_rhs || !host_u) {
+        fprintf(stderr, "bench-banded: no host memory for the cpu rows (%zu bytes)\n", b->bytes);
+        exit(1);
+    }
+    CHECK_CUDA(cudaMemcpy(host_rhs, b->rhs, b->bytes, cudaMemcpyDeviceToHost));
+    const double host_copy_ms = 2.0 * (double)b->bytes / (c->host_copy_gbs * 1e6);
+    for (int k = 0; k < 4; ++k) {
+        const double ms = cpu_median_ms(s_cpu[k], host_u, host_rhs, b->bytes, b->m);
+        char name[64], workload[96];
+        snprintf(name, sizeof name, "cpu %s", names[k] + 5);
+        emit(c, b->n, b->m, name, ms, host_copy_ms, "cuda", ours_ms[k], NULL, 0,
+             sampled_backward_error(b, f[k], host_u, host_rhs, 1));
+        snprintf(workload, sizeof workload, "banded solve, %s, N = %lld, M = %lld (cpu)",
+                 names[k] + 5, (long long)b->n, (long long)b->m);
+        bench_table_row("bench-banded", workload, ms, host_copy_ms, "host copy of the batch",
+                        "the cuda solve (auto)", ours_ms[k]);
+    }
+    free(host_rhs);
+    free(host_u);
+}
+
 static void bench_one(context *c, int64_t n, int64_t m)
 {
     bench_case b;
@@ -479,20 +513,7 @@ static void bench_one(context *c, int64_t n, int64_t m)
             emit(c, n, m, name, ms, copy_ms, "auto", ours_ms[k], NULL, 0,
                  sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
         }
-    /* the cpu backend (OpenMP), at small sizes */
-    if (n * m <= c->opt.cpu_max_values) {
-        double *host_rhs = (double *)malloc(b.bytes), *host_u = (double *)malloc(b.bytes);
-        CHECK_CUDA(cudaMemcpy(host_rhs, b.rhs, b.bytes, cudaMemcpyDeviceToHost));
-        for (int k = 0; k < 4; ++k) {
-            const double ms = cpu_median_ms(s_cpu[k], host_u, host_rhs, b.bytes, m);
-            char name[64];
-            snprintf(name, sizeof name, "cpu %s", names[k] + 5);
-            emit(c, n, m, name, ms, copy_ms, "cuda", ours_ms[k], NULL, 0,
-                 sampled_backward_error(&b, f[k], host_u, host_rhs, 1));
-        }
-        free(host_rhs);
-        free(host_u);
-    }
+    if (m == bench_m[0] && n * m <= c->opt.cpu_max_values) bench_cpu(&b, f, s_cpu, names, ours_ms);
     for (int k = 0; k < 4; ++k) {
         banded_solver_free(s[k]);
         banded_solver_free(s_cpu[k]);
@@ -517,7 +538,7 @@ int main(int argc, char **argv)
     c.opt.csv = "bench-banded.csv";
     c.opt.reps = 15;
     c.opt.warmup = 3;
-    c.opt.cpu_max_values = (int64_t)1 << 24;
+    c.opt.cpu_max_values = MAX_VALUES;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             c.opt.csv = argv[++i];
@@ -568,6 +589,13 @@ int main(int argc, char **argv)
     CHECK_SPARSE(cusparseCreate(&c.sparse));
     printf("bench-banded on %s; double; median of %d runs after %d warm-ups; seed %llu\n", device,
            c.opt.reps, c.opt.warmup, seed);
+    if (c.opt.cpu_max_values > 0) {
+        char host[256];
+        CHECK_COHORT(cohort_backend_cpu.describe(host, sizeof host));
+        c.host_copy_gbs = bench_copy_bandwidth(&cohort_backend_cpu);
+        printf("cpu rows on %s, median of 5; their 'copy' is the host's copy (%.1f GB/s)\n", host,
+               c.host_copy_gbs);
+    }
     printf("GB/s counts 2*N*M*8 bytes; 'copy' = device-copy time / time; residual = max sampled "
            "backward error\n");
     printf("%5s %8s  %-26s %9s %8s %6s  %8s  %s\n", "N", "M", "method", "ms", "GB/s", "copy",

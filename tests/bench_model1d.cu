@@ -12,7 +12,8 @@
  * a solve); fused (w) = one pass with tiles of w members; auto = what cohort run uses. Columns:
  * median ms per step, the copy's time over it, and 40,744 steps at that rate (T = 100 at
  * dt = 0.1 dx, dx = 2 pi / 256, as bench-ch1d and coarsening-1d; T = 50 at dx = 2 pi / 512, as
- * the flow map). */
+ * the flow map). A last row per case: the step on the cpu backend of this host, for 1/16 of the
+ * members. */
 #include <cuda_runtime.h>
 #include <curand.h>
 #include <math.h>
@@ -168,6 +169,65 @@ static void bench_on_chip(step_args *a, double *reference, const bench_case *k, 
     }
 }
 
+/* The cpu backend (OpenMP, this host's cores) takes the same step for the first m / CPU_SHARE
+ * members (a whole batch takes seconds a step there): the median of 5, against the host's copy of
+ * that state, checked against the GPU's portable step on the same members. */
+enum { CPU_SHARE = 16 };
+static void bench_cpu(const bench_case *k, const model1d_params *p, const step_args *a,
+                      double *reference, double host_copy_gbs)
+{
+    const int64_t mc = k->m / CPU_SHARE;
+    const size_t bytes = (size_t)(k->n * mc) * sizeof(double), row = (size_t)mc * sizeof(double);
+    step_args ref = *a;
+    ref.out = reference, ref.path = COHORT_CUDA_STEP_PORTABLE, ref.tile_bytes = 0;
+    run_step(&ref);
+    double *start = (double *)malloc(bytes), *want = (double *)malloc(bytes);
+    double *x = (double *)malloc(bytes), *y = (double *)malloc(bytes);
+    double *mean = (double *)malloc(row), *f0 = (double *)malloc(row);
+    if (!start || !want || !x || !y || !mean || !f0) {
+        fprintf(stderr, "bench-model1d: no host memory for the cpu step (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    const size_t pitch = (size_t)k->m * sizeof(double);
+    CHECK_CUDA(cudaMemcpy2D(start, row, a->u, pitch, row, (size_t)k->n, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(
+        cudaMemcpy2D(want, row, reference, pitch, row, (size_t)k->n, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(mean, a->mean, row, cudaMemcpyDeviceToHost));
+    if (a->f0) CHECK_CUDA(cudaMemcpy(f0, a->f0, row, cudaMemcpyDeviceToHost));
+    model1d_stepper *s = NULL;
+    CHECK_COHORT(model1d_stepper_alloc(&cohort_backend_cpu, p, &s));
+    double t[5], *state = x, *scratch = y;
+    for (int r = 0; r < 5; ++r) {
+        memcpy(x, start, bytes);
+        state = x, scratch = y;
+        const double t0 = cohort_seconds();
+        CHECK_COHORT(model1d_step(s, &state, &scratch, mean, a->f0 ? f0 : NULL, mc, 0, mc));
+        t[r] = 1e3 * (cohort_seconds() - t0);
+    }
+    qsort(t, 5, sizeof *t, compare_doubles);
+    double diff = 0.0, scale = 0.0;
+    int64_t bad = 0;
+    for (size_t i = 0; i < bytes / sizeof(double); ++i) {
+        bad += !isfinite(state[i]);
+        diff = fmax(diff, fabs(state[i] - want[i])), scale = fmax(scale, fabs(want[i]));
+    }
+    const double host_copy_ms = 2.0 * (double)bytes / (host_copy_gbs * 1e6);
+    printf("  %-22s %8.3f ms  %5.2f of the host's copy, M = %lld (cpu); vs the GPU's portable "
+           "step: max |diff| %.3e of %.3e, %lld non-finite\n",
+           "cpu", t[2], host_copy_ms / t[2], (long long)mc, diff, scale, (long long)bad);
+    if (bad != 0 || !(diff <= 1e-12 * scale)) {
+        fprintf(stderr, "bench-model1d: the cpu step disagrees with the GPU's portable step\n");
+        exit(1);
+    }
+    char workload[128];
+    snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld (cpu)", k->label,
+             (long long)k->n, (long long)mc);
+    bench_table_row("bench-model1d", workload, t[2], host_copy_ms, "host copy of the state", NULL,
+                    0.0);
+    model1d_stepper_free(s);
+    free(start), free(want), free(x), free(y), free(mean), free(f0);
+}
+
 int main(int argc, char **argv)
 {
     int reps = 15, only = -1;
@@ -191,6 +251,11 @@ int main(int argc, char **argv)
     char device[256];
     CHECK_COHORT(cohort_backend_cuda.describe(device, sizeof device));
     printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, reps);
+    char host[256];
+    CHECK_COHORT(cohort_backend_cpu.describe(host, sizeof host));
+    const double host_copy_gbs = bench_copy_bandwidth(&cohort_backend_cpu);
+    printf("cpu rows on %s (1/%d of the members), median of 5; the host's copy %.1f GB/s\n", host,
+           CPU_SHARE, host_copy_gbs);
     curandGenerator_t rng;
     CHECK_RAND(curandCreateGenerator(&rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
     CHECK_RAND(curandSetPseudoRandomGeneratorSeed(rng, 20261122ull));
@@ -289,6 +354,7 @@ int main(int argc, char **argv)
         }
         if (cohort_cuda_model1d_step_width(a.r, a.v, 0) > 0)
             bench_on_chip(&a, reference, k, auto_ms, copy, reps, times, worst_dev);
+        bench_cpu(k, &p, &a, reference, host_copy_gbs);
         model1d_stepper_free(s);
     }
     CHECK_CUDA(cudaFree(u));
