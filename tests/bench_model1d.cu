@@ -174,7 +174,7 @@ static void bench_on_chip(step_args *a, double *reference, const bench_case *k, 
  * that state, checked against the GPU's portable step on the same members. */
 enum { CPU_SHARE = 16 };
 static void bench_cpu(const bench_case *k, const model1d_params *p, const step_args *a,
-                      double *reference, double host_copy_gbs)
+                      double *reference)
 {
     const int64_t mc = k->m / CPU_SHARE;
     const size_t bytes = (size_t)(k->n * mc) * sizeof(double), row = (size_t)mc * sizeof(double);
@@ -196,6 +196,7 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
     if (a->f0) CHECK_CUDA(cudaMemcpy(f0, a->f0, row, cudaMemcpyDeviceToHost));
     model1d_stepper *s = NULL;
     CHECK_COHORT(model1d_stepper_alloc(&cohort_backend_cpu, p, &s));
+    const double host_copy_ms = bench_copy_ms(&cohort_backend_cpu, x, start, bytes);
     double t[5], *state = x, *scratch = y;
     for (int r = 0; r < 5; ++r) {
         memcpy(x, start, bytes);
@@ -211,7 +212,6 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
         bad += !isfinite(state[i]);
         diff = fmax(diff, fabs(state[i] - want[i])), scale = fmax(scale, fabs(want[i]));
     }
-    const double host_copy_ms = 2.0 * (double)bytes / (host_copy_gbs * 1e6);
     printf("  %-22s %8.3f ms  %5.2f of the host's copy, M = %lld (cpu); vs the GPU's portable "
            "step: max |diff| %.3e of %.3e, %lld non-finite\n",
            "cpu", t[2], host_copy_ms / t[2], (long long)mc, diff, scale, (long long)bad);
@@ -253,9 +253,9 @@ int main(int argc, char **argv)
     printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, reps);
     char host[256];
     CHECK_COHORT(cohort_backend_cpu.describe(host, sizeof host));
-    const double host_copy_gbs = bench_copy_bandwidth(&cohort_backend_cpu);
-    printf("cpu rows on %s (1/%d of the members), median of 5; the host's copy %.1f GB/s\n", host,
-           CPU_SHARE, host_copy_gbs);
+    printf("cpu rows on %s (1/%d of the members), median of 5, against the host's copy of that "
+           "state\n",
+           host, CPU_SHARE);
     curandGenerator_t rng;
     CHECK_RAND(curandCreateGenerator(&rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
     CHECK_RAND(curandSetPseudoRandomGeneratorSeed(rng, 20261122ull));
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
         }
         if (cohort_cuda_model1d_step_width(a.r, a.v, 0) > 0)
             bench_on_chip(&a, reference, k, auto_ms, copy, reps, times, worst_dev);
-        bench_cpu(k, &p, &a, reference, host_copy_gbs);
+        bench_cpu(k, &p, &a, reference);
         model1d_stepper_free(s);
     }
     CHECK_CUDA(cudaFree(u));

@@ -1,5 +1,6 @@
 /* Backend selection and the memory operations of each usable backend; every module's kernel
  * table for it is complete. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/reduction_kernels.h"
@@ -10,6 +11,27 @@
 #include "models/model1d/model1d_kernels.h"
 #include "stencil/stencil_kernels.h"
 #include "test_common.h"
+
+/* A copy of several MiB and a few bytes, which the cpu backend splits over its threads: every
+ * byte arrives, the last piece short. */
+static void exercise_large_copy(const cohort_backend *be)
+{
+    const size_t bytes = ((size_t)5 << 20) + 13;
+    unsigned char *host = malloc(bytes), *back = malloc(bytes);
+    EXPECT(host && back, "host buffers");
+    if (!host || !back) return;
+    for (size_t i = 0; i < bytes; ++i) host[i] = (unsigned char)(i * 2654435761u >> 13);
+    void *a = NULL, *b = NULL;
+    EXPECT(be->alloc(&a, bytes) == COHORT_OK && be->alloc(&b, bytes) == COHORT_OK,
+           "%s alloc of %zu bytes", be->name, bytes);
+    EXPECT(be->copy_to_device(a, host, bytes) == COHORT_OK, "large copy in");
+    EXPECT(be->copy_within(b, a, bytes) == COHORT_OK, "large copy within");
+    memset(back, 0, bytes);
+    EXPECT(be->copy_to_host(back, b, bytes) == COHORT_OK, "large copy out");
+    EXPECT(memcmp(host, back, bytes) == 0, "%s large round trip", be->name);
+    be->release(a), be->release(b);
+    free(host), free(back);
+}
 
 static void exercise(const cohort_backend *be)
 {
@@ -50,6 +72,7 @@ static void exercise(const cohort_backend *be)
     EXPECT(be->release(a) == COHORT_OK && be->release(b) == COHORT_OK && be->release(NULL) == 0,
            "%s release", be->name);
     EXPECT(be->synchronize() == COHORT_OK, "synchronize");
+    exercise_large_copy(be);
 }
 
 int main(void)
