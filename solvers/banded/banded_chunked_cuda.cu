@@ -1,7 +1,8 @@
 /* The CHUNKED path of the batched banded solve (banded_cuda.h): a thread takes a chunk of
  * BANDED_CHUNK_ROWS rows of one system into its registers, a block holds every chunk of w systems,
- * forms their carries in shared memory (the chunked form of banded_numerics.h; one thread a
- * system walks its chunks) and finishes each chunk from its registers. Each value crosses device
+ * forms their carries in shared memory (the chunked form of banded_numerics.h; a warp's scan of
+ * the chunks' maps where banded_chunk_lanes says so, else one thread a system walks its chunks)
+ * and finishes each chunk from its registers. Each value crosses device
  * memory twice, and the chains a thread waits on are a chunk long. The loops are
  * banded_chunk_local's and banded_chunk_finish's, unrolled over the registers. */
 #include <cuda_runtime.h>
