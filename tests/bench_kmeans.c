@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     printf("kept restart %d: %d iterations, inertia %.6g, sizes", r.restart, r.iterations,
            r.inertia);
     for (int c = 0; c < (int)k; ++c) printf(" %.0f", r.sizes[c]);
-    printf("\none Lloyd iteration (median over %lld restarts): %.3f ms = %.0f GB/s of features\n",
+    printf("\none Lloyd iteration (median over %lld restarts): %.3f ms = %.3g GB/s of features\n",
            restarts, 1e3 * r.seconds_per_iteration, 1e-9 * bytes / r.seconds_per_iteration);
     char workload[128];
     snprintf(workload, sizeof workload,
