@@ -328,7 +328,8 @@ enum { BANDED_CHUNK_LANES = 32 };
 /* The lanes that form a system's carries: a warp for plain tridiagonal systems of at least a
  * warp's chunks, one lane (the plain recurrences) for the others. The larger maps and registers
  * of the other kinds made the warp's scan slower than the walk it shortens, and with fewer chunks
- * than lanes some warps take two systems (bench-banded: PERFORMANCE.md, "The chunked solve"). */
+ * than lanes some warps take two systems (bench-banded: PERFORMANCE.md, "The chunked solve's
+ * carries by a warp"). */
 COHORT_HD int banded_chunk_lanes(const banded_view *v, int h, int border)
 {
     return h == 1 && !border && v->n_chunk >= BANDED_CHUNK_LANES ? BANDED_CHUNK_LANES : 1;
