@@ -99,37 +99,42 @@ __device__ __forceinline__ void chunk_affine_scan(banded_affine &a, int lane, bo
     }
 }
 
-/* One system's carries (banded_chunk_carries) by a whole warp, a lane a range of chunks; then, for
- * a periodic system, lane 0 forms its border unknowns x_b, stores them (rows n_band..n-1 belong to
- * no chunk) and shares them through xb_shared (stride ts). */
+/* One system's carries (banded_chunk_carries) by LANES lanes, a lane a range of chunks, with the
+ * carry coefficients at back (shared memory); then, for a periodic system, lane 0 forms its border
+ * unknowns x_b, stores them (rows n_band..n-1 belong to no chunk) and shares them through
+ * xb_shared (stride ts). The border reads v's arrays where the kernel's parameters hold them: a
+ * copy of the view indexed at run time would live in local memory. */
 template <int H, int BORDER, int LANES>
-__device__ __forceinline__ void chunk_system_carries(const banded_view &v, double *tips, int ts,
-                                                     const double *lambda, double *xb_shared,
-                                                     double *sys, int64_t ld, int lane)
+__device__ __forceinline__ void
+chunk_system_carries(const banded_view &v, const double *back, double *tips, int ts,
+                     const double *lambda, double *xb_shared, double *sys, int64_t ld, int lane)
 {
+    banded_view lanes_view = v;
+    lanes_view.chunk_back = back;
+    const banded_view &lv = lanes_view;
     int lo, hi;
-    banded_chunk_lane_range(&v, LANES, lane, &lo, &hi);
+    banded_chunk_lane_range(&lv, LANES, lane, &lo, &hi);
     double carry[H];
 #pragma unroll
     for (int k = 0; k < H; ++k) carry[k] = 0.0;
     if constexpr (LANES > 1) { /* the carry the lane's first chunk starts from */
-        banded_affine a = banded_chunk_lane_forward(&v, H, tips, ts, lo, hi);
+        banded_affine a = banded_chunk_lane_forward(&lv, H, tips, ts, lo, hi);
         chunk_affine_scan<H, LANES>(a, lane, true);
         const banded_affine before = chunk_affine_shuffle<H>(a, 1, true);
 #pragma unroll
         for (int k = 0; k < H; ++k) carry[k] = lane > 0 ? before.o[k] : 0.0;
     }
-    banded_chunk_lane_forward_apply(&v, H, tips, ts, lo, hi, carry);
+    banded_chunk_lane_forward_apply(&lv, H, tips, ts, lo, hi, carry);
 #pragma unroll
     for (int k = 0; k < H; ++k) carry[k] = 0.0;
     if constexpr (LANES > 1) {
-        banded_affine a = banded_chunk_lane_backward(&v, H, tips, ts, lo, hi);
+        banded_affine a = banded_chunk_lane_backward(&lv, H, tips, ts, lo, hi);
         chunk_affine_scan<H, LANES>(a, lane, false);
         const banded_affine before = chunk_affine_shuffle<H>(a, 1, false);
 #pragma unroll
         for (int k = 0; k < H; ++k) carry[k] = lane + 1 < LANES ? before.o[k] : 0.0;
     }
-    banded_chunk_lane_backward_apply(&v, H, tips, ts, lo, hi, carry);
+    banded_chunk_lane_backward_apply(&lv, H, tips, ts, lo, hi, carry);
     /* LANES = 1: a thread a system, and not every lane is here */
     if constexpr (LANES > 1) __syncwarp();
     if constexpr (BORDER > 0) {
@@ -165,12 +170,9 @@ __device__ __forceinline__ void
 chunk_warp_carries(const banded_view &v, const double *back, double *tips, int w, double *lambda,
                    double *xb_shared, double *sys, int64_t ld, int systems)
 {
-    for (int s = threadIdx.x / LANES; s < systems; s += blockDim.x / LANES) {
-        banded_view shared_view = v;
-        shared_view.chunk_back = back;
-        chunk_system_carries<H, BORDER, LANES>(shared_view, tips + s, w, lambda + s, xb_shared + s,
+    for (int s = threadIdx.x / LANES; s < systems; s += blockDim.x / LANES)
+        chunk_system_carries<H, BORDER, LANES>(v, back, tips + s, w, lambda + s, xb_shared + s,
                                                sys + s, ld, threadIdx.x % LANES);
-    }
 }
 
 /* Thread t of a block takes chunk t >> w_shift of system t & (w - 1) of the block's w; group g of
@@ -216,9 +218,7 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
                                              block_u + first, ld,
                                              count - first < w ? (int)(count - first) : w);
     } else if (member && c == 0) {
-        banded_view shared_view = v;
-        shared_view.chunk_back = back;
-        chunk_system_carries<H, BORDER, 1>(shared_view, tips, w, lambda, xb_shared, sys, ld, 0);
+        chunk_system_carries<H, BORDER, 1>(v, back, tips, w, lambda, xb_shared, sys, ld, 0);
     }
     __syncthreads();
     double xb[H > BORDER ? H : BORDER];
