@@ -8,10 +8,10 @@
 /* 32 members = 256 bytes of each row: four cache lines, a whole vector loop. */
 enum { CPU_MEMBER_BLOCK = 32 };
 
-/* Members [mb, mb + width) of u, width <= CPU_MEMBER_BLOCK; h and border are literals at the call
- * sites below so that the branches on them fold away. */
-static inline void cpu_banded_block(const banded_view *v, int h, int border, double *u, int64_t ld,
-                                    int64_t mb, int64_t width)
+/* The band sweeps of members [mb, mb + width) of u, width <= CPU_MEMBER_BLOCK; h is a literal at
+ * the call sites below so that the branches on it fold away. */
+static inline void cpu_banded_block(const banded_view *v, int h, double *u, int64_t ld, int64_t mb,
+                                    int64_t width)
 {
     const int64_t nb = v->n_band;
     const int stride = 2 * h + 1;
@@ -38,15 +38,31 @@ static inline void cpu_banded_block(const banded_view *v, int h, int border, dou
             y[j] = banded_backward_value(row, h, y[j], next);
         }
     }
-    if (border == 0) return;
-    double xb[CPU_MEMBER_BLOCK][BANDED_MAX_HALF_BANDWIDTH];
-    for (int64_t j = 0; j < width; ++j) banded_border_solve(v, border, x + j, ld, xb[j]);
-    for (int64_t i = 0; i < nb; ++i)
-        for (int64_t j = 0; j < width; ++j)
-            x[i * ld + j] =
-                banded_border_correct(v->spike + i * border, border, x[i * ld + j], xb[j]);
+}
+
+/* The periodic closure of the block's members (x: the first one's column), x_t = p - Q x_b, with
+ * x_b stored member-contiguous so that the correction runs unit-stride across the members; border
+ * is a literal at the call sites, which lets the loops vectorise. */
+static inline void cpu_border_block(const banded_view *v, int border, double *x, int64_t ld,
+                                    int64_t width)
+{
+    const int64_t nb = v->n_band;
+    double xb[BANDED_MAX_HALF_BANDWIDTH][CPU_MEMBER_BLOCK];
+    for (int64_t j = 0; j < width; ++j) {
+        double xb_j[BANDED_MAX_HALF_BANDWIDTH];
+        banded_border_solve(v, border, x + j, ld, xb_j);
+        for (int b = 0; b < border; ++b) xb[b][j] = xb_j[b];
+    }
+    for (int64_t i = 0; i < nb; ++i) {
+        const double *q_row = v->spike + i * border;
+        double *p = x + i * ld;
+        for (int64_t j = 0; j < width; ++j) {
+            const double xb_j[BANDED_MAX_HALF_BANDWIDTH] = {xb[0][j], border > 1 ? xb[1][j] : 0.0};
+            p[j] = banded_border_correct(q_row, border, p[j], xb_j);
+        }
+    }
     for (int b = 0; b < border; ++b)
-        for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[j][b];
+        for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[b][j];
 }
 
 int banded_cpu_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
@@ -61,14 +77,14 @@ int banded_cpu_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, in
         const int64_t mb = m0 + b * CPU_MEMBER_BLOCK;
         const int64_t width =
             m0 + count - mb < CPU_MEMBER_BLOCK ? m0 + count - mb : CPU_MEMBER_BLOCK;
-        if (h == 1 && border == 0)
-            cpu_banded_block(v, 1, 0, u_group, ld, mb, width);
-        else if (h == 1)
-            cpu_banded_block(v, 1, 1, u_group, ld, mb, width);
-        else if (border == 0)
-            cpu_banded_block(v, 2, 0, u_group, ld, mb, width);
+        if (h == 1)
+            cpu_banded_block(v, 1, u_group, ld, mb, width);
         else
-            cpu_banded_block(v, 2, 2, u_group, ld, mb, width);
+            cpu_banded_block(v, 2, u_group, ld, mb, width);
+        if (border == 1)
+            cpu_border_block(v, 1, u_group + mb, ld, width);
+        else if (border == 2)
+            cpu_border_block(v, 2, u_group + mb, ld, width);
     }
     return COHORT_OK;
 }
