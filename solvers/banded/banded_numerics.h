@@ -21,6 +21,7 @@
 #ifndef COHORT_BANDED_NUMERICS_H
 #define COHORT_BANDED_NUMERICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend/cohort_hd.h"
@@ -460,6 +461,34 @@ COHORT_HD void banded_affine_lane_scan(banded_affine *lane_map, int lanes, int h
     }
 }
 
+/* One sweep of a system's carries by its lanes one after the other (forward: f, else g walked
+ * down): every lane's map, their scan, then each lane's chunks from the carry the lanes before
+ * it (forward) or after it hand on; lane 0's last carry goes to out where it is not NULL. */
+COHORT_HD void banded_chunk_lanes_sweep(const banded_view *v, int h, double *tips, int64_t ts,
+                                        int lanes, int forward, banded_affine *lane_map,
+                                        double *out)
+{
+    int lo, hi;
+    for (int l = 0; l < lanes; ++l) {
+        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
+        lane_map[l] = forward ? banded_chunk_lane_forward(v, h, tips, ts, lo, hi)
+                              : banded_chunk_lane_backward(v, h, tips, ts, lo, hi);
+    }
+    banded_affine_lane_scan(lane_map, lanes, h, forward);
+    for (int l = 0; l < lanes; ++l) {
+        const int from = forward ? l - 1 : l + 1;
+        double carry[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
+        for (int k = 0; k < h && from >= 0 && from < lanes; ++k) carry[k] = lane_map[from].o[k];
+        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
+        if (forward)
+            banded_chunk_lane_forward_apply(v, h, tips, ts, lo, hi, carry);
+        else
+            banded_chunk_lane_backward_apply(v, h, tips, ts, lo, hi, carry);
+        if (l == 0 && out)
+            for (int k = 0; k < h; ++k) out[k] = carry[k];
+    }
+}
+
 /* The carries of one system: on entry its slots hold every chunk's phi and psi
  * (banded_chunk_slot, stride ts), on return the chunk's carry-ins f_c and g_c; top gets x at T's
  * first h rows (the backward sweep's last carry-out). The lanes one after the other: the
@@ -469,31 +498,8 @@ COHORT_HD void banded_chunk_carries(const banded_view *v, int h, int border, dou
 {
     const int lanes = banded_chunk_lanes(v, h, border);
     banded_affine lane_map[BANDED_CHUNK_LANES];
-    int lo, hi;
-    for (int l = 0; l < lanes; ++l) {
-        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
-        lane_map[l] = banded_chunk_lane_forward(v, h, tips, ts, lo, hi);
-    }
-    banded_affine_lane_scan(lane_map, lanes, h, 1);
-    for (int l = 0; l < lanes; ++l) {
-        double f[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
-        for (int k = 0; k < h && l > 0; ++k) f[k] = lane_map[l - 1].o[k];
-        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
-        banded_chunk_lane_forward_apply(v, h, tips, ts, lo, hi, f);
-    }
-    for (int l = 0; l < lanes; ++l) {
-        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
-        lane_map[l] = banded_chunk_lane_backward(v, h, tips, ts, lo, hi);
-    }
-    banded_affine_lane_scan(lane_map, lanes, h, 0);
-    for (int l = 0; l < lanes; ++l) {
-        double g[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
-        for (int k = 0; k < h && l + 1 < lanes; ++k) g[k] = lane_map[l + 1].o[k];
-        banded_chunk_lane_range(v, lanes, l, &lo, &hi);
-        banded_chunk_lane_backward_apply(v, h, tips, ts, lo, hi, g);
-        if (l == 0)
-            for (int k = 0; k < h; ++k) top[k] = g[k];
-    }
+    banded_chunk_lanes_sweep(v, h, tips, ts, lanes, 1, lane_map, NULL);
+    banded_chunk_lanes_sweep(v, h, tips, ts, lanes, 0, lane_map, top);
 }
 
 /* Periodic systems: x_b from p = T^{-1} d_t at the border columns, which are T's first h rows
