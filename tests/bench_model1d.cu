@@ -5,7 +5,8 @@
  * from the same state; CUDA events after warm-up, median reported. Each fused result is checked
  * against the portable path's on the same input, the outputs poisoned first.
  *
- *   bench-model1d [--reps R] [--case K]   (K: one case only, 0 = the first)
+ *   bench-model1d [--reps R] [--case K] [--n N]   (K: one case only, 0 = the first; N: the
+ *                                                  cases at N points, M scaled to the same state)
  *
  * Paths: portable = the right-hand-side kernel, then the portable banded solve; separate = the
  * right-hand-side kernel, then the AUTO banded solve (the seed's design: a stencil kernel, then
@@ -137,9 +138,12 @@ static void bench_on_chip(step_args *a, double *reference, const bench_case *k, 
     step_args chip = *a;
     chip.on_chip_steps = ON_CHIP_STEPS;
     const float ms = bench_median_ms(NULL, run_step, &chip, 1, reps, times) / ON_CHIP_STEPS;
+    char label[32];
+    snprintf(label, sizeof label, "on chip (w = %d)",
+             cohort_cuda_model1d_advance_width(a->r, a->v, 0));
     printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s  (a step of %d a launch; "
            "%.2fx the one-pass step)\n",
-           "on chip", ms, copy / ms, ms * STEPS_T100 / 1000.0, ON_CHIP_STEPS, auto_ms / ms);
+           label, ms, copy / ms, ms * STEPS_T100 / 1000.0, ON_CHIP_STEPS, auto_ms / ms);
     char workload[128];
     snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld, %d steps on chip a launch",
              k->label, (long long)k->n, (long long)k->m, ON_CHIP_STEPS);
@@ -231,13 +235,16 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
 int main(int argc, char **argv)
 {
     int reps = 15, only = -1;
+    int64_t points = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc && atoll(argv[i + 1]) >= 8)
+            points = atoll(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench-model1d [--reps R] [--case K]\n");
+            fprintf(stderr, "usage: bench-model1d [--reps R] [--case K] [--n N >= 8]\n");
             return 2;
         }
     }
@@ -261,8 +268,9 @@ int main(int argc, char **argv)
     CHECK_RAND(curandSetPseudoRandomGeneratorSeed(rng, 20261122ull));
     int64_t max_values = 0, max_m = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        const int64_t m = points > 0 ? cases[c].m * cases[c].n / points : cases[c].m;
         max_values = cases[c].n * cases[c].m > max_values ? cases[c].n * cases[c].m : max_values;
-        max_m = cases[c].m > max_m ? cases[c].m : max_m;
+        max_m = m > max_m ? m : max_m;
     }
     double *u, *out, *reference, *mean, *f0;
     unsigned long long *worst_dev;
@@ -274,7 +282,9 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaMalloc(&worst_dev, 4 * sizeof(unsigned long long)));
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         if (only >= 0 && (size_t)only != c) continue;
-        const bench_case *k = &cases[c];
+        bench_case at_n = cases[c];
+        if (points > 0) at_n.m = at_n.m * at_n.n / points, at_n.n = points;
+        const bench_case *k = &at_n;
         const int64_t values = k->n * k->m;
         const double dx = k->length / (double)k->n;
         model1d_params p = {.kind = k->kind,

@@ -505,6 +505,19 @@ static void step_paths_limits(void)
     v.n = 256;
     EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 32, "n = 256: a warp of members per tile");
     EXPECT(cohort_cuda_model1d_step_width(&r, &v, 16 * 256 * 8 - 1) == 0, "no tile of 16 members");
+    v.n_band = 254; /* the factor's rows share the block's shared memory with the tiles */
+    EXPECT(cohort_cuda_model1d_advance_width(&r, &v, 0) == 26,
+           "n = 256 on chip: four tiles of 26 an SM, where three of 32 leave a scheduler idle");
+    EXPECT(cohort_cuda_model1d_advance_width(&r, &v, 26 * 256 * 8 - 1) == 16,
+           "no tile of 26 in the budget: six of 16");
+    EXPECT(cohort_cuda_model1d_advance_width(&r, &v, 16 * 256 * 8 - 1) == 0,
+           "no tile of 16 members on chip");
+    v.n = 512, v.n_band = 510;
+    EXPECT(cohort_cuda_model1d_advance_width(&r, &v, 0) == 16, "n = 512 on chip: tiles of 16");
+    v.n = 128, v.n_band = 126;
+    EXPECT(cohort_cuda_model1d_advance_width(&r, &v, 0) == 32,
+           "n = 128 on chip: six tiles of 32 fill the schedulers (eight of 26 would hold more)");
+    v.n = 256, v.n_band = 254;
     r.terms = MODEL1D_TERM_STENCIL | MODEL1D_TERM_NONLINEAR;
     EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 0, "no kernel for terms no model has");
     r.terms = MODEL1D_TERM_NONLINEAR | MODEL1D_TERM_ADVECTION | MODEL1D_TERM_FORCING;

@@ -608,7 +608,8 @@ static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const ban
 {
 #define BANDED_WARP_MATCH(half, edge)                                                              \
     if (v->h == (half) && v->border == (edge))                                                     \
-        return banded_warp_kernel_for<half, edge, banded_warp_solve_only>(width);
+        return banded_warp_kernel_for<half, edge, banded_warp_solve_only>(                         \
+            banded_warp_solve_widths(), width);
     BANDED_WARP_VARIANTS(BANDED_WARP_MATCH)
 #undef BANDED_WARP_MATCH
     return NULL;

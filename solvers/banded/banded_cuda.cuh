@@ -52,7 +52,7 @@ int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m
  * systems (narrower tiles lose to the separate kernels in bench-model1d); WARP_DEFAULT_BYTES per
  * tile leaves room for three tiles and the factor in a block; at most WARP_MAX_WARPS tiles per
  * block. */
-enum { WARP_MAX_WIDTH = 32, WARP_MIN_WIDTH = 16, WARP_MAX_WARPS = 8 };
+enum { WARP_MAX_WIDTH = 32, WARP_MIN_WIDTH = 16, WARP_MAX_WARPS = 8, WARP_SCHEDULERS = 4 };
 static const size_t WARP_DEFAULT_BYTES = 72 * 1024;
 
 /* Where row i of member g lives in a tile of w members per row: member fastest, plus one empty
@@ -72,18 +72,23 @@ __device__ __forceinline__ int tile_slot(int i, int g, int w, int seg_shift, int
  * evict the factor rows the sweeps read through L1; 8-byte copies (cp.async.ca) where a pair is
  * not 16-byte aligned (odd ld, or a first member off a 16-byte boundary: an odd member, or a 2D
  * line group at an odd offset) or is cut by the end. An unpadded, aligned, full tile whose rows
- * the threads cover in whole steps takes a loop of one copy and two additions per pair. */
+ * the threads cover in whole steps takes a loop of one copy and two additions per pair.
+ * WIDTH > 0: the tile holds WIDTH members a row instead, an even constant that need not be a
+ * power of two (w_shift is not read), and each pair's row and member come from its index by a
+ * division by the constant WIDTH / 2. */
+template <int WIDTH = 0>
 __device__ __forceinline__ void tile_stage_issue(double *tile, const double *base, int64_t ld,
                                                  int rows, int w_shift, int width, int seg_shift,
                                                  int last_seg, int t, int threads)
 {
-    if (w_shift == 0) { /* one member: rows one by one (coalesced where they are contiguous) */
+    static_assert(WIDTH % 2 == 0, "pairs of members");
+    if (WIDTH == 0 && w_shift == 0) { /* one member: rows one by one (coalesced if contiguous) */
         for (int i = t; i < rows; i += threads)
             __pipeline_memcpy_async(tile + tile_slot(i, 0, 1, seg_shift, last_seg),
                                     base + (int64_t)i * ld, sizeof(double));
         return;
     }
-    const int w = 1 << w_shift, half = w >> 1;
+    const int w = WIDTH ? WIDTH : 1 << w_shift, half = w >> 1;
     const int aligned = (ld & 1) == 0 && ((uintptr_t)base & 15u) == 0;
     if (last_seg == 0 && aligned && width == w && threads % half == 0) {
         const int step = threads / half; /* rows per pass of the threads */
@@ -95,8 +100,9 @@ __device__ __forceinline__ void tile_stage_issue(double *tile, const double *bas
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
         return;
     }
-    for (int idx = t; idx < (rows << (w_shift - 1)); idx += threads) {
-        const int i = idx >> (w_shift - 1), g = (idx & (half - 1)) * 2;
+    for (int idx = t; idx < (WIDTH ? rows * half : rows << (w_shift - 1)); idx += threads) {
+        const int i = WIDTH ? idx / half : idx >> (w_shift - 1);
+        const int g = (WIDTH ? idx % half : idx & (half - 1)) * 2;
         double *dst = tile + tile_slot(i, g, w, seg_shift, last_seg);
         const double *src = base + (int64_t)i * ld + g;
         if (aligned && g + 1 < width) {
@@ -339,9 +345,9 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
                       const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
                       int64_t groups, int64_t group_stride, int steps)
 {
-    static_assert(W == 16 || W == 32, "tiles of a warp or half a warp");
+    static_assert(W % 2 == 0 && W >= WARP_MIN_WIDTH && W <= WARP_MAX_WIDTH,
+                  "tiles of an even count of members, half a warp to a warp");
     extern __shared__ __align__(16) double smem[];
-    enum { w = W, w_shift = W == 32 ? 5 : 4 };
     const int n = (int)v.n, nb = (int)v.n_band;
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     enum { ROW = banded_warp_row_doubles(H) };
@@ -350,14 +356,19 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
         coef[k] = k % ROW < 2 * H + 1 ? v.coef[k / ROW * (2 * H + 1) + k % ROW] : 0.0;
     for (int k = threadIdx.x; k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
     __syncthreads();
-    double *tile = smem + banded_warp_factor_doubles(v) + (size_t)warp * n * w;
-    const int64_t tiles = (count + w - 1) >> w_shift; /* per group */
+    double *tile = smem + banded_warp_factor_doubles(v) + (size_t)warp * n * W;
+    /* tiles a group, by a shift where W is a power of two */
+    const int64_t tiles = W == 32   ? (count + 31) >> 5
+                          : W == 16 ? (count + 15) >> 4
+                                    : (count + W - 1) / W;
     for (int64_t t = (int64_t)blockIdx.x * warps + warp; t < tiles * groups;
          t += (int64_t)gridDim.x * warps) {
-        const int64_t group = t / tiles, first = m0 + ((t - group * tiles) << w_shift);
-        const int width = (int)(m0 + count - first < w ? m0 + count - first : w);
+        const int64_t group = t / tiles, first = m0 + (t - group * tiles) * W;
+        const int width = (int)(m0 + count - first < W ? m0 + count - first : W);
         const int64_t offset = group * group_stride + first;
-        tile_stage_issue(tile, u + offset, ld, n, w_shift, width, 30, 0, lane, 32);
+        /* a power of two by its shift, as the tiled path stages its tiles */
+        tile_stage_issue<(W & (W - 1)) ? W : 0>(tile, u + offset, ld, n, W == 32 ? 5 : 4, width, 30,
+                                                0, lane, 32);
         __pipeline_commit();
         __pipeline_wait_prior(0);
         __syncwarp();
@@ -393,12 +404,33 @@ template <class Rhs>
 using banded_warp_kernel_fn = void (*)(Rhs, banded_view, const double *, double *, const double *,
                                        int64_t, int64_t, int64_t, int64_t, int64_t, int);
 
-/* The warp-tile kernel for tiles of `width` members (banded_warp_width_for's: a warp or half). */
-template <int H, int BORDER, class Rhs>
-static banded_warp_kernel_fn<Rhs> banded_warp_kernel_for(int width)
+/* The tile widths a warp-tile kernel is built for, widest first. The solve alone, and one fused
+ * 1D step a launch, stream their tiles through device memory and take a warp or half
+ * (banded_warp_width_for); the fused steps on chip are bound by their instructions and take
+ * banded_warp_width_on_chip's. */
+template <int... WIDTHS> struct banded_warp_widths {
+};
+typedef banded_warp_widths<WARP_MAX_WIDTH, WARP_MIN_WIDTH> banded_warp_solve_widths;
+
+/* The warp-tile kernel for tiles of `width` members, one of WIDTHS, or NULL. */
+template <int H, int BORDER, class Rhs, int W, int... REST>
+static banded_warp_kernel_fn<Rhs> banded_warp_kernel_for(banded_warp_widths<W, REST...>, int width)
 {
-    return width == WARP_MAX_WIDTH ? banded_warp_kernel<H, BORDER, WARP_MAX_WIDTH, Rhs>
-                                   : banded_warp_kernel<H, BORDER, WARP_MIN_WIDTH, Rhs>;
+    if (width == W) return banded_warp_kernel<H, BORDER, W, Rhs>;
+    if constexpr (sizeof...(REST) > 0)
+        return banded_warp_kernel_for<H, BORDER, Rhs>(banded_warp_widths<REST...>(), width);
+    return NULL;
+}
+
+/* The tiles of `width` members a warp-tile block of v holds beside the factor: at most
+ * WARP_MAX_WARPS, 0 where none fits. */
+static inline int banded_warp_tiles_a_block(const banded_view *v, int width)
+{
+    const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
+    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
+    if (factor >= TILE_MAX_BYTES) return 0;
+    const size_t warps = (TILE_MAX_BYTES - factor) / tile;
+    return warps > WARP_MAX_WARPS ? WARP_MAX_WARPS : (int)warps;
 }
 
 /* Systems per warp tile for v: the widest power of two from WARP_MAX_WIDTH down to WARP_MIN_WIDTH
@@ -407,13 +439,31 @@ static banded_warp_kernel_fn<Rhs> banded_warp_kernel_for(int width)
 static inline int banded_warp_width_for(const banded_view *v, size_t tile_bytes)
 {
     if (tile_bytes == 0) tile_bytes = WARP_DEFAULT_BYTES;
-    const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
-    if (factor >= TILE_MAX_BYTES) return 0;
     for (int width = WARP_MAX_WIDTH; width >= WARP_MIN_WIDTH; width /= 2) {
         const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
-        if (bytes <= tile_bytes && factor + bytes <= TILE_MAX_BYTES) return width;
+        if (bytes <= tile_bytes && banded_warp_tiles_a_block(v, width) > 0) return width;
     }
     return 0;
+}
+
+/* Of WIDTHS (widest first), for tiles that stay on chip over many steps: the widest whose tiles
+ * fit tile_bytes (0: WARP_DEFAULT_BYTES) and put a warp on each of an SM's WARP_SCHEDULERS
+ * schedulers (a block of that many tiles); where none does, the one whose block holds the most
+ * members of v, the wider on a tie; 0 where no tile fits. */
+template <int... WIDTHS>
+static int banded_warp_width_on_chip(const banded_view *v, size_t tile_bytes,
+                                     banded_warp_widths<WIDTHS...>)
+{
+    static const int widths[] = {WIDTHS...};
+    if (tile_bytes == 0) tile_bytes = WARP_DEFAULT_BYTES;
+    int best = 0, best_members = 0;
+    for (int width : widths) {
+        const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
+        const int tiles = bytes <= tile_bytes ? banded_warp_tiles_a_block(v, width) : 0;
+        if (tiles >= WARP_SCHEDULERS) return width;
+        if (tiles * width > best_members) best = width, best_members = tiles * width;
+    }
+    return best;
 }
 
 /* Launches a warp-tile kernel for v with tiles of `width` members, `steps` steps in the tiles: as
@@ -425,11 +475,9 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
                               const double *mean, int64_t ld, int64_t m0, int64_t count,
                               int64_t groups, int64_t group_stride, int width, int steps)
 {
-    const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
-    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
-    int warps = (int)((TILE_MAX_BYTES - factor) / tile);
-    if (warps > WARP_MAX_WARPS) warps = WARP_MAX_WARPS;
-    const size_t bytes = factor + (size_t)warps * tile;
+    const int warps = banded_warp_tiles_a_block(v, width);
+    const size_t bytes = (size_t)banded_warp_factor_doubles(*v) * sizeof(double) +
+                         (size_t)warps * (size_t)v->n * (size_t)width * sizeof(double);
     /* the launch shape of the previous call: a run launches the same one every step, so the
      * shared-memory attribute and the occupancy query are done when it changes only */
     static struct {

@@ -102,6 +102,14 @@ template <unsigned TERMS> struct model1d_warp_rhs {
     X(2, 2, MODEL1D_TERM_STENCIL)   /* hyperdiffusion1d */                                         \
     X(2, 2, MODEL1D_TERM_NONLINEAR) /* ch1d */
 
+/* The fused step's tile widths. One step a launch streams its tiles through device memory and
+ * takes a warp or half (banded_warp_width_for: rows of a power of two of members keep to the
+ * 128-byte lines). Steps on chip are bound by the instructions a warp issues, so an advance takes
+ * banded_warp_width_on_chip's: at N = 256 three tiles of 32 fit an SM and leave one of its four
+ * schedulers idle, four tiles of 26 fill them (solvers/banded/PERFORMANCE.md, "Four tiles an SM
+ * for the 1D steps on chip"). */
+typedef banded_warp_widths<WARP_MAX_WIDTH, 26, WARP_MIN_WIDTH> model1d_fused_widths;
+
 /* One built variant's launch through the warp-tile kernel: `steps` steps, the state kept in the
  * tiles between them. */
 template <int H, int BORDER, unsigned TERMS>
@@ -110,8 +118,9 @@ static int fused_launch(const model1d_rhs *r, const banded_view *v, const double
                         int steps)
 {
     const model1d_warp_rhs<TERMS> rhs = {*r};
-    return banded_warp_launch(banded_warp_kernel_for<H, BORDER, model1d_warp_rhs<TERMS>>(width),
-                              rhs, v, u, out, mean, ld, m0, count, 1, 0, width, steps);
+    return banded_warp_launch(
+        banded_warp_kernel_for<H, BORDER, model1d_warp_rhs<TERMS>>(model1d_fused_widths(), width),
+        rhs, v, u, out, mean, ld, m0, count, 1, 0, width, steps);
 }
 
 typedef int (*fused_launch_fn)(const model1d_rhs *, const banded_view *, const double *, double *,
@@ -133,6 +142,13 @@ extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded
 {
     if (v->border != v->h || v->n < MODEL1D_WINDOW || !fused_launcher(r, v)) return 0;
     return banded_warp_width_for(v, tile_bytes);
+}
+
+extern "C" int cohort_cuda_model1d_advance_width(const model1d_rhs *r, const banded_view *v,
+                                                 size_t tile_bytes)
+{
+    if (cohort_cuda_model1d_step_width(r, v, tile_bytes) == 0) return 0;
+    return banded_warp_width_on_chip(v, tile_bytes, model1d_fused_widths());
 }
 
 extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
@@ -168,7 +184,7 @@ extern "C" int cohort_cuda_model1d_advance_fused(const model1d_rhs *r, const ban
                                                  int64_t ld, int64_t m0, int64_t count, int steps,
                                                  size_t tile_bytes)
 {
-    const int width = cohort_cuda_model1d_step_width(r, v, tile_bytes);
+    const int width = cohort_cuda_model1d_advance_width(r, v, tile_bytes);
     if (width == 0 || steps < 1)
         return COHORT_FAIL(
             COHORT_ERR_INVALID_ARGUMENT,
@@ -181,7 +197,7 @@ extern "C" int cohort_cuda_model1d_advance_fused(const model1d_rhs *r, const ban
  * the caller steps one at a time. */
 static int cuda_advance_on_chip(const model1d_rhs *r, const banded_view *v)
 {
-    return cohort_cuda_model1d_step_width(r, v, 0) > 0;
+    return cohort_cuda_model1d_advance_width(r, v, 0) > 0;
 }
 
 static int cuda_advance(const model1d_rhs *r, const banded_view *v, const double *u, double *out,

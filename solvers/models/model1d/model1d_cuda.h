@@ -46,6 +46,10 @@ int cohort_cuda_model1d_advance_fused(const struct model1d_rhs *r, const struct 
 /* The members per tile of the FUSED path for r and v at tile_bytes (0: it falls back). */
 int cohort_cuda_model1d_step_width(const struct model1d_rhs *r, const struct banded_view *v,
                                    size_t tile_bytes);
+/* The members per tile of cohort_cuda_model1d_advance_fused for r and v at tile_bytes: the width
+ * that keeps the most members on an SM, which may differ from the single step's (0: none). */
+int cohort_cuda_model1d_advance_width(const struct model1d_rhs *r, const struct banded_view *v,
+                                      size_t tile_bytes);
 
 #ifdef __cplusplus
 }
