@@ -99,6 +99,16 @@ __device__ __forceinline__ void chunk_affine_scan(banded_affine &a, int lane, bo
     }
 }
 
+/* The doubles a scanning kernel (LANES > 1) leaves after each lane's range of chunks in the
+ * carry coefficients and the slots: chunk c's lie c / q further on (q chunks a lane), so that the
+ * lanes, which read chunks q apart, read addresses an odd count of doubles apart. Without it those
+ * lay a multiple of 32 banks apart and the lanes met on one bank (ncu, N = 4096: 17.7-way
+ * conflicts). The walking kinds, whose lanes are systems side by side, take none. */
+template <int LANES> __device__ __forceinline__ int chunk_lane_pad(const banded_view &v, int c)
+{
+    return LANES > 1 ? c / ((v.n_chunk + LANES - 1) / LANES) : 0;
+}
+
 /* One system's carries (banded_chunk_carries) by LANES lanes, a lane a range of chunks, with the
  * carry coefficients at back (shared memory); then, for a periodic system, lane 0 forms its border
  * unknowns x_b, stores them (rows n_band..n-1 belong to no chunk) and shares them through
@@ -109,32 +119,35 @@ __device__ __forceinline__ void
 chunk_system_carries(const banded_view &v, const double *back, double *tips, int ts,
                      const double *lambda, double *xb_shared, double *sys, int64_t ld, int lane)
 {
+    /* the lane's chunks lie past `lane` doubles of padding (chunk_lane_pad) */
+    const int pad = LANES > 1 ? lane : 0;
     banded_view lanes_view = v;
-    lanes_view.chunk_back = back;
+    lanes_view.chunk_back = back + pad;
     const banded_view &lv = lanes_view;
+    double *lane_tips = tips + pad;
     int lo, hi;
     banded_chunk_lane_range(&lv, LANES, lane, &lo, &hi);
     double carry[H];
 #pragma unroll
     for (int k = 0; k < H; ++k) carry[k] = 0.0;
     if constexpr (LANES > 1) { /* the carry the lane's first chunk starts from */
-        banded_affine a = banded_chunk_lane_forward(&lv, H, tips, ts, lo, hi);
+        banded_affine a = banded_chunk_lane_forward(&lv, H, lane_tips, ts, lo, hi);
         chunk_affine_scan<H, LANES>(a, lane, true);
         const banded_affine before = chunk_affine_shuffle<H>(a, 1, true);
 #pragma unroll
         for (int k = 0; k < H; ++k) carry[k] = lane > 0 ? before.o[k] : 0.0;
     }
-    banded_chunk_lane_forward_apply(&lv, H, tips, ts, lo, hi, carry);
+    banded_chunk_lane_forward_apply(&lv, H, lane_tips, ts, lo, hi, carry);
 #pragma unroll
     for (int k = 0; k < H; ++k) carry[k] = 0.0;
     if constexpr (LANES > 1) {
-        banded_affine a = banded_chunk_lane_backward(&lv, H, tips, ts, lo, hi);
+        banded_affine a = banded_chunk_lane_backward(&lv, H, lane_tips, ts, lo, hi);
         chunk_affine_scan<H, LANES>(a, lane, false);
         const banded_affine before = chunk_affine_shuffle<H>(a, 1, false);
 #pragma unroll
         for (int k = 0; k < H; ++k) carry[k] = lane + 1 < LANES ? before.o[k] : 0.0;
     }
-    banded_chunk_lane_backward_apply(&lv, H, tips, ts, lo, hi, carry);
+    banded_chunk_lane_backward_apply(&lv, H, lane_tips, ts, lo, hi, carry);
     /* LANES = 1: a thread a system, and not every lane is here */
     if constexpr (LANES > 1) __syncwarp();
     if constexpr (BORDER > 0) {
@@ -143,7 +156,8 @@ chunk_system_carries(const banded_view &v, const double *back, double *tips, int
 #pragma unroll
         for (int k = 0; k < H; ++k) {
             d_b[k] = sys[(v.n_band + k) * ld];
-            f_last[k] = tips[banded_chunk_slot(H, v.n_chunk - 1, k, ts)];
+            f_last[k] = tips[banded_chunk_slot(H, v.n_chunk - 1, k, ts) +
+                             chunk_lane_pad<LANES>(v, v.n_chunk - 1)];
             lam[k] = lambda[k * ts];
         }
         banded_chunk_border(&v, H, carry, lam, f_last, d_b, xb);
@@ -156,10 +170,13 @@ chunk_system_carries(const banded_view &v, const double *back, double *tips, int
 }
 
 /* The shared memory of a block of w systems: every chunk's carry coefficients (chunk_back), the
- * slots of every chunk of the w systems, then lambda and x_b (H each a system). */
+ * slots of every chunk of the w systems, each with a scanning kernel's padding (chunk_lane_pad),
+ * then lambda and x_b (H each a system). */
 static size_t chunked_shared_bytes(const banded_view *v, int w)
 {
-    return (size_t)(3 * v->h * v->h * v->n_chunk + (2 * v->h * v->n_chunk + 2 * v->h) * w) *
+    const int pad = banded_chunk_lanes(v, v->h, v->border) > 1 ? BANDED_CHUNK_LANES : 0;
+    return (size_t)(3 * v->h * v->h * v->n_chunk + 2 * v->h * v->n_chunk * w + 2 * pad +
+                    2 * v->h * w) *
            sizeof(double);
 }
 
@@ -194,12 +211,14 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
     const bool member = m < count && chunk;
     double *block_u = u + blockIdx.y * group_stride + m0;
     double *sys = block_u + (LANES > 1 || member ? m : 0); /* only members read it */
-    double *back = chunk_shared, *tips = back + 3 * H * H * v.n_chunk + g;
-    double *lambda = tips + 2 * H * v.n_chunk * w, *xb_shared = lambda + H * w;
+    enum { PAD = LANES > 1 ? LANES : 0 };                  /* chunk_lane_pad's doubles */
+    const int pad = chunk ? chunk_lane_pad<LANES>(v, c) : 0;
+    double *back = chunk_shared, *tips = back + 3 * H * H * v.n_chunk + PAD + g;
+    double *lambda = tips + 2 * H * v.n_chunk * w + PAD, *xb_shared = lambda + H * w;
     if (g == 0 && chunk)
 #pragma unroll
         for (int k = 0; k < 3 * H * H; ++k)
-            back[c * 3 * H * H + k] = v.chunk_back[c * 3 * H * H + k];
+            back[c * 3 * H * H + pad + k] = v.chunk_back[c * 3 * H * H + k];
     const int64_t start = chunk ? banded_chunk_start(&v, c) : 0;
     const int len = chunk ? (int)(banded_chunk_end(&v, c) - start) : 0;
     double x[CHUNK_ROWS];
@@ -208,7 +227,7 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
         for (int i = 0; i < CHUNK_ROWS; ++i)
             if (i < len) x[i] = __ldcg(sys + (start + i) * ld);
         chunk_first_pass<H>(v.coef + start * (2 * H + 1), len, x,
-                            tips + banded_chunk_slot(H, c, 0, w), w,
+                            tips + banded_chunk_slot(H, c, 0, w) + pad, w,
                             BORDER && c == v.n_chunk - 1 ? lambda : nullptr);
     }
     __syncthreads();
@@ -227,8 +246,8 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
     if (member) {
         const double *coef = v.coef + start * (2 * H + 1), *fwd = v.chunk_fwd + start * H;
         chunk_second_pass<H, BORDER>(coef, fwd, v.spike + start * BORDER, len, x,
-                                     tips + banded_chunk_slot(H, c, 0, w), w, xb, sys + start * ld,
-                                     ld);
+                                     tips + banded_chunk_slot(H, c, 0, w) + pad, w, xb,
+                                     sys + start * ld, ld);
     }
 }
 
