@@ -42,21 +42,27 @@ int main(int argc, char **argv)
 {
     const char *backend = "auto";
     long long members = 589824, n = 512, k = 3, restarts = 3, iterations = 10;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--backend"))
+    static const char usage[] = "usage: bench-kmeans [--backend auto|cpu|cuda] [--members M] "
+                                "[--n N] [--k K] [--restarts R] [--iterations I] (each >= 1)\n";
+    for (int i = 1; i < argc; i += 2) {
+        long long *count = !strcmp(argv[i], "--members")      ? &members
+                           : !strcmp(argv[i], "--n")          ? &n
+                           : !strcmp(argv[i], "--k")          ? &k
+                           : !strcmp(argv[i], "--restarts")   ? &restarts
+                           : !strcmp(argv[i], "--iterations") ? &iterations
+                                                              : NULL;
+        if (!count && strcmp(argv[i], "--backend") != 0) {
+            fprintf(stderr, "bench-kmeans: unknown option %s\n%s", argv[i], usage);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bench-kmeans: %s needs a value\n%s", argv[i], usage);
+            return 2;
+        }
+        if (!count) {
             backend = argv[i + 1];
-        else if (!strcmp(argv[i], "--members"))
-            members = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--n"))
-            n = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--k"))
-            k = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--restarts"))
-            restarts = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--iterations"))
-            iterations = atoll(argv[i + 1]);
-        else {
-            fprintf(stderr, "bench-kmeans: unknown option %s\n", argv[i]);
+        } else if ((*count = atoll(argv[i + 1])) < 1) {
+            fprintf(stderr, "bench-kmeans: %s %s: must be >= 1\n%s", argv[i], argv[i + 1], usage);
             return 2;
         }
     }
