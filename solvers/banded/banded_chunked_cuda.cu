@@ -109,6 +109,31 @@ template <int LANES> __device__ __forceinline__ int chunk_lane_pad(const banded_
     return LANES > 1 ? c / ((v.n_chunk + LANES - 1) / LANES) : 0;
 }
 
+/* One direction of a system's carries by LANES lanes (UP: forward, f walked up the chunks; else
+ * backward, g walked down): the lane's map of its chunks [lo, hi), the scan of the lanes' maps
+ * (LANES > 1), then the lane's walk from the carry the scan gives its first chunk. carry: on
+ * return, the walk's last carry-out (walking down: x at T's first h rows). */
+template <int H, int LANES, bool UP>
+__device__ __forceinline__ void chunk_lane_pass(const banded_view &lv, double *tips, int ts, int lo,
+                                                int hi, int lane, double (&carry)[H])
+{
+#pragma unroll
+    for (int k = 0; k < H; ++k) carry[k] = 0.0;
+    if constexpr (LANES > 1) { /* the carry the lane's first chunk starts from */
+        banded_affine a = UP ? banded_chunk_lane_forward(&lv, H, tips, ts, lo, hi)
+                             : banded_chunk_lane_backward(&lv, H, tips, ts, lo, hi);
+        chunk_affine_scan<H, LANES>(a, lane, UP);
+        const banded_affine before = chunk_affine_shuffle<H>(a, 1, UP);
+        const bool first = UP ? lane == 0 : lane + 1 == LANES;
+#pragma unroll
+        for (int k = 0; k < H; ++k) carry[k] = first ? 0.0 : before.o[k];
+    }
+    if constexpr (UP)
+        banded_chunk_lane_forward_apply(&lv, H, tips, ts, lo, hi, carry);
+    else
+        banded_chunk_lane_backward_apply(&lv, H, tips, ts, lo, hi, carry);
+}
+
 /* One system's carries (banded_chunk_carries) by LANES lanes, a lane a range of chunks, with the
  * carry coefficients at back (shared memory); then, for a periodic system, lane 0 forms its border
  * unknowns x_b, stores them (rows n_band..n-1 belong to no chunk) and shares them through
@@ -128,26 +153,8 @@ chunk_system_carries(const banded_view &v, const double *back, double *tips, int
     int lo, hi;
     banded_chunk_lane_range(&lv, LANES, lane, &lo, &hi);
     double carry[H];
-#pragma unroll
-    for (int k = 0; k < H; ++k) carry[k] = 0.0;
-    if constexpr (LANES > 1) { /* the carry the lane's first chunk starts from */
-        banded_affine a = banded_chunk_lane_forward(&lv, H, lane_tips, ts, lo, hi);
-        chunk_affine_scan<H, LANES>(a, lane, true);
-        const banded_affine before = chunk_affine_shuffle<H>(a, 1, true);
-#pragma unroll
-        for (int k = 0; k < H; ++k) carry[k] = lane > 0 ? before.o[k] : 0.0;
-    }
-    banded_chunk_lane_forward_apply(&lv, H, lane_tips, ts, lo, hi, carry);
-#pragma unroll
-    for (int k = 0; k < H; ++k) carry[k] = 0.0;
-    if constexpr (LANES > 1) {
-        banded_affine a = banded_chunk_lane_backward(&lv, H, lane_tips, ts, lo, hi);
-        chunk_affine_scan<H, LANES>(a, lane, false);
-        const banded_affine before = chunk_affine_shuffle<H>(a, 1, false);
-#pragma unroll
-        for (int k = 0; k < H; ++k) carry[k] = lane + 1 < LANES ? before.o[k] : 0.0;
-    }
-    banded_chunk_lane_backward_apply(&lv, H, lane_tips, ts, lo, hi, carry);
+    chunk_lane_pass<H, LANES, true>(lv, lane_tips, ts, lo, hi, lane, carry);
+    chunk_lane_pass<H, LANES, false>(lv, lane_tips, ts, lo, hi, lane, carry);
     /* LANES = 1: a thread a system, and not every lane is here */
     if constexpr (LANES > 1) __syncwarp();
     if constexpr (BORDER > 0) {
