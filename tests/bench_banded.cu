@@ -344,27 +344,29 @@ static void bench_cusparse(bench_case *b, double *const *tri, double *const *pen
     free_sparse(b);
 }
 
-static double cpu_median_ms(banded_solver *s, double *host_u, const double *host_rhs, size_t bytes,
-                            int64_t m)
+/* One cpu solve of a batch, timed by bench_host_median_ms: u restored from rhs, then solved. */
+typedef struct cpu_solve {
+    banded_solver *s;
+    double *u;
+    const double *rhs;
+    size_t bytes;
+    int64_t m;
+} cpu_solve;
+
+static void cpu_solve_restore(void *arg)
 {
-    double t[5];
-    for (int r = 0; r < 5; ++r) {
-        memcpy(host_u, host_rhs, bytes);
-        const double t0 = cohort_seconds();
-        CHECK_COHORT(banded_solver_solve(s, host_u, m, 0, m));
-        t[r] = 1e3 * (cohort_seconds() - t0);
-    }
-    for (int i = 0; i < 5; ++i) /* insertion sort of 5 */
-        for (int j = i; j > 0 && t[j] < t[j - 1]; --j) {
-            double tmp = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = tmp;
-        }
-    return t[2];
+    const cpu_solve *a = (const cpu_solve *)arg;
+    memcpy(a->u, a->rhs, a->bytes);
 }
 
-/* The same batch on the cpu backend: each kind's median of 5 (cpu_median_ms), against the host's
- * copy of the batch, beside the cuda solve (ours_ms), with its sampled backward error. */
+static void cpu_solve_run(void *arg)
+{
+    const cpu_solve *a = (const cpu_solve *)arg;
+    CHECK_COHORT(banded_solver_solve(a->s, a->u, a->m, 0, a->m));
+}
+
+/* The same batch on the cpu backend: each kind's median of 5 (bench_host_median_ms), against the
+ * host's copy of the batch, beside the cuda solve (ours_ms), with its sampled backward error. */
 static void bench_cpu(const bench_case *b, banded_factor *const *f, banded_solver *const *s_cpu,
                       const char *const *names, const double *ours_ms)
 {
@@ -377,7 +379,8 @@ static void bench_cpu(const bench_case *b, banded_factor *const *f, banded_solve
     CHECK_CUDA(cudaMemcpy(host_rhs, b->rhs, b->bytes, cudaMemcpyDeviceToHost));
     const double host_copy_ms = bench_copy_ms(&cohort_backend_cpu, host_u, host_rhs, b->bytes);
     for (int k = 0; k < 4; ++k) {
-        const double ms = cpu_median_ms(s_cpu[k], host_u, host_rhs, b->bytes, b->m);
+        cpu_solve solve = {s_cpu[k], host_u, host_rhs, b->bytes, b->m};
+        const double ms = bench_host_median_ms(cpu_solve_restore, cpu_solve_run, &solve);
         char name[64], workload[96];
         snprintf(name, sizeof name, "cpu %s", names[k] + 5);
         emit(c, b->n, b->m, name, ms, host_copy_ms, "cuda", ours_ms[k], NULL, 0,

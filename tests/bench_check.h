@@ -44,6 +44,23 @@ static inline double bench_copy_ms(const cohort_backend *be, void *dst, const vo
     return 1e3 * times[2];
 }
 
+typedef void (*bench_host_fn)(void *arg);
+
+/* run(arg) on the host's clock, each of 5 times after restore(arg) (untimed; NULL: none): the
+ * median, ms. For cpu work that takes too long to warm up and repeat as the GPU timings do. */
+static inline double bench_host_median_ms(bench_host_fn restore, bench_host_fn run, void *arg)
+{
+    double times[5];
+    for (int k = 0; k < 5; ++k) {
+        if (restore) restore(arg);
+        const double start = cohort_seconds();
+        run(arg);
+        times[k] = cohort_seconds() - start;
+    }
+    qsort(times, 5, sizeof *times, compare_doubles);
+    return 1e3 * times[2];
+}
+
 /* be's copy of 1 GiB within its memory (read + write counted), median of 5, GB/s */
 static inline double bench_copy_bandwidth(const cohort_backend *be)
 {

@@ -173,6 +173,30 @@ static void bench_on_chip(step_args *a, double *reference, const bench_case *k, 
     }
 }
 
+/* One cpu step of mc members, timed by bench_host_median_ms: the state restored to start in x,
+ * then stepped (model1d_step may leave it in y: state says where). */
+typedef struct cpu_step {
+    model1d_stepper *s;
+    double *x, *y, *state, *scratch;
+    const double *start;
+    size_t bytes;
+    const double *mean, *f0;
+    int64_t mc;
+} cpu_step;
+
+static void cpu_step_restore(void *arg)
+{
+    cpu_step *a = (cpu_step *)arg;
+    memcpy(a->x, a->start, a->bytes);
+    a->state = a->x, a->scratch = a->y;
+}
+
+static void cpu_step_run(void *arg)
+{
+    cpu_step *a = (cpu_step *)arg;
+    CHECK_COHORT(model1d_step(a->s, &a->state, &a->scratch, a->mean, a->f0, a->mc, 0, a->mc));
+}
+
 /* The cpu backend (OpenMP, this host's cores) takes the same step for the first m / CPU_SHARE
  * members (a whole batch takes seconds a step there): the median of 5, against the host's copy of
  * that state, checked against the GPU's portable step on the same members. */
@@ -201,15 +225,9 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
     model1d_stepper *s = NULL;
     CHECK_COHORT(model1d_stepper_alloc(&cohort_backend_cpu, p, &s));
     const double host_copy_ms = bench_copy_ms(&cohort_backend_cpu, x, start, bytes);
-    double t[5], *state = x, *scratch = y;
-    for (int r = 0; r < 5; ++r) {
-        memcpy(x, start, bytes);
-        state = x, scratch = y;
-        const double t0 = cohort_seconds();
-        CHECK_COHORT(model1d_step(s, &state, &scratch, mean, a->f0 ? f0 : NULL, mc, 0, mc));
-        t[r] = 1e3 * (cohort_seconds() - t0);
-    }
-    qsort(t, 5, sizeof *t, compare_doubles);
+    cpu_step step = {s, x, y, x, y, start, bytes, mean, a->f0 ? f0 : NULL, mc};
+    const double ms = bench_host_median_ms(cpu_step_restore, cpu_step_run, &step);
+    const double *state = step.state;
     double diff = 0.0, scale = 0.0;
     int64_t bad = 0;
     for (size_t i = 0; i < bytes / sizeof(double); ++i) {
@@ -218,7 +236,7 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
     }
     printf("  %-22s %8.3f ms  %5.2f of the host's copy, M = %lld (cpu); vs the GPU's portable "
            "step: max |diff| %.3e of %.3e, %lld non-finite\n",
-           "cpu", t[2], host_copy_ms / t[2], (long long)mc, diff, scale, (long long)bad);
+           "cpu", ms, host_copy_ms / ms, (long long)mc, diff, scale, (long long)bad);
     if (bad != 0 || !(diff <= 1e-12 * scale)) {
         fprintf(stderr, "bench-model1d: the cpu step disagrees with the GPU's portable step\n");
         exit(1);
@@ -226,7 +244,7 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
     char workload[128];
     snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld (cpu)", k->label,
              (long long)k->n, (long long)mc);
-    bench_table_row("bench-model1d", workload, t[2], host_copy_ms, "host copy of the state", NULL,
+    bench_table_row("bench-model1d", workload, ms, host_copy_ms, "host copy of the state", NULL,
                     0.0);
     model1d_stepper_free(s);
     free(start), free(want), free(x), free(y), free(mean), free(f0);
