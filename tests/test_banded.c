@@ -19,7 +19,7 @@
 #    include "banded/banded_cuda.h"
 #endif
 
-static const int64_t sizes[] = {3, 4, 5, 6, 7, 31, 32, 33, 97, 256, 1000, 1500, 4096};
+static const int64_t sizes[] = {3, 4, 5, 6, 7, 31, 32, 33, 97, 256, 1000, 1500, 1600, 4096};
 static const int64_t batches[] = {1, 2, 7, 1000, 65537};
 enum { N_SIZES = sizeof sizes / sizeof sizes[0], N_BATCHES = sizeof batches / sizeof batches[0] };
 #define MAX_VALUES ((int64_t)1 << 25) /* host memory and time on a 2-core CI machine */

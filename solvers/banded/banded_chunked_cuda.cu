@@ -263,7 +263,8 @@ typedef void (*chunked_kernel_fn)(banded_view, double *, int64_t, int64_t, int64
 static chunked_kernel_fn chunked_kernel_for(const banded_view *v)
 {
     if (banded_chunk_lanes(v, v->h, v->border) > 1)
-        return banded_chunked_kernel<1, 0, BANDED_CHUNK_LANES>;
+        return v->border ? banded_chunked_kernel<1, 1, BANDED_CHUNK_LANES>
+                         : banded_chunked_kernel<1, 0, BANDED_CHUNK_LANES>;
     if (v->h == 1)
         return v->border ? banded_chunked_kernel<1, 1, 1> : banded_chunked_kernel<1, 0, 1>;
     return v->border ? banded_chunked_kernel<2, 2, 1> : banded_chunked_kernel<2, 0, 1>;

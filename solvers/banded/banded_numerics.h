@@ -324,16 +324,19 @@ COHORT_HD void banded_chunk_backward_carry(const banded_view *v, int h, int c, c
  * lanes' maps (Kogge-Stone: at distance d = 1, 2, 4, ... each lane composes its map with that of
  * the lane d before it) gives every lane the carry its first chunk starts from ---- */
 
-enum { BANDED_CHUNK_LANES = 32 };
+/* A warp's lanes; the chunks from which a periodic tridiagonal system's carries are scanned. */
+enum { BANDED_CHUNK_LANES = 32, BANDED_CHUNK_SCAN_MIN_PERIODIC = 48 };
 
-/* The lanes that form a system's carries: a warp for plain tridiagonal systems of at least a
- * warp's chunks, one lane (the plain recurrences) for the others. The larger maps and registers
- * of the other kinds made the warp's scan slower than the walk it shortens, and with fewer chunks
- * than lanes some warps take two systems (bench-banded: PERFORMANCE.md, "The chunked solve's
- * carries by a warp"). */
+/* The lanes that form a system's carries: a warp for tridiagonal systems of at least a warp's
+ * chunks (periodic ones from BANDED_CHUNK_SCAN_MIN_PERIODIC), one lane (the plain recurrences)
+ * for the others. The larger maps and registers of the pentadiagonal kinds made the warp's scan
+ * slower than the walk it shortens; with fewer chunks than lanes some warps take two systems; a
+ * periodic system's scan lost to its walk at 32 chunks and won from 48 (bench-banded:
+ * PERFORMANCE.md, "The chunked solve's carries by a warp", "The scan for tri periodic systems"). */
 COHORT_HD int banded_chunk_lanes(const banded_view *v, int h, int border)
 {
-    return h == 1 && !border && v->n_chunk >= BANDED_CHUNK_LANES ? BANDED_CHUNK_LANES : 1;
+    const int from = border ? BANDED_CHUNK_SCAN_MIN_PERIODIC : BANDED_CHUNK_LANES;
+    return h == 1 && v->n_chunk >= from ? BANDED_CHUNK_LANES : 1;
 }
 
 /* An affine map z -> m z + o of a sweep's h carries. */
