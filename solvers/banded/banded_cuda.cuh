@@ -433,16 +433,23 @@ static inline int banded_warp_tiles_a_block(const banded_view *v, int width)
     return warps > WARP_MAX_WARPS ? WARP_MAX_WARPS : (int)warps;
 }
 
+/* banded_warp_tiles_a_block where a tile of `width` members fits tile_bytes (0:
+ * WARP_DEFAULT_BYTES), else 0. */
+static inline int banded_warp_tiles_within(const banded_view *v, int width, size_t tile_bytes)
+{
+    const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
+    return bytes <= (tile_bytes ? tile_bytes : WARP_DEFAULT_BYTES)
+               ? banded_warp_tiles_a_block(v, width)
+               : 0;
+}
+
 /* Systems per warp tile for v: the widest power of two from WARP_MAX_WIDTH down to WARP_MIN_WIDTH
  * whose tile fits tile_bytes (0: WARP_DEFAULT_BYTES) and, with the factor, one block; 0 where
  * none does. */
 static inline int banded_warp_width_for(const banded_view *v, size_t tile_bytes)
 {
-    if (tile_bytes == 0) tile_bytes = WARP_DEFAULT_BYTES;
-    for (int width = WARP_MAX_WIDTH; width >= WARP_MIN_WIDTH; width /= 2) {
-        const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
-        if (bytes <= tile_bytes && banded_warp_tiles_a_block(v, width) > 0) return width;
-    }
+    for (int width = WARP_MAX_WIDTH; width >= WARP_MIN_WIDTH; width /= 2)
+        if (banded_warp_tiles_within(v, width, tile_bytes) > 0) return width;
     return 0;
 }
 
@@ -455,11 +462,9 @@ static int banded_warp_width_on_chip(const banded_view *v, size_t tile_bytes,
                                      banded_warp_widths<WIDTHS...>)
 {
     static const int widths[] = {WIDTHS...};
-    if (tile_bytes == 0) tile_bytes = WARP_DEFAULT_BYTES;
     int best = 0, best_members = 0;
     for (int width : widths) {
-        const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
-        const int tiles = bytes <= tile_bytes ? banded_warp_tiles_a_block(v, width) : 0;
+        const int tiles = banded_warp_tiles_within(v, width, tile_bytes);
         if (tiles >= WARP_SCHEDULERS) return width;
         if (tiles * width > best_members) best = width, best_members = tiles * width;
     }

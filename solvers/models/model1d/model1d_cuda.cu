@@ -137,18 +137,24 @@ static fused_launch_fn fused_launcher(const model1d_rhs *r, const banded_view *v
     return NULL;
 }
 
+/* Whether the fused kernel serves r and v: a periodic system, a window that does not wrap onto
+ * itself, and a kernel built for the terms. */
+static bool fused_serves(const model1d_rhs *r, const banded_view *v)
+{
+    return v->border == v->h && v->n >= MODEL1D_WINDOW && fused_launcher(r, v);
+}
+
 extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,
                                               size_t tile_bytes)
 {
-    if (v->border != v->h || v->n < MODEL1D_WINDOW || !fused_launcher(r, v)) return 0;
-    return banded_warp_width_for(v, tile_bytes);
+    return fused_serves(r, v) ? banded_warp_width_for(v, tile_bytes) : 0;
 }
 
 extern "C" int cohort_cuda_model1d_advance_width(const model1d_rhs *r, const banded_view *v,
                                                  size_t tile_bytes)
 {
-    if (cohort_cuda_model1d_step_width(r, v, tile_bytes) == 0) return 0;
-    return banded_warp_width_on_chip(v, tile_bytes, model1d_fused_widths());
+    return fused_serves(r, v) ? banded_warp_width_on_chip(v, tile_bytes, model1d_fused_widths())
+                              : 0;
 }
 
 extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
