@@ -109,6 +109,12 @@ template <int LANES> __device__ __forceinline__ int chunk_lane_pad(const banded_
     return LANES > 1 ? c / ((v.n_chunk + LANES - 1) / LANES) : 0;
 }
 
+/* The doubles chunk_lane_pad takes in each of the two arrays: one a lane where they scan. */
+__host__ __device__ constexpr int chunk_lane_pad_doubles(int lanes)
+{
+    return lanes > 1 ? lanes : 0;
+}
+
 /* One direction of a system's carries by LANES lanes (UP: forward, f walked up the chunks; else
  * backward, g walked down): the lane's map of its chunks [lo, hi), the scan of the lanes' maps
  * (LANES > 1), then the lane's walk from the carry the scan gives its first chunk. carry: on
@@ -181,7 +187,7 @@ chunk_system_carries(const banded_view &v, const double *back, double *tips, int
  * then lambda and x_b (H each a system). */
 static size_t chunked_shared_bytes(const banded_view *v, int w)
 {
-    const int pad = banded_chunk_lanes(v, v->h, v->border) > 1 ? BANDED_CHUNK_LANES : 0;
+    const int pad = chunk_lane_pad_doubles(banded_chunk_lanes(v, v->h, v->border));
     return (size_t)(3 * v->h * v->h * v->n_chunk + 2 * v->h * v->n_chunk * w + 2 * pad +
                     2 * v->h * w) *
            sizeof(double);
@@ -218,7 +224,7 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
     const bool member = m < count && chunk;
     double *block_u = u + blockIdx.y * group_stride + m0;
     double *sys = block_u + (LANES > 1 || member ? m : 0); /* only members read it */
-    enum { PAD = LANES > 1 ? LANES : 0 };                  /* chunk_lane_pad's doubles */
+    enum { PAD = chunk_lane_pad_doubles(LANES) };
     const int pad = chunk ? chunk_lane_pad<LANES>(v, c) : 0;
     double *back = chunk_shared, *tips = back + 3 * H * H * v.n_chunk + PAD + g;
     double *lambda = tips + 2 * H * v.n_chunk * w + PAD, *xb_shared = lambda + H * w;
