@@ -26,24 +26,6 @@ static inline int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* be's copy of `bytes` from src to dst within its memory, median of 5 after one warm-up, ms: the
- * floor of a pass over data of that size, in the caches where it fits as the pass finds it */
-static inline double bench_copy_ms(const cohort_backend *be, void *dst, const void *src,
-                                   size_t bytes)
-{
-    double times[5];
-    CHECK_COHORT(be->copy_within(dst, src, bytes));
-    for (int k = 0; k < 5; ++k) {
-        CHECK_COHORT(be->synchronize());
-        const double start = cohort_seconds();
-        CHECK_COHORT(be->copy_within(dst, src, bytes));
-        CHECK_COHORT(be->synchronize());
-        times[k] = cohort_seconds() - start;
-    }
-    qsort(times, 5, sizeof *times, compare_doubles);
-    return 1e3 * times[2];
-}
-
 typedef void (*bench_host_fn)(void *arg);
 
 /* run(arg) on the host's clock, each of 5 times after restore(arg) (untimed; NULL: none): the
@@ -59,6 +41,36 @@ static inline double bench_host_median_ms(bench_host_fn restore, bench_host_fn r
     }
     qsort(times, 5, sizeof *times, compare_doubles);
     return 1e3 * times[2];
+}
+
+/* One copy of bench_copy_ms, timed by bench_host_median_ms: the backend's queue drained first. */
+typedef struct bench_copy {
+    const cohort_backend *be;
+    void *dst;
+    const void *src;
+    size_t bytes;
+} bench_copy;
+
+static inline void bench_copy_drain(void *arg)
+{
+    CHECK_COHORT(((const bench_copy *)arg)->be->synchronize());
+}
+
+static inline void bench_copy_run(void *arg)
+{
+    const bench_copy *c = (const bench_copy *)arg;
+    CHECK_COHORT(c->be->copy_within(c->dst, c->src, c->bytes));
+    CHECK_COHORT(c->be->synchronize());
+}
+
+/* be's copy of `bytes` from src to dst within its memory, median of 5 after one warm-up, ms: the
+ * floor of a pass over data of that size, in the caches where it fits as the pass finds it */
+static inline double bench_copy_ms(const cohort_backend *be, void *dst, const void *src,
+                                   size_t bytes)
+{
+    bench_copy c = {be, dst, src, bytes};
+    CHECK_COHORT(be->copy_within(dst, src, bytes));
+    return bench_host_median_ms(bench_copy_drain, bench_copy_run, &c);
 }
 
 /* be's copy of 1 GiB within its memory (read + write counted), median of 5, GB/s */
