@@ -538,6 +538,8 @@ int main(int argc, char **argv)
             groups_case(be, k, s, 3, rng);   /* portable on cuda */
             groups_case(be, k, s, 300, rng); /* tiled where the tile fits */
         }
+        /* chunked on cuda; from 48 chunks staged, whose blocks claim blocks of systems at 4096 */
+        if (rc == COHORT_OK && k->n >= 1000) groups_case(be, k, s, 300, rng);
         if (rc == COHORT_OK && k->n >= 256) { /* the partitioned form preferred (few long lines) */
             banded_solver *sp = NULL;
             rc = banded_solver_alloc(be, k->f, &sp);

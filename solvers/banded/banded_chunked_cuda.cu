@@ -4,7 +4,10 @@
  * the chunks' maps where banded_chunk_lanes says so, else one thread a system walks its chunks)
  * and finishes each chunk from its registers. Each value crosses device
  * memory twice, and the chains a thread waits on are a chunk long. The loops are
- * banded_chunk_local's and banded_chunk_finish's, unrolled over the registers. */
+ * banded_chunk_local's and banded_chunk_finish's, unrolled over the registers. Long systems
+ * (CHUNK_STAGE_MIN_CHUNKS) read the factor's rows from shared memory, copied once a block, the
+ * block then solving block after block of systems; the arithmetic, and so the bits, are the
+ * same either way. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -182,15 +185,81 @@ chunk_system_carries(const banded_view &v, const double *back, double *tips, int
     }
 }
 
-/* The shared memory of a block of w systems: every chunk's carry coefficients (chunk_back), the
- * slots of every chunk of the w systems, each with a scanning kernel's padding (chunk_lane_pad),
- * then lambda and x_b (H each a system). */
-static size_t chunked_shared_bytes(const banded_view *v, int w)
+/* The doubles of a block's shared memory for w systems of n_chunk chunks before the factor's
+ * staged arrays: every chunk's carry coefficients (chunk_back), the slots of every chunk of the w
+ * systems, each with a scanning kernel's padding (pad: chunk_lane_pad_doubles), then lambda and
+ * x_b (h each a system). */
+__host__ __device__ constexpr int64_t chunk_shared_doubles(int n_chunk, int h, int w, int pad)
 {
-    const int pad = chunk_lane_pad_doubles(banded_chunk_lanes(v, v->h, v->border));
-    return (size_t)(3 * v->h * v->h * v->n_chunk + 2 * v->h * v->n_chunk * w + 2 * pad +
-                    2 * v->h * w) *
-           sizeof(double);
+    return 3 * h * h * n_chunk + 2 * h * n_chunk * w + 2 * pad + 2 * h * w;
+}
+
+/* How much of the factor a block copies into shared memory before its first systems: nothing,
+ * the LU's rows (which both passes read), or every array the sweeps read (also the forward
+ * carries' rows and the spikes, which the second reads); the most that fits (chunked_stage_for).
+ * What is not staged is read through L1. A staged array keeps each chunk's rows in a stretch of
+ * its own, one double longer than CHUNK_ROWS rows: a warp's threads read the same row of
+ * different chunks at once, and chunks CHUNK_ROWS rows apart would lie a multiple of 32 banks
+ * apart. */
+enum { STAGE_NONE = 0, STAGE_COEF = 1, STAGE_ALL = 2 };
+
+/* The doubles of a chunk's stretch in a staged array of per_row doubles a row. */
+__host__ __device__ constexpr int64_t chunk_stretch(int per_row)
+{
+    return per_row > 0 ? (int64_t)CHUNK_ROWS * per_row + 1 : 0;
+}
+
+/* The doubles of the arrays that `stage` copies for systems of half-bandwidth h and `border`. */
+__host__ __device__ constexpr int64_t chunk_staged_doubles(int n_chunk, int h, int border,
+                                                           int stage)
+{
+    return n_chunk * ((stage >= STAGE_COEF ? chunk_stretch(2 * h + 1) : 0) +
+                      (stage >= STAGE_ALL ? chunk_stretch(h) + chunk_stretch(border) : 0));
+}
+
+/* Where a block's sweeps read the factor's rows: the staged arrays' copies in shared memory. */
+struct chunk_factor {
+    const double *coef, *fwd, *spike;
+};
+
+/* The block's threads copy each chunk's rows of an array of PER_ROW doubles a row to its stretch
+ * at `to`; returns the end of the stretches. */
+template <int PER_ROW>
+__device__ __forceinline__ double *chunk_stage_array(const banded_view &v, double *to,
+                                                     const double *from)
+{
+    enum { ROW_DOUBLES = CHUNK_ROWS * PER_ROW };
+    for (int e = threadIdx.x; e < v.n_chunk * ROW_DOUBLES; e += blockDim.x) {
+        const int c = e / ROW_DOUBLES, k = e - c * ROW_DOUBLES;
+        const int64_t start = banded_chunk_start(&v, c);
+        if (start * PER_ROW + k < banded_chunk_end(&v, c) * PER_ROW)
+            to[c * chunk_stretch(PER_ROW) + k] = __ldg(from + start * PER_ROW + k);
+    }
+    return to + v.n_chunk * chunk_stretch(PER_ROW);
+}
+
+/* The arrays STAGE copies, to shared memory at `at`, one after the other; the caller
+ * synchronises. */
+template <int H, int BORDER, int STAGE>
+__device__ __forceinline__ chunk_factor chunk_stage_factor(const banded_view &v, double *at)
+{
+    chunk_factor f = {at, nullptr, nullptr};
+    if constexpr (STAGE >= STAGE_COEF) at = chunk_stage_array<2 * H + 1>(v, at, v.coef);
+    f.fwd = at;
+    if constexpr (STAGE >= STAGE_ALL) at = chunk_stage_array<H>(v, at, v.chunk_fwd);
+    f.spike = at;
+    if constexpr (STAGE >= STAGE_ALL && BORDER > 0) chunk_stage_array<BORDER>(v, at, v.spike);
+    return f;
+}
+
+/* Chunk c's first row of an array of PER_ROW doubles a row: in its stretch where STAGED, else at
+ * row start of the array in device memory. */
+template <int PER_ROW, bool STAGED>
+__device__ __forceinline__ const double *chunk_rows(const double *staged, const double *array,
+                                                    int c, int64_t start)
+{
+    if constexpr (STAGED) return staged + c * chunk_stretch(PER_ROW);
+    return array + start * PER_ROW;
 }
 
 /* The carries of the block's systems where a warp scans each (sys: the first system's column;
@@ -205,30 +274,27 @@ chunk_warp_carries(const banded_view &v, const double *back, double *tips, int w
                                                sys + s, ld, threadIdx.x % LANES);
 }
 
-/* Thread t of a block takes chunk t >> w_shift of system t & (w - 1) of the block's w; group g of
- * the launch (blockIdx.y) solves the systems at u + g * group_stride. Where a warp scans a
- * system's carries (LANES > 1: banded_chunk_lanes), the block is rounded up to whole warps, whose
- * threads past the last chunk only help with the carries; else the thread of a system's first
- * chunk walks them. The rows stream past L1 (ld.global.cg), which keeps the factor rows the sweeps
- * read; the carry coefficients are copied to shared memory, where the carries find each in a few
- * cycles. */
-template <int H, int BORDER, int LANES>
-__global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
-    banded_chunked_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
-                          int64_t group_stride, int w_shift)
+/* One block's w systems, from first on, of those at block_u (back: the carry coefficients and
+ * the slots in shared memory). Thread t takes chunk t >> w_shift of system t & (w - 1). Where a
+ * warp scans a system's carries (LANES > 1: banded_chunk_lanes), the block is rounded up to whole
+ * warps, whose threads past the last chunk only help with the carries; else the thread of a
+ * system's first chunk walks them. The rows stream past L1 (ld.global.cg), which keeps the
+ * factor rows that are not staged. */
+template <int H, int BORDER, int LANES, int STAGE>
+__device__ __forceinline__ void
+chunk_block_solve(const banded_view &v, const chunk_factor &f, double *back, double *block_u,
+                  int64_t first, int64_t count, int64_t ld, int w_shift, bool copy_back)
 {
-    extern __shared__ double chunk_shared[];
     const int w = 1 << w_shift, g = threadIdx.x & (w - 1), c = threadIdx.x >> w_shift;
     const bool chunk = LANES == 1 || c < v.n_chunk; /* always so without the rounding */
-    const int64_t m = (int64_t)blockIdx.x * w + g;
+    const int64_t m = first + g;
     const bool member = m < count && chunk;
-    double *block_u = u + blockIdx.y * group_stride + m0;
     double *sys = block_u + (LANES > 1 || member ? m : 0); /* only members read it */
     enum { PAD = chunk_lane_pad_doubles(LANES) };
     const int pad = chunk ? chunk_lane_pad<LANES>(v, c) : 0;
-    double *back = chunk_shared, *tips = back + 3 * H * H * v.n_chunk + PAD + g;
+    double *tips = back + 3 * H * H * v.n_chunk + PAD + g;
     double *lambda = tips + 2 * H * v.n_chunk * w + PAD, *xb_shared = lambda + H * w;
-    if (g == 0 && chunk)
+    if (copy_back && g == 0 && chunk) /* read by the carries, after the barrier below */
 #pragma unroll
         for (int k = 0; k < 3 * H * H; ++k)
             back[c * 3 * H * H + pad + k] = v.chunk_back[c * 3 * H * H + k];
@@ -239,13 +305,12 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
 #pragma unroll
         for (int i = 0; i < CHUNK_ROWS; ++i)
             if (i < len) x[i] = __ldcg(sys + (start + i) * ld);
-        chunk_first_pass<H>(v.coef + start * (2 * H + 1), len, x,
-                            tips + banded_chunk_slot(H, c, 0, w) + pad, w,
+        chunk_first_pass<H>(chunk_rows<2 * H + 1, STAGE >= STAGE_COEF>(f.coef, v.coef, c, start),
+                            len, x, tips + banded_chunk_slot(H, c, 0, w) + pad, w,
                             BORDER && c == v.n_chunk - 1 ? lambda : nullptr);
     }
     __syncthreads();
     if constexpr (LANES > 1) {
-        const int64_t first = (int64_t)blockIdx.x * w;
         chunk_warp_carries<H, BORDER, LANES>(v, back, tips - g, w, lambda - g, xb_shared - g,
                                              block_u + first, ld,
                                              count - first < w ? (int)(count - first) : w);
@@ -256,24 +321,78 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
     double xb[H > BORDER ? H : BORDER];
 #pragma unroll
     for (int k = 0; k < BORDER; ++k) xb[k] = xb_shared[k * w];
-    if (member) {
-        const double *coef = v.coef + start * (2 * H + 1), *fwd = v.chunk_fwd + start * H;
-        chunk_second_pass<H, BORDER>(coef, fwd, v.spike + start * BORDER, len, x,
-                                     tips + banded_chunk_slot(H, c, 0, w) + pad, w, xb,
-                                     sys + start * ld, ld);
+    if (member)
+        chunk_second_pass<H, BORDER>(
+            chunk_rows<2 * H + 1, STAGE >= STAGE_COEF>(f.coef, v.coef, c, start),
+            chunk_rows<H, STAGE >= STAGE_ALL>(f.fwd, v.chunk_fwd, c, start),
+            chunk_rows<BORDER, STAGE >= STAGE_ALL>(f.spike, v.spike, c, start), len, x,
+            tips + banded_chunk_slot(H, c, 0, w) + pad, w, xb, sys + start * ld, ld);
+}
+
+/* The blocks of systems that a staging launch's blocks have claimed past their first (set to
+ * zero before each such launch, on the stream that runs it). */
+__device__ unsigned long long chunk_claimed;
+
+/* Solves blocks of w = 1 << w_shift systems of the groups x count, group g's at
+ * u + g * group_stride + m0. Without staging (STAGE_NONE) a block takes one block of systems, as
+ * the grid holds them all. A staging launch holds only as many blocks as are resident: each
+ * copies the carry coefficients and the arrays STAGE names to shared memory once, solves its own
+ * block of systems, then claims the next one no block has claimed. The claims keep the blocks in
+ * flight neighbours in memory and give the faster SMs more of them, as the hardware's scheduling
+ * does for a block a block of systems (a fixed stride between a block's systems was slower). */
+template <int H, int BORDER, int LANES, int STAGE>
+__global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
+    banded_chunked_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
+                          int64_t groups, int64_t group_stride, int w_shift)
+{
+    extern __shared__ double chunk_shared[];
+    __shared__ int64_t next;
+    const int w = 1 << w_shift;
+    if constexpr (STAGE == STAGE_NONE) { /* x: the block of systems in its group; y: the group */
+        chunk_block_solve<H, BORDER, LANES, STAGE>(
+            v, chunk_factor{}, chunk_shared, u + blockIdx.y * group_stride + m0,
+            (int64_t)blockIdx.x * w, count, ld, w_shift, true);
+        return;
+    }
+    const chunk_factor f = chunk_stage_factor<H, BORDER, STAGE>(
+        v, chunk_shared + chunk_shared_doubles(v.n_chunk, H, w, chunk_lane_pad_doubles(LANES)));
+    __syncthreads(); /* the first pass reads what is staged */
+    const int64_t per_group = (count + w - 1) >> w_shift, blocks = per_group * groups;
+    for (int64_t b = blockIdx.x; b < blocks;) {
+        const int64_t group = b / per_group;
+        chunk_block_solve<H, BORDER, LANES, STAGE>(
+            v, f, chunk_shared, u + group * group_stride + m0, (b - group * per_group) << w_shift,
+            count, ld, w_shift, b == blockIdx.x);
+        /* written after the solve's barriers, which every thread's read of the last claim passed */
+        if (threadIdx.x == 0) next = gridDim.x + (int64_t)atomicAdd(&chunk_claimed, 1ull);
+        __syncthreads(); /* the claim, and the next systems reuse the slots */
+        b = next;
     }
 }
 
-typedef void (*chunked_kernel_fn)(banded_view, double *, int64_t, int64_t, int64_t, int64_t, int);
+typedef void (*chunked_kernel_fn)(banded_view, double *, int64_t, int64_t, int64_t, int64_t,
+                                  int64_t, int);
 
-static chunked_kernel_fn chunked_kernel_for(const banded_view *v)
+/* The kernel of v's kind (LANES: banded_chunk_lanes) at each staging (STAGE_*). */
+template <int H, int BORDER, int LANES> static chunked_kernel_fn chunked_kernel_staged(int stage)
+{
+    return stage == STAGE_ALL    ? banded_chunked_kernel<H, BORDER, LANES, STAGE_ALL>
+           : stage == STAGE_COEF ? banded_chunked_kernel<H, BORDER, LANES, STAGE_COEF>
+                                 : banded_chunked_kernel<H, BORDER, LANES, STAGE_NONE>;
+}
+
+/* The kernel for v at `stage`. The tridiagonal kinds that walk their carries have fewer than
+ * CHUNK_STAGE_MIN_CHUNKS chunks (banded_chunk_lanes), so they never stage. */
+static chunked_kernel_fn chunked_kernel_for(const banded_view *v, int stage)
 {
     if (banded_chunk_lanes(v, v->h, v->border) > 1)
-        return v->border ? banded_chunked_kernel<1, 1, BANDED_CHUNK_LANES>
-                         : banded_chunked_kernel<1, 0, BANDED_CHUNK_LANES>;
+        return v->border ? chunked_kernel_staged<1, 1, BANDED_CHUNK_LANES>(stage)
+                         : chunked_kernel_staged<1, 0, BANDED_CHUNK_LANES>(stage);
     if (v->h == 1)
-        return v->border ? banded_chunked_kernel<1, 1, 1> : banded_chunked_kernel<1, 0, 1>;
-    return v->border ? banded_chunked_kernel<2, 2, 1> : banded_chunked_kernel<2, 0, 1>;
+        return v->border ? banded_chunked_kernel<1, 1, 1, STAGE_NONE>
+                         : banded_chunked_kernel<1, 0, 1, STAGE_NONE>;
+    return v->border ? chunked_kernel_staged<2, 2, 1>(stage)
+                     : chunked_kernel_staged<2, 0, 1>(stage);
 }
 
 extern "C" int cohort_cuda_banded_chunk_width(const banded_view *v)
@@ -292,6 +411,40 @@ int banded_chunked_auto(const banded_view *v)
            w >= (v->border ? CHUNK_AUTO_MIN_WIDTH_PERIODIC : CHUNK_AUTO_MIN_WIDTH_PENTA);
 }
 
+/* How much of the factor a launch stages (STAGE_*): none below CHUNK_STAGE_MIN_CHUNKS chunks,
+ * else the most that fits in a block's shared memory beside `base` bytes. */
+static int chunked_stage_for(const banded_view *v, size_t base)
+{
+    if (v->n_chunk < CHUNK_STAGE_MIN_CHUNKS) return STAGE_NONE;
+    int stage = STAGE_ALL;
+    while (stage > STAGE_NONE &&
+           base + (size_t)chunk_staged_doubles(v->n_chunk, v->h, v->border, stage) *
+                       sizeof(double) >
+               COHORT_CUDA_MAX_SHARED)
+        --stage;
+    return stage;
+}
+
+/* A staging launch: as many blocks as are resident, the counter of claims zeroed. */
+static int chunked_launch_staged(chunked_kernel_fn kernel, int threads, size_t smem,
+                                 const banded_view *v, double *u, int64_t ld, int64_t m0,
+                                 int64_t count, int64_t groups, int64_t group_stride, int w_shift)
+{
+    int per_sm = 0, sms = 0;
+    COHORT_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    COHORT_CALL(cohort_cuda_sm_count(&sms));
+    const int64_t blocks = (count + (1 << w_shift) - 1) >> w_shift, all = blocks * groups;
+    const int64_t resident = (int64_t)per_sm * sms;
+    void *claimed = nullptr;
+    COHORT_CUDA_CHECK(cudaGetSymbolAddress(&claimed, chunk_claimed));
+    COHORT_CUDA_CHECK(cudaMemsetAsync(claimed, 0, sizeof chunk_claimed));
+    kernel<<<(unsigned)(all < resident ? all : resident), threads, smem>>>(
+        *v, u, ld, m0, count, groups, group_stride, w_shift);
+    COHORT_CUDA_CHECK_LAUNCH("banded_chunked_kernel");
+    return COHORT_OK;
+}
+
 int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                           int64_t groups, int64_t group_stride)
 {
@@ -303,18 +456,26 @@ int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m
     while (w > 1 && w / 2 >= count) w /= 2; /* no block of idle systems; changes no bits */
     int w_shift = 0;
     while ((1 << w_shift) < w) ++w_shift;
-    const int threads = banded_chunk_lanes(v, v->h, v->border) > 1
-                            ? (w * v->n_chunk + 31) / 32 * 32 /* whole warps: they shuffle */
-                            : w * v->n_chunk;
-    const size_t smem = chunked_shared_bytes(v, w);
-    const chunked_kernel_fn kernel = chunked_kernel_for(v);
+    const int lanes = banded_chunk_lanes(v, v->h, v->border);
+    const int threads = lanes > 1 ? (w * v->n_chunk + 31) / 32 * 32 /* whole warps: they shuffle */
+                                  : w * v->n_chunk;
+    const size_t base =
+        (size_t)chunk_shared_doubles(v->n_chunk, v->h, w, chunk_lane_pad_doubles(lanes)) *
+        sizeof(double);
+    const int stage = chunked_stage_for(v, base);
+    const size_t smem =
+        base + (size_t)chunk_staged_doubles(v->n_chunk, v->h, v->border, stage) * sizeof(double);
+    const chunked_kernel_fn kernel = chunked_kernel_for(v, stage);
     if (smem > 48 * 1024)
         COHORT_CUDA_CHECK(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (stage != STAGE_NONE)
+        return chunked_launch_staged(kernel, threads, smem, v, u, ld, m0, count, groups,
+                                     group_stride, w_shift);
     for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
         const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);
         const dim3 grid((unsigned)((count + w - 1) / w), gy);
-        kernel<<<grid, threads, smem>>>(*v, u + g0 * group_stride, ld, m0, count, group_stride,
+        kernel<<<grid, threads, smem>>>(*v, u + g0 * group_stride, ld, m0, count, gy, group_stride,
                                         w_shift);
         COHORT_CUDA_CHECK_LAUNCH("banded_chunked_kernel");
     }

@@ -32,13 +32,18 @@ static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
  * CHUNK_BLOCK_THREADS chunks a system (n_band <= 16,384 rows). AUTO takes it beyond the warp tiles
  * for tridiagonal systems, and for pentadiagonal ones from CHUNK_AUTO_MIN_N_PENTA rows while a
  * block holds at least CHUNK_AUTO_MIN_WIDTH_PENTA plain or CHUNK_AUTO_MIN_WIDTH_PERIODIC periodic
- * systems (bench-banded: PERFORMANCE.md, "Figures behind the source's choices"). */
+ * systems (bench-banded: PERFORMANCE.md, "Figures behind the source's choices"). From
+ * CHUNK_STAGE_MIN_CHUNKS chunks a system, each block copies the factor's rows to shared memory
+ * once and solves block after block of systems (banded_chunked_cuda.cu; below it, one block of
+ * systems a block reading the rows through L1 was faster: PERFORMANCE.md, "The chunked solve's
+ * factor in shared memory"). */
 enum {
     CHUNK_BLOCK_THREADS = 512,
     CHUNK_MAX_WIDTH = 16,
     CHUNK_AUTO_MIN_N_PENTA = 1024,
     CHUNK_AUTO_MIN_WIDTH_PENTA = 8,
-    CHUNK_AUTO_MIN_WIDTH_PERIODIC = 4
+    CHUNK_AUTO_MIN_WIDTH_PERIODIC = 4,
+    CHUNK_STAGE_MIN_CHUNKS = 48
 };
 
 /* Whether AUTO takes the CHUNKED path for v where no warp tile forms (CHUNK_AUTO_*). */
