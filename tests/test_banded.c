@@ -484,6 +484,39 @@ static void groups_case(const cohort_backend *be, const kind_fixture *k, banded_
     free(host), free(one), free(all);
 }
 
+#ifdef COHORT_HAVE_CUDA
+/* The chunked path holds at most 512 chunks of a system (CHUNK_BLOCK_THREADS): forced on a longer
+ * one it refuses, and AUTO solves it another way. */
+static void chunked_too_long(const cohort_backend *be)
+{
+    if (be->kind != COHORT_BACKEND_CUDA) return;
+    const int64_t n = 512 * BANDED_CHUNK_ROWS + 1;
+    const double entries[3] = {-1.0, 4.0, -1.5};
+    banded_factor *f = NULL;
+    banded_solver *s = NULL;
+    double *u = NULL;
+    int rc = banded_constant_factor_alloc(n, 1, entries, 0, &f);
+    if (rc == COHORT_OK) rc = banded_solver_alloc(be, f, &s);
+    if (rc == COHORT_OK) rc = be->alloc((void **)&u, (size_t)n * sizeof(double));
+    if (rc == COHORT_OK) rc = be->fill(u, 1.0, (size_t)n);
+    EXPECT(rc == COHORT_OK, "n = %lld: %s", (long long)n, cohort_error_detail());
+    if (rc == COHORT_OK) {
+        const banded_view *view = banded_solver_view(s);
+        EXPECT(cohort_cuda_banded_chunk_width(view) == 0, "no chunked width at n = %lld",
+               (long long)n);
+        EXPECT(cohort_cuda_banded_solve_path(view, u, 1, 0, 1, COHORT_CUDA_BANDED_CHUNKED, 0) ==
+                   COHORT_ERR_INVALID_ARGUMENT,
+               "chunked path forced at n = %lld refused", (long long)n);
+        rc = banded_solver_solve(s, u, 1, 0, 1);
+        if (rc == COHORT_OK) rc = be->synchronize();
+        EXPECT(rc == COHORT_OK, "AUTO at n = %lld: %s", (long long)n, cohort_error_detail());
+    }
+    if (u) be->release(u);
+    banded_solver_free(s);
+    banded_factor_free(f);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -494,6 +527,9 @@ int main(int argc, char **argv)
 
     bad_inputs(be);
     constant_factor_case(rng);
+#ifdef COHORT_HAVE_CUDA
+    chunked_too_long(be);
+#endif
 
     /* every (kind, n): random diagonals and the dense GSL LU, factored in parallel */
     enum { N_KINDS = 4 * N_SIZES };
