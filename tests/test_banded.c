@@ -523,6 +523,8 @@ int main(int argc, char **argv)
     char device[256] = "";
     be->describe(device, sizeof device);
     printf("test_banded on backend %s: %s\n", be->name, device);
+    if (getenv("COHORT_CUDA_SHARED_LIMIT"))
+        printf("shared memory a block limited to %s bytes\n", getenv("COHORT_CUDA_SHARED_LIMIT"));
     gsl_rng *rng = reference_rng_alloc("test_banded");
 
     bad_inputs(be);

@@ -38,6 +38,11 @@ extern "C" int cohort_cuda_device_select(int local_rank)
     return cudaSetDevice(device) == cudaSuccess ? device : -1;
 }
 
+extern "C" size_t cohort_cuda_shared_limit_bytes(void)
+{
+    return cohort_cuda_shared_limit();
+}
+
 extern "C" void cohort_cuda_runtime_versions(char *buf, size_t len)
 {
     int runtime = 0, driver = 0;

@@ -22,6 +22,9 @@ int cohort_cuda_device_present(char *why, size_t len);
 void cohort_cuda_runtime_versions(char *buf, size_t len);
 /* cohort_cuda_select (backend.h). */
 int cohort_cuda_device_select(int local_rank);
+/* The dynamic shared memory a block may have on the current device, in bytes
+ * (cohort_cuda_shared_limit in cuda_check.cuh: COHORT_CUDA_SHARED_LIMIT lowers it). */
+size_t cohort_cuda_shared_limit_bytes(void);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,6 @@ enum {
     TILE_THREADS = 256, /* at most (members per tile) x (segments per member) threads */
     TILE_MIN_WIDTH = 1, /* one member a tile: a long system's segments are its threads */
     TILE_CHUNK = 8,     /* rows whose loads are issued together in a sweep */
-    TILE_MAX_BYTES = COHORT_CUDA_MAX_SHARED,
     /* AUTO takes the tiled path, where no warp tile of 32 forms, when a tile holds at least this
      * many members: narrower tiles keep too few systems on an SM to hide the latency of their
      * sweeps, and the portable kernel is faster on large batches there (bench-banded's
@@ -433,8 +432,9 @@ static inline int banded_warp_tiles_a_block(const banded_view *v, int width)
 {
     const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
     const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
-    if (factor >= TILE_MAX_BYTES) return 0;
-    const size_t warps = (TILE_MAX_BYTES - factor) / tile;
+    const size_t limit = cohort_cuda_shared_limit();
+    if (factor >= limit) return 0;
+    const size_t warps = (limit - factor) / tile;
     return warps > WARP_MAX_WARPS ? WARP_MAX_WARPS : (int)warps;
 }
 
@@ -499,7 +499,7 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
         int sm_count = 0, per_sm = 0;
         COHORT_CALL(cohort_cuda_sm_count(&sm_count));
         COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               TILE_MAX_BYTES));
+                                               (int)cohort_cuda_shared_limit()));
         COHORT_CUDA_CHECK(
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
         last.kernel = kernel, last.bytes = bytes, last.warps = warps;
