@@ -7,6 +7,7 @@
 #include <curand_kernel.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend_cuda.h"
@@ -38,9 +39,33 @@ extern "C" int cohort_cuda_device_select(int local_rank)
     return cudaSetDevice(device) == cudaSuccess ? device : -1;
 }
 
+/* COHORT_CUDA_SHARED_LIMIT as a count of bytes: digits only, above 0; else 0 (not set). */
+static long shared_limit_cap(void)
+{
+    const char *cap = getenv("COHORT_CUDA_SHARED_LIMIT");
+    if (!cap || !*cap) return 0;
+    char *end = NULL;
+    const long bytes = strtol(cap, &end, 10);
+    return *end == '\0' && bytes > 0 ? bytes : 0;
+}
+
 extern "C" size_t cohort_cuda_shared_limit_bytes(void)
 {
-    return cohort_cuda_shared_limit();
+    static size_t cached = 0;
+    if (cached == 0) {
+        int dev = 0, bytes = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+                cudaSuccess ||
+            bytes <= 0) {
+            (void)cudaGetLastError(); /* not a later launch's error */
+            bytes = 48 * 1024;        /* what every device allows */
+        }
+        const long cap = shared_limit_cap();
+        if (cap > 0 && cap < bytes) bytes = (int)cap;
+        cached = (size_t)bytes;
+    }
+    return cached;
 }
 
 extern "C" void cohort_cuda_runtime_versions(char *buf, size_t len)

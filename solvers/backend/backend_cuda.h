@@ -22,8 +22,10 @@ int cohort_cuda_device_present(char *why, size_t len);
 void cohort_cuda_runtime_versions(char *buf, size_t len);
 /* cohort_cuda_select (backend.h). */
 int cohort_cuda_device_select(int local_rank);
-/* The dynamic shared memory a block may have on the current device, in bytes
- * (cohort_cuda_shared_limit in cuda_check.cuh: COHORT_CUDA_SHARED_LIMIT lowers it). */
+/* The dynamic shared memory a block may opt in to on the current device, in bytes (227 KB on
+ * sm_90, 163 KB on sm_80, 99 KB on sm_86 and sm_89), asked once; where the query fails, the 48 KB
+ * every device allows. COHORT_CUDA_SHARED_LIMIT (a count of bytes; anything else is ignored)
+ * lowers it, so that the tests take the paths of a smaller device. */
 size_t cohort_cuda_shared_limit_bytes(void);
 
 #ifdef __cplusplus

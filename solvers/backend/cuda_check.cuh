@@ -1,11 +1,11 @@
 /* What every module's CUDA file shares (C++, included by .cu files only): CUDA errors translated
  * to COHORT_ERR_CUDA with file:line and the runtime's message, at the call and after a launch;
- * the block size of the one-thread-per-member kernels; the shared memory one block may have. */
+ * the block size of the one-thread-per-member kernels; the SM count. (The shared memory a block
+ * may have: cohort_cuda_shared_limit_bytes, backend_cuda.h.) */
 #ifndef COHORT_CUDA_CHECK_CUH
 #define COHORT_CUDA_CHECK_CUH
 
 #include <cuda_runtime.h>
-#include <stdlib.h>
 
 #include "backend/cohort_error.h"
 
@@ -62,29 +62,5 @@ static inline int cohort_cuda_launch_status(const char *kernel, const char *file
     } while (0)
 
 enum { COHORT_CUDA_THREADS = 256 /* block size of the one-thread-per-member kernels */ };
-
-/* The dynamic shared memory a block may opt in to on the current device (227 KB on sm_90, 163 KB
- * on sm_80, 99 KB on sm_86 and sm_89), asked once per translation unit. COHORT_CUDA_SHARED_LIMIT
- * (bytes) lowers it, so that the tests take the paths of a smaller device. Where the query fails,
- * the 48 KB every device allows. */
-static inline size_t cohort_cuda_shared_limit(void)
-{
-    static size_t cached = 0;
-    if (cached == 0) {
-        int dev = 0, bytes = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
-                cudaSuccess ||
-            bytes <= 0) {
-            (void)cudaGetLastError(); /* not a later launch's error */
-            bytes = 48 * 1024;
-        }
-        const char *cap = getenv("COHORT_CUDA_SHARED_LIMIT");
-        const long cap_bytes = cap ? atol(cap) : 0;
-        if (cap_bytes > 0 && cap_bytes < bytes) bytes = (int)cap_bytes;
-        cached = (size_t)bytes;
-    }
-    return cached;
-}
 
 #endif

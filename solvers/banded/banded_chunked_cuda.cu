@@ -420,7 +420,7 @@ static int chunked_stage_for(const banded_view *v, size_t base)
     while (stage > STAGE_NONE &&
            base + (size_t)chunk_staged_doubles(v->n_chunk, v->h, v->border, stage) *
                        sizeof(double) >
-               cohort_cuda_shared_limit())
+               cohort_cuda_shared_limit_bytes())
         --stage;
     return stage;
 }

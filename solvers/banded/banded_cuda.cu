@@ -321,7 +321,8 @@ static size_t tile_bytes_for(const banded_view *v, int width)
 extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_bytes)
 {
     if (tile_bytes == 0) tile_bytes = TILE_DEFAULT_BYTES;
-    if (tile_bytes > cohort_cuda_shared_limit()) tile_bytes = cohort_cuda_shared_limit();
+    if (tile_bytes > cohort_cuda_shared_limit_bytes())
+        tile_bytes = cohort_cuda_shared_limit_bytes();
     if (v->n_seg < 1 || v->n > INT32_MAX / TILE_THREADS) return 0;
     int width = 1;
     while (2 * width * v->n_seg <= TILE_THREADS) width *= 2;
@@ -372,7 +373,7 @@ static int tiled_kernel_ready(const banded_view *v, int shared, banded_tiled_ker
     *kernel = tiled_kernel_for(v, shared, &slot);
     if (!shared_limit_raised[slot]) {
         COHORT_CUDA_CHECK(cudaFuncSetAttribute(*kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)cohort_cuda_shared_limit()));
+                                               (int)cohort_cuda_shared_limit_bytes()));
         shared_limit_raised[slot] = 1;
     }
     return COHORT_OK;
@@ -401,8 +402,8 @@ static void tiled_shared_plan(const banded_view *v, int width, int *plan_width, 
     *plan_width = width, *plan_groups = 0;
     for (int c = width; c >= 1 && (c >= 4 || c == width); c /= 2) {
         const size_t area = (size_t)tiled_area_doubles(v, c) * sizeof(double);
-        if (factor_bytes + area > cohort_cuda_shared_limit()) continue;
-        int g = (int)((cohort_cuda_shared_limit() - factor_bytes) / area);
+        if (factor_bytes + area > cohort_cuda_shared_limit_bytes()) continue;
+        int g = (int)((cohort_cuda_shared_limit_bytes() - factor_bytes) / area);
         if (g > TILED_MAX_GROUPS) g = TILED_MAX_GROUPS;
         if (g > TILED_MAX_BLOCK_THREADS / tiled_group_threads(v, c))
             g = TILED_MAX_BLOCK_THREADS / tiled_group_threads(v, c);

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "backend/backend_cuda.h"
 #include "backend/cuda_check.cuh"
 #include "banded/banded_numerics.h"
 
@@ -432,7 +433,7 @@ static inline int banded_warp_tiles_a_block(const banded_view *v, int width)
 {
     const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
     const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
-    const size_t limit = cohort_cuda_shared_limit();
+    const size_t limit = cohort_cuda_shared_limit_bytes();
     if (factor >= limit) return 0;
     const size_t warps = (limit - factor) / tile;
     return warps > WARP_MAX_WARPS ? WARP_MAX_WARPS : (int)warps;
@@ -499,7 +500,7 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
         int sm_count = 0, per_sm = 0;
         COHORT_CALL(cohort_cuda_sm_count(&sm_count));
         COHORT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)cohort_cuda_shared_limit()));
+                                               (int)cohort_cuda_shared_limit_bytes()));
         COHORT_CUDA_CHECK(
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, bytes));
         last.kernel = kernel, last.bytes = bytes, last.warps = warps;
