@@ -382,7 +382,12 @@ template <int H, int BORDER, int LANES> static chunked_kernel_fn chunked_kernel_
 }
 
 /* The kernel for v at `stage`. The tridiagonal kinds that walk their carries have fewer than
- * CHUNK_STAGE_MIN_CHUNKS chunks (banded_chunk_lanes), so they never stage. */
+ * CHUNK_STAGE_MIN_CHUNKS chunks (banded_chunk_lanes), so they never stage, and no staging kernel
+ * is built for them: a staging launch of a kernel that does not stage would solve one block of
+ * systems a block and leave the rest. */
+static_assert((int)BANDED_CHUNK_LANES <= (int)CHUNK_STAGE_MIN_CHUNKS &&
+                  (int)BANDED_CHUNK_SCAN_MIN_PERIODIC <= (int)CHUNK_STAGE_MIN_CHUNKS,
+              "the walking tridiagonal kinds must stay below the staging's chunks");
 static chunked_kernel_fn chunked_kernel_for(const banded_view *v, int stage)
 {
     if (banded_chunk_lanes(v, v->h, v->border) > 1)
@@ -425,21 +430,32 @@ static int chunked_stage_for(const banded_view *v, size_t base)
     return stage;
 }
 
-/* A staging launch: as many blocks as are resident, the counter of claims zeroed. */
+/* A staging launch: as many blocks as are resident, the counter of claims zeroed. The counter's
+ * address, and the blocks an SM holds for the previous launch's kernel and shape, are asked once:
+ * a run solves the same systems every step. */
 static int chunked_launch_staged(chunked_kernel_fn kernel, int threads, size_t smem,
                                  const banded_view *v, double *u, int64_t ld, int64_t m0,
                                  int64_t count, int64_t groups, int64_t group_stride, int w_shift)
 {
-    int per_sm = 0, sms = 0;
-    COHORT_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    COHORT_CALL(cohort_cuda_sm_count(&sms));
-    const int64_t blocks = (count + (1 << w_shift) - 1) >> w_shift, all = blocks * groups;
-    const int64_t resident = (int64_t)per_sm * sms;
-    void *claimed = nullptr;
-    COHORT_CUDA_CHECK(cudaGetSymbolAddress(&claimed, chunk_claimed));
+    static void *claimed = nullptr;
+    static struct {
+        chunked_kernel_fn kernel;
+        int threads;
+        size_t smem;
+        int64_t resident;
+    } last = {nullptr, 0, 0, 0};
+    if (!claimed) COHORT_CUDA_CHECK(cudaGetSymbolAddress(&claimed, chunk_claimed));
+    if (kernel != last.kernel || threads != last.threads || smem != last.smem) {
+        int per_sm = 0, sms = 0;
+        COHORT_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+        COHORT_CALL(cohort_cuda_sm_count(&sms));
+        last.kernel = kernel, last.threads = threads, last.smem = smem;
+        last.resident = (int64_t)per_sm * sms;
+    }
+    const int64_t all = (count + (1 << w_shift) - 1) / (1 << w_shift) * groups;
     COHORT_CUDA_CHECK(cudaMemsetAsync(claimed, 0, sizeof chunk_claimed));
-    kernel<<<(unsigned)(all < resident ? all : resident), threads, smem>>>(
+    kernel<<<(unsigned)(all < last.resident ? all : last.resident), threads, smem>>>(
         *v, u, ld, m0, count, groups, group_stride, w_shift);
     COHORT_CUDA_CHECK_LAUNCH("banded_chunked_kernel");
     return COHORT_OK;
