@@ -251,11 +251,14 @@ static void batch_independence(const cohort_backend *be)
  * an odd row, problem 1 at Re from 10 to 1e4, some of which reach the cap), by LMSOR and by SOR
  * (its global omega), against the cpu: iterations, case counts, SOR's omega, fields and histories,
  * bit for bit (on cuda the setup runs on the device); the backend forms seed 004's start itself
- * (u0 = NULL) against the cpu's from relax_paper_initial */
-static void ensemble_against_cpu(const cohort_backend *be, relax_method method)
+ * (u0 = NULL) against the cpu's from relax_paper_initial. On cuda also members of 96 x 94 (154 KB
+ * of a block's shared memory: one block each where the device allows it, else the launches per
+ * colour; test_relax_small_shared_cuda) with a cap of `cap` iterations. */
+static void ensemble_against_cpu(const cohort_backend *be, relax_method method, int64_t m1,
+                                 int64_t m2, int64_t cap)
 {
-    const int64_t count = 140, m1 = 23, m2 = 20, ring = (m1 + 2) * (m2 + 2);
-    relax_problem p = {m1, m2, method, 1e-6, 20000, 7, 0, 1};
+    const int64_t count = 140, ring = (m1 + 2) * (m2 + 2);
+    relax_problem p = {m1, m2, method, 1e-6, cap, 7, 0, 1};
     const int64_t checks = relax_checks(&p);
     double *re = malloc((size_t)count * sizeof *re), *u[2], *history[2];
     relax_member_result *r[2];
@@ -335,8 +338,9 @@ int main(int argc, char **argv)
     lmsor_beats_the_baselines(be);
     batch_independence(be);
     paper_counts_and_cases(be);
-    ensemble_against_cpu(be, RELAX_LMSOR);
-    ensemble_against_cpu(be, RELAX_SOR);
+    ensemble_against_cpu(be, RELAX_LMSOR, 23, 20, 20000);
+    ensemble_against_cpu(be, RELAX_SOR, 23, 20, 20000);
+    if (be->kind == COHORT_BACKEND_CUDA) ensemble_against_cpu(be, RELAX_LMSOR, 96, 94, 2000);
     without_fields(be);
     return test_summary();
 }

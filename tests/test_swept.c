@@ -11,9 +11,11 @@
  *       periodic u = exp(sin x): the error falls 4x when dx halves (second order);
  *   (d) ks1d: the energy 1/2 <u^2> of a long chaotic run (L = 64) stays finite and bounded;
  *   (e) time.stepper = swept gives the bits of time.stepper = classic, and the cpu backend's bits,
- *       for N in {97, 1000, 2048, 4099, 65537}, tile widths from 32 points to a whole member,
- *       one member and a batch (leading dimension above the count), both models: the windows
- *       straddling the periodic seam, the mirrored ends, the tiles of unequal widths. */
+ *       for N in {97, 1000, 2048, 4099, 8000, 65537}, tile widths from 32 points to a whole
+ *       member, one member and a batch (leading dimension above the count), both models: the
+ *       windows straddling the periodic seam, the mirrored ends, the tiles of unequal widths; a
+ *       whole member whose two rows exceed a block's shared memory (N = 65537; N = 8000 under
+ *       test_swept_small_shared_cuda's 99 KB) in tiles. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fft_complex.h>
 #include <math.h>
@@ -262,7 +264,8 @@ static void steppers_agree(const cohort_backend *be, const char *model, int64_t 
     memcpy(ref, start, values * sizeof(double));
     EXPECT(advance(cpu, &r, COHORT_STEPPER_CLASSIC, 0, ref, ld, count, steps) == COHORT_OK, "%s",
            cohort_error_detail());
-    const int64_t widths[] = {32, 100, 1024, 8192};
+    /* the last: the whole member however long, in tiles where its rows exceed a block */
+    const int64_t widths[] = {32, 100, 1024, 8192, INT64_C(1) << 20};
     for (int stepper = 0; stepper < 2; ++stepper)
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
             if (be->kind != COHORT_BACKEND_CUDA && w > 0) break; /* one loop on the cpu */
@@ -293,7 +296,7 @@ int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
     gsl_set_error_handler_off();
-    const int64_t sizes[] = {97, 1000, 2048, 4099, 65537};
+    const int64_t sizes[] = {97, 1000, 2048, 4099, 8000, 65537};
     for (int stepper = 0; stepper < 2; ++stepper) {
         heat_amplification(be, 64, 3, 2000, (cohort_stepper_kind)stepper, 0);
         heat_amplification(be, 65, 5, 2000, (cohort_stepper_kind)stepper, 0);

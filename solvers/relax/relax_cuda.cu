@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend_cuda.h"
 #include "backend/cuda_check.cuh"
 #include "relax/relax_kernels.h"
 
@@ -43,6 +44,11 @@ static relax_layout relax_layout_make(const relax_problem *p)
  * (blockIdx.x = member * row groups + group) and RELAX_THREADS values of each along q
  * (blockIdx.y), so every block belongs to one member and folds its criterion once. */
 enum { RELAX_THREADS = 256, RELAX_ROWS = 4 };
+
+/* The largest member the one-block-a-member path takes (its two colours' values in shared
+ * memory), where the device lets a block hold that much: the bound it was built with; larger
+ * members take the launches per colour, with the same bits. */
+static const size_t RELAX_MEMBER_MAX_BYTES = 160 * 1024;
 
 static dim3 relax_row_blocks(const relax_layout &L, int64_t count, int rows)
 {
@@ -486,7 +492,8 @@ static int relax_device_iterate(const relax_problem *p, relax_device *d)
     const int64_t count = d->count;
     COHORT_CALL(cohort_cuda_sm_count(&multiprocessors));
     const size_t member_bytes = (size_t)(2 * L.member_values) * sizeof(double);
-    if (member_bytes <= 160 * 1024 && count >= multiprocessors) {
+    if (member_bytes <= RELAX_MEMBER_MAX_BYTES &&
+        member_bytes <= cohort_cuda_shared_limit_bytes() && count >= multiprocessors) {
         /* a warp (or more) along a colour row's ceil(M1 / 2) points, the rest of 512 threads down
          * the rows */
         const int row_points = (L.m1 + 1) / 2;

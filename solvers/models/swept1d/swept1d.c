@@ -97,7 +97,8 @@ int swept1d_check(const cohort_model *m, const cohort_model_values *v, const cha
         snprintf(why, len,
                  "a tile of the swept rule is one block, one thread per point, so at most 1024 "
                  "points; a width above that must hold the whole member of %lld points (it then "
-                 "stays on chip, up to 8192)",
+                 "stays on chip where a block's shared memory holds its two rows, else takes "
+                 "tiles, with the same bits)",
                  (long long)n);
         return 2;
     }
@@ -287,10 +288,9 @@ int64_t swept1d_auto_width(const cohort_backend *be, int ks, int64_t n, int64_t 
     (void)ks;
     if (be->kind != COHORT_BACKEND_CUDA) return n;
     /* a member that fits on chip stays there, one warp or block each, where the members fill the
-     * device; otherwise bench-swept's fastest tile, the same for heat and KS
-     * (solvers/banded/PERFORMANCE.md) */
+     * device; otherwise tiles */
     if (n <= 4096 && count >= 64) return n;
-    return n < (1 << 17) ? 256 : n < (1 << 18) ? 512 : 1024;
+    return swept1d_tile_width(n);
 }
 
 const cohort_model_stepping swept1d_stepping = {

@@ -21,11 +21,12 @@
  * touching global memory in between, the swept idea taken to its end for cohort's ensembles of
  * small members: by one warp where n = 32 P (P = 2, 4, 8, 16: P points per lane in registers,
  * the stencil's outer points from the neighbouring lanes by shuffles, no barrier), else by one
- * block in shared memory. */
+ * block in shared memory where the device lets a block hold its two rows (else in tiles). */
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdint.h>
 
+#include "backend/backend_cuda.h"
 #include "backend/cuda_check.cuh"
 #include "models/swept1d/swept1d_kernels.h"
 
@@ -285,6 +286,7 @@ static int swept1d_swept_cuda(const swept1d_scheme *s, double *const rows[2], in
     if (tiers > INT_MAX - 1)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld tiers in one advance (at most %d)",
                            (long long)tiers, INT_MAX - 1);
+    const size_t member_bytes = 2 * (size_t)s->n * sizeof(double);
     if (width >= s->n) { /* the member on chip from the first tier to the last */
         const int points_per_lane = s->n % 32 ? 0 : (int)(s->n / 32);
 #define SWEPT1D_WARP_CASE(P)                                                                       \
@@ -303,16 +305,19 @@ static int swept1d_swept_cuda(const swept1d_scheme *s, double *const rows[2], in
             break;
         }
 #undef SWEPT1D_WARP_CASE
-        const size_t bytes = 2 * (size_t)s->n * sizeof(double);
-        SWEPT1D_BY_MODEL(s, KS, {
-            COHORT_CUDA_CHECK(cudaFuncSetAttribute(swept1d_member_kernel<KS>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)bytes));
-            swept1d_member_kernel<KS><<<(unsigned)count, threads_for(s->n), bytes>>>(
-                *s, rows[0], rows[1], (int)tiers, ld);
-        });
-        COHORT_CUDA_CHECK_LAUNCH("swept1d_member_kernel");
-        return COHORT_OK;
+        if (member_bytes <= cohort_cuda_shared_limit_bytes()) {
+            SWEPT1D_BY_MODEL(s, KS, {
+                COHORT_CUDA_CHECK(cudaFuncSetAttribute(swept1d_member_kernel<KS>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       (int)member_bytes));
+                swept1d_member_kernel<KS><<<(unsigned)count, threads_for(s->n), member_bytes>>>(
+                    *s, rows[0], rows[1], (int)tiers, ld);
+            });
+            COHORT_CUDA_CHECK_LAUNCH("swept1d_member_kernel");
+            return COHORT_OK;
+        }
+        /* the member's two rows exceed a block's shared memory: tiles, the same bits */
+        width = swept1d_tile_width(s->n);
     }
     if (width > 1024)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,

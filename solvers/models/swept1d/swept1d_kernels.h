@@ -25,6 +25,14 @@ typedef struct swept1d_kernels {
 } swept1d_kernels;
 extern const swept1d_kernels swept1d_kernels_cpu, swept1d_kernels_cuda;
 
+/* The swept rule's tile for members of n points that do not stay on chip: bench-swept's fastest,
+ * the same for heat and KS (solvers/banded/PERFORMANCE.md, "Figures behind the source's
+ * choices"). */
+static inline int64_t swept1d_tile_width(int64_t n)
+{
+    return n < (1 << 17) ? 256 : n < (1 << 18) ? 512 : 1024;
+}
+
 #ifdef __cplusplus
 }
 #endif
