@@ -275,11 +275,12 @@ chunk_warp_carries(const banded_view &v, const double *back, double *tips, int w
 }
 
 /* One block's w systems, from first on, of those at block_u (back: the carry coefficients and
- * the slots in shared memory). Thread t takes chunk t >> w_shift of system t & (w - 1). Where a
- * warp scans a system's carries (LANES > 1: banded_chunk_lanes), the block is rounded up to whole
- * warps, whose threads past the last chunk only help with the carries; else the thread of a
- * system's first chunk walks them. The rows stream past L1 (ld.global.cg), which keeps the
- * factor rows that are not staged. */
+ * the slots in shared memory; with copy_back, the threads of each chunk's first system copy the
+ * chunk's coefficients there first: a staging block copied them with the factor). Thread t
+ * takes chunk t >> w_shift of system t & (w - 1). Where a warp scans a system's carries
+ * (LANES > 1: banded_chunk_lanes), the block is rounded up to whole warps, whose threads past the
+ * last chunk only help with the carries; else the thread of a system's first chunk walks them.
+ * The rows stream past L1 (ld.global.cg), which keeps the factor rows that are not staged. */
 template <int H, int BORDER, int LANES, int STAGE>
 __device__ __forceinline__ void
 chunk_block_solve(const banded_view &v, const chunk_factor &f, double *back, double *block_u,
@@ -333,6 +334,15 @@ chunk_block_solve(const banded_view &v, const chunk_factor &f, double *back, dou
  * zero before each such launch, on the stream that runs it). */
 __device__ unsigned long long chunk_claimed;
 
+/* The block's threads copy every chunk's carry coefficients to back, with a scanning kernel's
+ * padding (chunk_lane_pad); the caller synchronises. */
+template <int H, int LANES>
+__device__ __forceinline__ void chunk_copy_back(const banded_view &v, double *back)
+{
+    for (int e = threadIdx.x; e < v.n_chunk * 3 * H * H; e += blockDim.x)
+        back[e + chunk_lane_pad<LANES>(v, e / (3 * H * H))] = v.chunk_back[e];
+}
+
 /* Solves blocks of w = 1 << w_shift systems of the groups x count, group g's at
  * u + g * group_stride + m0. Without staging (STAGE_NONE) a block takes one block of systems, as
  * the grid holds them all. A staging launch holds only as many blocks as are resident: each
@@ -346,7 +356,6 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
                           int64_t groups, int64_t group_stride, int w_shift)
 {
     extern __shared__ double chunk_shared[];
-    __shared__ int64_t next;
     const int w = 1 << w_shift;
     if constexpr (STAGE == STAGE_NONE) { /* x: the block of systems in its group; y: the group */
         chunk_block_solve<H, BORDER, LANES, STAGE>(
@@ -354,15 +363,17 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
             (int64_t)blockIdx.x * w, count, ld, w_shift, true);
         return;
     }
+    __shared__ int64_t next;
     const chunk_factor f = chunk_stage_factor<H, BORDER, STAGE>(
         v, chunk_shared + chunk_shared_doubles(v.n_chunk, H, w, chunk_lane_pad_doubles(LANES)));
-    __syncthreads(); /* the first pass reads what is staged */
+    chunk_copy_back<H, LANES>(v, chunk_shared);
+    __syncthreads(); /* the passes read what is staged, the carries the coefficients */
     const int64_t per_group = (count + w - 1) >> w_shift, blocks = per_group * groups;
     for (int64_t b = blockIdx.x; b < blocks;) {
         const int64_t group = b / per_group;
         chunk_block_solve<H, BORDER, LANES, STAGE>(
             v, f, chunk_shared, u + group * group_stride + m0, (b - group * per_group) << w_shift,
-            count, ld, w_shift, b == blockIdx.x);
+            count, ld, w_shift, false);
         /* written after the solve's barriers, which every thread's read of the last claim passed */
         if (threadIdx.x == 0) next = gridDim.x + (int64_t)atomicAdd(&chunk_claimed, 1ull);
         __syncthreads(); /* the claim, and the next systems reuse the slots */
