@@ -280,44 +280,56 @@ __global__ void swept1d_done_kernel(const int *reached, int64_t n, int64_t last_
         if (reached[x] < last_tier) atomicAdd(behind, 1);
 }
 
+/* The members on chip from the first tier to the last: a warp each where n = 32 P, else a block
+ * each where the device lets a block hold a member's two rows (*launched = 1); else nothing is
+ * launched (*launched = 0). */
+static int swept1d_members_on_chip(const swept1d_scheme *s, double *const rows[2], int tiers,
+                                   int64_t ld, int64_t count, int *launched)
+{
+    *launched = 1;
+    const int points_per_lane = s->n % 32 ? 0 : (int)(s->n / 32);
+#define SWEPT1D_WARP_CASE(P)                                                                       \
+    case P:                                                                                        \
+        SWEPT1D_BY_MODEL(s, KS,                                                                    \
+                         swept1d_warp_member_kernel<KS, P><<<(unsigned)((count + 3) / 4), 128>>>(  \
+                             *s, rows[0], rows[1], tiers, ld, count));                             \
+        COHORT_CUDA_CHECK_LAUNCH("swept1d_warp_member_kernel");                                    \
+        return COHORT_OK;
+    switch (points_per_lane) {
+        SWEPT1D_WARP_CASE(2)
+        SWEPT1D_WARP_CASE(4)
+        SWEPT1D_WARP_CASE(8)
+        SWEPT1D_WARP_CASE(16)
+    default:
+        break;
+    }
+#undef SWEPT1D_WARP_CASE
+    const size_t bytes = 2 * (size_t)s->n * sizeof(double);
+    if (bytes > cohort_cuda_shared_limit_bytes()) {
+        *launched = 0;
+        return COHORT_OK;
+    }
+    SWEPT1D_BY_MODEL(s, KS, {
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(
+            swept1d_member_kernel<KS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        swept1d_member_kernel<KS>
+            <<<(unsigned)count, threads_for(s->n), bytes>>>(*s, rows[0], rows[1], tiers, ld);
+    });
+    COHORT_CUDA_CHECK_LAUNCH("swept1d_member_kernel");
+    return COHORT_OK;
+}
+
 static int swept1d_swept_cuda(const swept1d_scheme *s, double *const rows[2], int *reached,
                               int64_t tiers, int64_t width, int64_t ld, int64_t count)
 {
     if (tiers > INT_MAX - 1)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld tiers in one advance (at most %d)",
                            (long long)tiers, INT_MAX - 1);
-    const size_t member_bytes = 2 * (size_t)s->n * sizeof(double);
     if (width >= s->n) { /* the member on chip from the first tier to the last */
-        const int points_per_lane = s->n % 32 ? 0 : (int)(s->n / 32);
-#define SWEPT1D_WARP_CASE(P)                                                                       \
-    case P:                                                                                        \
-        SWEPT1D_BY_MODEL(s, KS,                                                                    \
-                         swept1d_warp_member_kernel<KS, P><<<(unsigned)((count + 3) / 4), 128>>>(  \
-                             *s, rows[0], rows[1], (int)tiers, ld, count));                        \
-        COHORT_CUDA_CHECK_LAUNCH("swept1d_warp_member_kernel");                                    \
-        return COHORT_OK;
-        switch (points_per_lane) {
-            SWEPT1D_WARP_CASE(2)
-            SWEPT1D_WARP_CASE(4)
-            SWEPT1D_WARP_CASE(8)
-            SWEPT1D_WARP_CASE(16)
-        default:
-            break;
-        }
-#undef SWEPT1D_WARP_CASE
-        if (member_bytes <= cohort_cuda_shared_limit_bytes()) {
-            SWEPT1D_BY_MODEL(s, KS, {
-                COHORT_CUDA_CHECK(cudaFuncSetAttribute(swept1d_member_kernel<KS>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       (int)member_bytes));
-                swept1d_member_kernel<KS><<<(unsigned)count, threads_for(s->n), member_bytes>>>(
-                    *s, rows[0], rows[1], (int)tiers, ld);
-            });
-            COHORT_CUDA_CHECK_LAUNCH("swept1d_member_kernel");
-            return COHORT_OK;
-        }
-        /* the member's two rows exceed a block's shared memory: tiles, the same bits */
-        width = swept1d_tile_width(s->n);
+        int launched = 0;
+        COHORT_CALL(swept1d_members_on_chip(s, rows, (int)tiers, ld, count, &launched));
+        if (launched) return COHORT_OK;
+        width = swept1d_tile_width(s->n); /* its two rows exceed a block: tiles, the same bits */
     }
     if (width > 1024)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
