@@ -56,8 +56,9 @@ static const config_key common[] = {
      "chip between records) or classic (one pass over global memory per stage); on the cpu "
      "backend both are the same loop"},
     {"time", "block_width", CONFIG_INT, "auto", 8, 8192, 0, 1, NULL, STEPPED, "points",
-     "points per tile of the swept rule and threads per block of the classic kernels (cuda); auto "
-     "= the fastest measured by bench-swept"},
+     "points per tile of the swept rule (a member's points or more: the whole member on chip "
+     "where a block's shared memory holds it, else auto tiles) and threads per block of the "
+     "classic kernels (cuda); auto = the fastest measured by bench-swept"},
     {"time", "t_end", CONFIG_REAL, "20", 0, INF, 1, 0, NULL, "", "1",
      "final time, reached exactly"},
     {"time", "output_every", CONFIG_REAL, "1", 0, INF, 1, 0, NULL, "", "1",
