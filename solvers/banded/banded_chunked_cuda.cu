@@ -274,6 +274,16 @@ chunk_warp_carries(const banded_view &v, const double *back, double *tips, int w
                                                sys + s, ld, threadIdx.x % LANES);
 }
 
+/* Chunk c's carry coefficients into back, past a scanning kernel's padding (pad:
+ * chunk_lane_pad), where the carries read them after a barrier. */
+template <int H>
+__device__ __forceinline__ void chunk_copy_back(const banded_view &v, double *back, int c, int pad)
+{
+#pragma unroll
+    for (int k = 0; k < 3 * H * H; ++k)
+        back[c * 3 * H * H + pad + k] = v.chunk_back[c * 3 * H * H + k];
+}
+
 /* One block's w systems, from first on, of those at block_u (back: the carry coefficients and
  * the slots in shared memory; with copy_back, the threads of each chunk's first system copy the
  * chunk's coefficients there first: a staging block copied them with the factor). Thread t
@@ -295,10 +305,7 @@ chunk_block_solve(const banded_view &v, const chunk_factor &f, double *back, dou
     const int pad = chunk ? chunk_lane_pad<LANES>(v, c) : 0;
     double *tips = back + 3 * H * H * v.n_chunk + PAD + g;
     double *lambda = tips + 2 * H * v.n_chunk * w + PAD, *xb_shared = lambda + H * w;
-    if (copy_back && g == 0 && chunk) /* read by the carries, after the barrier below */
-#pragma unroll
-        for (int k = 0; k < 3 * H * H; ++k)
-            back[c * 3 * H * H + pad + k] = v.chunk_back[c * 3 * H * H + k];
+    if (copy_back && g == 0 && chunk) chunk_copy_back<H>(v, back, c, pad); /* barrier below */
     const int64_t start = chunk ? banded_chunk_start(&v, c) : 0;
     const int len = chunk ? (int)(banded_chunk_end(&v, c) - start) : 0;
     double x[CHUNK_ROWS];
@@ -334,15 +341,6 @@ chunk_block_solve(const banded_view &v, const chunk_factor &f, double *back, dou
  * zero before each such launch, on the stream that runs it). */
 __device__ unsigned long long chunk_claimed;
 
-/* The block's threads copy every chunk's carry coefficients to back, with a scanning kernel's
- * padding (chunk_lane_pad); the caller synchronises. */
-template <int H, int LANES>
-__device__ __forceinline__ void chunk_copy_back(const banded_view &v, double *back)
-{
-    for (int e = threadIdx.x; e < v.n_chunk * 3 * H * H; e += blockDim.x)
-        back[e + chunk_lane_pad<LANES>(v, e / (3 * H * H))] = v.chunk_back[e];
-}
-
 /* Solves blocks of w = 1 << w_shift systems of the groups x count, group g's at
  * u + g * group_stride + m0. Without staging (STAGE_NONE) a block takes one block of systems, as
  * the grid holds them all. A staging launch holds only as many blocks as are resident: each
@@ -366,7 +364,8 @@ __global__ void __launch_bounds__(CHUNK_BLOCK_THREADS)
     __shared__ int64_t next;
     const chunk_factor f = chunk_stage_factor<H, BORDER, STAGE>(
         v, chunk_shared + chunk_shared_doubles(v.n_chunk, H, w, chunk_lane_pad_doubles(LANES)));
-    chunk_copy_back<H, LANES>(v, chunk_shared);
+    for (int c = threadIdx.x; c < v.n_chunk; c += blockDim.x)
+        chunk_copy_back<H>(v, chunk_shared, c, chunk_lane_pad<LANES>(v, c));
     __syncthreads(); /* the passes read what is staged, the carries the coefficients */
     const int64_t per_group = (count + w - 1) >> w_shift, blocks = per_group * groups;
     for (int64_t b = blockIdx.x; b < blocks;) {
