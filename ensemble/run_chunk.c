@@ -89,6 +89,19 @@ static int run_chunk_initial(run_state *s, const run_chunk *ch)
     return COHORT_OK;
 }
 
+/* The most steps a call of the model's advance takes: a model that advances many steps in one
+ * call (the swept rule; the 1D models, on chip between records on cuda) takes up to
+ * RUN_ADVANCE_MAX at a time, so that the progress line still moves, or fewer where it says so;
+ * 1: step() one step at a time. */
+enum { RUN_ADVANCE_MAX = 4096 };
+static int64_t run_chunk_steps_a_call(const run_state *s)
+{
+    const cohort_model_on_chip *on_chip = s->model->on_chip;
+    if (!on_chip) return 1;
+    const int64_t most = on_chip->steps_a_call ? on_chip->steps_a_call(s->stepper) : 0;
+    return most <= 0 || most > RUN_ADVANCE_MAX ? RUN_ADVANCE_MAX : most;
+}
+
 int run_chunk_begin(run_state *s, run_chunk *ch)
 {
     const run_position *at = &s->resume_at;
@@ -105,8 +118,7 @@ int run_chunk_begin(run_state *s, run_chunk *ch)
     for (int64_t k = 0; k < RUN_VALUES * ch->count; ++k) s->b.member_value[k] = 0.0;
     /* an in-flight chunk continues where the checkpoint left it */
     COHORT_CALL(ch->in_flight ? run_checkpoint_restore_flight(s) : run_chunk_initial(s, ch));
-    ch->many = s->model->on_chip &&
-               (!s->model->on_chip->advance_pays || s->model->on_chip->advance_pays(s->stepper));
+    ch->steps_a_call = run_chunk_steps_a_call(s);
     ch->step = ch->in_flight ? at->step : 0;
     ch->r = ch->in_flight ? at->r : 0;
     ch->q = ch->in_flight ? at->q : 0;
@@ -127,16 +139,15 @@ int run_chunk_step_to(run_state *s, run_chunk *ch, int64_t next)
                                  s->chunk,
                                  0,
                                  ch->count};
-        /* a model that advances many steps in one call (the swept rule; the 1D models, on chip
-         * between records on cuda) takes up to 4096 at a time, so that the progress line still
-         * moves */
-        const int64_t steps = ch->many ? (next - ch->step < 4096 ? next - ch->step : 4096) : 1;
-        const int rc = ch->many ? s->model->on_chip->advance(s->stepper, &ms, ch->step, steps)
-                                : s->model->stepping->step(s->stepper, &ms, ch->step);
+        const int many = ch->steps_a_call > 1;
+        const int64_t steps =
+            next - ch->step < ch->steps_a_call ? next - ch->step : ch->steps_a_call;
+        const int rc = many ? s->model->on_chip->advance(s->stepper, &ms, ch->step, steps)
+                            : s->model->stepping->step(s->stepper, &ms, ch->step);
         b->state = ms.u, b->prev = ms.prev, b->scratch = ms.scratch;
         if (rc != COHORT_OK) return rc;
         s->member_steps += steps * ch->count;
-        if (ch->many || (ch->step & 63) == 0)
+        if (many || (ch->step & 63) == 0)
             progress_show(&s->pr, ch->m0 - s->first, s->end - s->first,
                           (ch->step + steps) * p->values.dt, s->member_steps, 0);
         ch->step += steps;

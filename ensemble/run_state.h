@@ -48,9 +48,9 @@ typedef struct run_buffers {
 /* The chunk being run: members [m0, m0 + count), at its next step, record r and snapshot q. */
 typedef struct run_chunk {
     int64_t m0, count, step, r, q;
-    int in_flight; /* continued from a checkpoint's chunk in flight */
-    int last;      /* the run's last chunk, which completes each record as it reaches it */
-    int many;      /* the model advances many steps a call */
+    int in_flight;        /* continued from a checkpoint's chunk in flight */
+    int last;             /* the run's last chunk, which completes each record as it reaches it */
+    int64_t steps_a_call; /* the most steps a call of the model's advance (1: step by step) */
     const double *field_mean; /* the members' means where the state is their deviation */
 } run_chunk;
 

@@ -10,7 +10,9 @@
  *
  * Paths: portable = the right-hand-side kernel, then the portable banded solve; separate = the
  * right-hand-side kernel, then the AUTO banded solve (the seed's design: a stencil kernel, then
- * a solve); fused (w) = one pass with tiles of w members; auto = what cohort run uses. Columns:
+ * a solve); fused (w) = one pass with tiles of w members; auto = what cohort run uses; auto, drift
+ * handed on = the step as a run takes it between records where the right-hand side stays a kernel
+ * of its own and the solve sums what it stores (ch1d_forced). Columns:
  * median ms per step, the copy's time over it, and 40,744 steps at that rate (T = 100 at
  * dt = 0.1 dx, dx = 2 pi / 256, as bench-ch1d and coarsening-1d; T = 50 at dx = 2 pi / 512, as
  * the flow map). A last row per case: the step on the cpu backend of this host, for 1/16 of the
@@ -74,8 +76,8 @@ __global__ void compare_kernel(const double *a, const double *b, int64_t count,
 typedef struct step_args {
     const model1d_rhs *r;
     const banded_view *v;
-    const double *u, *mean, *f0, *copy_src;
-    double *out;
+    const double *u, *mean, *f0, *copy_src, *drift_in;
+    double *out, *drift_out;
     int64_t ld;
     cohort_cuda_step_path path;
     size_t tile_bytes;
@@ -92,8 +94,9 @@ static void run_step(void *arg)
         CHECK_COHORT(cohort_cuda_model1d_advance_fused(a->r, a->v, a->u, a->out, a->mean, a->ld, 0,
                                                        a->ld, a->on_chip_steps, 0));
     else
-        CHECK_COHORT(cohort_cuda_model1d_step_path(a->r, a->v, a->u, a->out, a->mean, a->f0, a->ld,
-                                                   0, a->ld, a->path, a->tile_bytes));
+        CHECK_COHORT(cohort_cuda_model1d_step_path(a->r, a->v, a->u, a->out, a->mean, a->f0,
+                                                   a->drift_in, a->drift_out, a->ld, 0, a->ld,
+                                                   a->path, a->tile_bytes));
 }
 
 /* The fused output (in out) against the portable one (reference), both from poisoned arrays. */
@@ -169,6 +172,60 @@ static void bench_on_chip(step_args *a, double *reference, const bench_case *k, 
            ON_CHIP_STEPS, ON_CHIP_STEPS, worst[2], (long long)values, worst[3]);
     if (worst[2] != 0 || worst[3] != 0) {
         fprintf(stderr, "bench-model1d: the steps on chip differ from the single steps\n");
+        exit(1);
+    }
+}
+
+/* drift[m] = the mean of member m of x, summed in row order: the reference of a drift handed on
+ * (model1d_kernels.step) */
+__global__ void member_mean_kernel(const double *x, double *drift, int64_t n, int64_t ld)
+{
+    const int64_t m = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m >= ld) return;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += x[i * ld + m];
+    drift[m] = sum / (double)n;
+}
+
+/* The separate step as a run takes it between records where the solve sums what it stores
+ * (model1d_advance): the drift of u handed in, that of out handed on. Timed, then checked: the
+ * same bits as the step that sums u itself (reference), and the drift handed on that of out. */
+static void bench_handed(step_args *a, double *reference, double *drifts, const bench_case *k,
+                         float auto_ms, float copy, int reps, float *times,
+                         unsigned long long *worst_dev)
+{
+    const int64_t values = a->v->n * a->ld;
+    const unsigned blocks = (unsigned)((a->ld + 255) / 256);
+    member_mean_kernel<<<blocks, 256>>>(a->u, drifts, a->v->n, a->ld);
+    step_args handed = *a;
+    handed.path = COHORT_CUDA_STEP_AUTO, handed.tile_bytes = 0;
+    handed.drift_in = drifts, handed.drift_out = drifts + a->ld;
+    const float ms = bench_median_ms(NULL, run_step, &handed, 3, reps, times);
+    printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s  (%.2fx the step that sums "
+           "its state)\n",
+           "auto, drift handed on", ms, copy / ms, ms * STEPS_T100 / 1000.0, auto_ms / ms);
+    char workload[128];
+    snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld, drift handed on", k->label,
+             (long long)k->n, (long long)k->m);
+    bench_table_row("bench-model1d", workload, ms, copy, "device copy of the state",
+                    "the step that sums its state", auto_ms);
+    step_args ref = handed;
+    ref.out = reference, ref.drift_in = NULL, ref.drift_out = NULL;
+    CHECK_COHORT(cohort_backend_cuda.fill(a->out, NAN, (size_t)values));
+    CHECK_COHORT(cohort_backend_cuda.fill(reference, NAN, (size_t)values));
+    run_step(&handed);
+    run_step(&ref);
+    member_mean_kernel<<<blocks, 256>>>(a->out, drifts, a->v->n, a->ld);
+    unsigned long long worst[4] = {0, 0, 0, 0};
+    CHECK_CUDA(cudaMemcpy(worst_dev, worst, sizeof worst, cudaMemcpyHostToDevice));
+    compare_kernel<<<(unsigned)((values + 255) / 256), 256>>>(a->out, reference, values, worst_dev);
+    compare_kernel<<<blocks, 256>>>(drifts + a->ld, drifts, a->ld, worst_dev);
+    CHECK_CUDA(cudaMemcpy(worst, worst_dev, sizeof worst, cudaMemcpyDeviceToHost));
+    printf("    check: vs the step that sums its state, and the drifts handed on: %llu of %lld "
+           "values differ, %llu non-finite\n",
+           worst[2], (long long)(values + a->ld), worst[3]);
+    if (worst[2] != 0 || worst[3] != 0) {
+        fprintf(stderr, "bench-model1d: the step handing its drift on differs\n");
         exit(1);
     }
 }
@@ -290,13 +347,14 @@ int main(int argc, char **argv)
         max_values = cases[c].n * cases[c].m > max_values ? cases[c].n * cases[c].m : max_values;
         max_m = m > max_m ? m : max_m;
     }
-    double *u, *out, *reference, *mean, *f0;
+    double *u, *out, *reference, *mean, *f0, *drifts;
     unsigned long long *worst_dev;
     CHECK_CUDA(cudaMalloc(&u, (size_t)max_values * sizeof(double)));
     CHECK_CUDA(cudaMalloc(&out, (size_t)max_values * sizeof(double)));
     CHECK_CUDA(cudaMalloc(&reference, (size_t)max_values * sizeof(double)));
     CHECK_CUDA(cudaMalloc(&mean, (size_t)max_m * sizeof(double)));
     CHECK_CUDA(cudaMalloc(&f0, (size_t)max_m * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&drifts, 2 * (size_t)max_m * sizeof(double)));
     CHECK_CUDA(cudaMalloc(&worst_dev, 4 * sizeof(unsigned long long)));
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         if (only >= 0 && (size_t)only != c) continue;
@@ -331,7 +389,9 @@ int main(int argc, char **argv)
                        .mean = mean,
                        .f0 = k->kind == MODEL1D_CAHN_HILLIARD_FORCED ? f0 : NULL,
                        .copy_src = NULL,
+                       .drift_in = NULL,
                        .out = out,
+                       .drift_out = NULL,
                        .ld = k->m,
                        .path = COHORT_CUDA_STEP_AUTO,
                        .tile_bytes = 0,
@@ -382,6 +442,8 @@ int main(int argc, char **argv)
         }
         if (cohort_cuda_model1d_step_width(a.r, a.v, 0) > 0)
             bench_on_chip(&a, reference, k, auto_ms, copy, reps, times, worst_dev);
+        else if (model1d_steps_a_call(s) > 1)
+            bench_handed(&a, reference, drifts, k, auto_ms, copy, reps, times, worst_dev);
         bench_cpu(k, &p, &a, reference);
         model1d_stepper_free(s);
     }
@@ -390,6 +452,7 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaFree(reference));
     CHECK_CUDA(cudaFree(mean));
     CHECK_CUDA(cudaFree(f0));
+    CHECK_CUDA(cudaFree(drifts));
     CHECK_CUDA(cudaFree(worst_dev));
     curandDestroyGenerator(rng);
     free(times);

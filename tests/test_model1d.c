@@ -366,7 +366,7 @@ static void advance_check(const cohort_backend *be, const model1d_rhs *r, const 
         rc = cohort_cuda_model1d_advance_fused(r, v, dev[0], dev[5], mean, ld, m0, count, 3, 0);
     double *from = dev[0], *to = dev[4];
     for (int k = 0; k < 3 && rc == COHORT_OK; ++k) {
-        rc = cohort_cuda_model1d_step_path(r, v, from, to, mean, NULL, ld, m0, count,
+        rc = cohort_cuda_model1d_step_path(r, v, from, to, mean, NULL, NULL, NULL, ld, m0, count,
                                            COHORT_CUDA_STEP_FUSED, 0);
         double *t = from;
         from = to, to = t;
@@ -448,11 +448,11 @@ static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsig
                (long long)n, cohort_cuda_shared_limit_bytes());
         goto done;
     }
-    rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[4], mean, dev[2], ld, m0, count,
-                                       COHORT_CUDA_STEP_FUSED, 0);
+    rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[4], mean, dev[2], NULL, NULL, ld, m0,
+                                       count, COHORT_CUDA_STEP_FUSED, 0);
     if (rc == COHORT_OK)
-        rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[5], mean, dev[2], ld, m0, count,
-                                           COHORT_CUDA_STEP_PORTABLE, 0);
+        rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[5], mean, dev[2], NULL, NULL, ld, m0,
+                                           count, COHORT_CUDA_STEP_PORTABLE, 0);
     if (rc == COHORT_OK) rc = be->synchronize();
     if (rc == COHORT_OK) rc = be->copy_to_host(host[3], dev[4], (size_t)values * sizeof(double));
     if (rc == COHORT_OK)
@@ -465,7 +465,7 @@ static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsig
     model1d_rhs cpu_r = r;
     cpu_r.forcing = host[2];
     rc = model1d_kernels_cpu.step(&cpu_r, banded_solver_view(cpu_solver), host[0], cpu_out,
-                                  with_mean ? host[1] : NULL, cpu_f0, ld, m0, count);
+                                  with_mean ? host[1] : NULL, cpu_f0, NULL, NULL, ld, m0, count);
     EXPECT(rc == COHORT_OK, "cpu step: %s", cohort_error_detail());
     double scale = 0.0, paths = 0.0, cpu = 0.0;
     int64_t differing = 0, outside = 0;
@@ -537,12 +537,133 @@ static void step_paths_limits(void)
     r.terms = MODEL1D_TERM_NONLINEAR;
     v.border = 0;
     EXPECT(cohort_cuda_model1d_step_width(&r, &v, 0) == 0, "a plain system takes the fallback");
-    EXPECT(cohort_cuda_model1d_step_path(&r, &v, NULL, NULL, NULL, NULL, 1, 0, 1,
+    EXPECT(cohort_cuda_model1d_step_path(&r, &v, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, 1,
                                          COHORT_CUDA_STEP_FUSED,
                                          1024) == COHORT_ERR_INVALID_ARGUMENT,
            "FUSED without a tile is refused");
 }
 #endif
+
+/* ch1d_forced's steps handing each member's drift to the next (model1d_kernels.step), on a
+ * sub-batch of members with their own means and forcing amplitudes; n = 64 and 512 take the cuda
+ * warp solve, which sums the result as it stores it, n = 1000 the chunked solve, after which a
+ * kernel of its own sums it. */
+typedef struct drift_case {
+    const cohort_backend *be;
+    model1d_stepper *s;
+    int64_t n, ld, m0, count;
+    double *host;   /* u, then three results */
+    double *dev[6]; /* u, three results, means and forcing amplitudes, drifts */
+} drift_case;
+
+/* How many values of the sub-batch's members differ in their bits between x and y. */
+static int64_t members_differ(const drift_case *c, const double *x, const double *y)
+{
+    int64_t differ = 0;
+    for (int64_t i = 0; i < c->n; ++i)
+        for (int64_t m = c->m0; m < c->m0 + c->count; ++m)
+            differ += memcmp(&x[i * c->ld + m], &y[i * c->ld + m], sizeof(double)) != 0;
+    return differ;
+}
+
+/* drift_out is each member's mean of its result, summed in row order (the right-hand side's own
+ * sum, so the same bits), and a step given it as drift_in gives the bits of one that sums. */
+static void drift_kernel_check(drift_case *c)
+{
+    const int64_t values = c->n * c->ld, ld = c->ld, m0 = c->m0, count = c->count;
+    const model1d_kernels *k = COHORT_KERNELS(c->be, model1d_kernels);
+    const model1d_rhs *r = model1d_stepper_rhs(c->s);
+    const banded_view *v = model1d_stepper_view(c->s);
+    double **dev = c->dev, *mean = dev[4], *f0 = dev[4] + ld, drift[64]; /* ld <= 64 */
+    /* out = step(u) with its drift; out2 = step(out) given it; out3 = step(out) summing out */
+    int rc = k->step(r, v, dev[0], dev[1], mean, f0, NULL, dev[5], ld, m0, count);
+    if (rc == COHORT_OK) rc = k->step(r, v, dev[1], dev[2], mean, f0, dev[5], NULL, ld, m0, count);
+    if (rc == COHORT_OK) rc = k->step(r, v, dev[1], dev[3], mean, f0, NULL, NULL, ld, m0, count);
+    if (rc == COHORT_OK) rc = c->be->synchronize();
+    for (int j = 1; j < 4 && rc == COHORT_OK; ++j)
+        rc = c->be->copy_to_host(c->host + j * values, dev[j], (size_t)values * sizeof(double));
+    if (rc == COHORT_OK) rc = c->be->copy_to_host(drift, dev[5], (size_t)ld * sizeof(double));
+    EXPECT(rc == COHORT_OK, "drift n=%lld steps: %s", (long long)c->n, cohort_error_detail());
+    if (rc != COHORT_OK) return;
+    int64_t drifts_differ = 0;
+    for (int64_t m = m0; m < m0 + count; ++m) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < c->n; ++i) sum += c->host[values + i * ld + m];
+        const double want = sum / (double)c->n;
+        drifts_differ += memcmp(&want, &drift[m], sizeof want) != 0;
+    }
+    EXPECT(drifts_differ == 0, "n=%lld: %lld of %lld drifts handed on are not the result's mean",
+           (long long)c->n, (long long)drifts_differ, (long long)count);
+    const int64_t differ = members_differ(c, c->host + 2 * values, c->host + 3 * values);
+    EXPECT(differ == 0, "n=%lld: a step given the drift differs in %lld of %lld values",
+           (long long)c->n, (long long)differ, (long long)(c->n * count));
+}
+
+/* model1d_advance of several steps, which hands the drift on where the kernels can (and says so:
+ * ch1d_forced's flow map, N = 512 on cuda), gives the bits of as many model1d_step calls. */
+static void drift_advance_check(drift_case *c)
+{
+    enum { STEPS = 4 };
+    const int64_t values = c->n * c->ld;
+    const size_t bytes = (size_t)values * sizeof(double);
+    double **dev = c->dev, *mean = dev[4], *f0 = dev[4] + c->ld;
+    double *state = dev[1], *scratch = dev[2], *chained = dev[3], *chained_scratch = dev[0];
+    int rc = c->be->copy_to_device(state, c->host, bytes);
+    for (int j = 0; j < STEPS && rc == COHORT_OK; ++j)
+        rc = model1d_step(c->s, &state, &scratch, mean, f0, c->ld, c->m0, c->count);
+    if (rc == COHORT_OK) rc = c->be->copy_to_device(chained, c->host, bytes);
+    if (rc == COHORT_OK)
+        rc = model1d_advance(c->s, &chained, &chained_scratch, mean, f0, c->ld, c->m0, c->count,
+                             STEPS);
+    if (rc == COHORT_OK) rc = c->be->synchronize();
+    if (rc == COHORT_OK) rc = c->be->copy_to_host(c->host + values, state, bytes);
+    if (rc == COHORT_OK) rc = c->be->copy_to_host(c->host + 2 * values, chained, bytes);
+    EXPECT(rc == COHORT_OK, "drift n=%lld advance: %s", (long long)c->n, cohort_error_detail());
+    if (rc != COHORT_OK) return;
+    const int64_t differ = members_differ(c, c->host + values, c->host + 2 * values);
+    EXPECT(differ == 0, "n=%lld: %d steps in one advance differ from %d steps in %lld values",
+           (long long)c->n, STEPS, STEPS, (long long)differ);
+    /* on cuda the warp solve forms a tile up to n = 576 and sums as it stores */
+    const int64_t per_call = model1d_steps_a_call(c->s);
+    const int64_t want =
+        c->be->kind == COHORT_BACKEND_CUDA && c->n <= 576 ? MODEL1D_DRIFT_STEPS : 1;
+    EXPECT(per_call == want, "n=%lld: %lld steps a call on %s, not %lld", (long long)c->n,
+           (long long)per_call, c->be->kind == COHORT_BACKEND_CUDA ? "cuda" : "cpu",
+           (long long)want);
+}
+
+static void drift_handing_case(const cohort_backend *be, gsl_rng *rng, int64_t n)
+{
+    enum { LD = 45 };
+    drift_case c = {.be = be, .n = n, .ld = LD, .m0 = 2, .count = 41};
+    const int64_t values = n * c.ld;
+    const model1d_params p = {.kind = MODEL1D_CAHN_HILLIARD_FORCED,
+                              .n = n,
+                              .length = 2.0 * M_PI,
+                              .dt = 0.1 * 2.0 * M_PI / (double)n,
+                              .gamma = 0.01,
+                              .f0 = 1.0,
+                              .k = 1.0,
+                              .v = -0.5};
+    c.host = malloc(4 * (size_t)values * sizeof(double));
+    int rc = c.host ? model1d_stepper_alloc(be, &p, &c.s) : COHORT_ERR_NO_MEMORY;
+    for (int k = 0; k < 6 && rc == COHORT_OK; ++k)
+        rc = be->alloc((void **)&c.dev[k], (size_t)(k < 4 ? values : 2 * c.ld) * sizeof(double));
+    if (rc == COHORT_OK) {
+        double means[2 * LD];
+        for (int64_t k = 0; k < values; ++k) c.host[k] = gsl_rng_uniform(rng) - 0.5;
+        for (int64_t m = 0; m < c.ld; ++m) means[m] = 0.4 * gsl_rng_uniform(rng) - 0.2;
+        for (int64_t m = 0; m < c.ld; ++m) means[c.ld + m] = 2.0 * gsl_rng_uniform(rng) - 1.0;
+        rc = be->copy_to_device(c.dev[0], c.host, (size_t)values * sizeof(double));
+        if (rc == COHORT_OK) rc = be->copy_to_device(c.dev[4], means, sizeof means);
+    }
+    EXPECT(rc == COHORT_OK, "drift n=%lld set-up: %s", (long long)n, cohort_error_detail());
+    if (rc == COHORT_OK) drift_kernel_check(&c);
+    if (rc == COHORT_OK) drift_advance_check(&c);
+    for (int k = 0; k < 6; ++k) be->release(c.dev[k]);
+    free(c.host);
+    model1d_stepper_free(c.s);
+}
 
 static void bad_parameters(const cohort_backend *be)
 {
@@ -574,6 +695,9 @@ int main(int argc, char **argv)
     forced_stability_limit();
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD);
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD_FORCED);
+    static const int64_t drift_sizes[] = {64, 512, 1000};
+    for (size_t i = 0; i < sizeof drift_sizes / sizeof drift_sizes[0]; ++i)
+        drift_handing_case(be, rng, drift_sizes[i]);
 #ifdef COHORT_HAVE_CUDA
     if (be->kind == COHORT_BACKEND_CUDA) {
         step_paths_limits();

@@ -331,9 +331,6 @@ extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_b
     return 0;
 }
 
-static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
-                             int64_t groups, int64_t group_stride, int width);
-
 /* The members per tile of a tiled launch: the widest tile of the budget (max_width), halved while
  * it is wider than the batch needs or leaves the GPU with fewer than two blocks per SM (the y
  * lines of one 1024^2 field are 1,024 systems: 8 to a tile would be 128 blocks). A member's
@@ -504,6 +501,28 @@ static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int6
     return COHORT_OK;
 }
 
+static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
+                             int64_t groups, int64_t group_stride, int width, double *stored_mean);
+
+/* The warp tiles' width AUTO solves v with (tile_bytes: TILED's budget), or 0 where it takes
+ * another path: WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles,
+ * where the tiled path's many threads per system win (bench-banded). Pentadiagonal systems stay
+ * on WARP, whose bits are the portable path's: TILED_SHARED would change the round-off of
+ * ch1d_forced's flow map for a few percent of its solve (PERFORMANCE.md, "Figures behind the
+ * source's choices"). */
+static int auto_warp_width(const banded_view *v, size_t tile_bytes)
+{
+    if (v->prefer_partitioned && v->n_seg > 1) return 0;
+    const int width = cohort_cuda_banded_warp_width(v, 0);
+    if (v->h != 1 || width == 0 || width == WARP_MAX_WIDTH) return width;
+    const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    int shared_width = 0, shared_groups = 0;
+    if (max_width > 0) tiled_shared_plan(v, max_width, &shared_width, &shared_groups);
+    const int tiled_wins = shared_width * shared_groups >= TILED_AUTO_SHARED_MEMBERS ||
+                           (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI);
+    return tiled_wins ? 0 : width;
+}
+
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
  * per launch, on the portable path). */
 static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
@@ -516,9 +535,9 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
     const int partitioned =
         path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
     const int auto_by_system = path == COHORT_CUDA_BANDED_AUTO && !partitioned;
-    const int auto_warp_width = auto_by_system ? cohort_cuda_banded_warp_width(v, 0) : 0;
+    const int warp_forms = auto_by_system && cohort_cuda_banded_warp_width(v, 0) > 0;
     if (path == COHORT_CUDA_BANDED_CHUNKED ||
-        (auto_by_system && auto_warp_width == 0 && banded_chunked_auto(v)))
+        (auto_by_system && !warp_forms && banded_chunked_auto(v)))
         return banded_chunked_launch(v, u, ld, m0, count, groups, group_stride);
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
     int shared_width = 0, shared_groups = 0;
@@ -532,19 +551,10 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
     } else if (auto_by_system) {
-        /* WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles, where
-         * the tiled path's many threads per system win (bench-banded). Pentadiagonal systems stay
-         * on WARP, whose bits are the portable path's: TILED_SHARED would change the round-off of
-         * ch1d_forced's flow map for a few percent of its solve (PERFORMANCE.md, "Figures behind
-         * the source's choices") */
-        warp_width = auto_warp_width;
-        if (v->h == 1 && warp_width < WARP_MAX_WIDTH &&
-            (shared_members >= TILED_AUTO_SHARED_MEMBERS ||
-             (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI)))
-            warp_width = 0;
+        warp_width = auto_warp_width(v, tile_bytes);
     }
     if (warp_width > 0)
-        return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width);
+        return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width, NULL);
     if ((path == COHORT_CUDA_BANDED_TILED || path == COHORT_CUDA_BANDED_TILED_SHARED) &&
         max_width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -602,15 +612,14 @@ static int cuda_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, i
 
 /* ---- the WARP path: the warp-tile kernel of banded_cuda.cuh with no right-hand side ---- */
 
-/* The kernel built for v's half-bandwidth and border (plain or periodic) and tiles of `width`
- * members, or NULL. */
-static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const banded_view *v,
-                                                                       int width)
+/* The kernel built for v's half-bandwidth and border (plain or periodic), tiles of `width`
+ * members and the solve Solve (banded_warp_solve_only or _mean), or NULL. */
+template <class Solve>
+static banded_warp_kernel_fn<Solve> warp_solve_kernel(const banded_view *v, int width)
 {
 #define BANDED_WARP_MATCH(half, edge)                                                              \
     if (v->h == (half) && v->border == (edge))                                                     \
-        return banded_warp_kernel_for<half, edge, banded_warp_solve_only>(                         \
-            banded_warp_solve_widths(), width);
+        return banded_warp_kernel_for<half, edge, Solve>(banded_warp_solve_widths(), width);
     BANDED_WARP_VARIANTS(BANDED_WARP_MATCH)
 #undef BANDED_WARP_MATCH
     return NULL;
@@ -618,14 +627,38 @@ static banded_warp_kernel_fn<banded_warp_solve_only> warp_solve_kernel(const ban
 
 extern "C" int cohort_cuda_banded_warp_width(const banded_view *v, size_t tile_bytes)
 {
-    return warp_solve_kernel(v, WARP_MAX_WIDTH) ? banded_warp_width_for(v, tile_bytes) : 0;
+    return warp_solve_kernel<banded_warp_solve_only>(v, WARP_MAX_WIDTH)
+               ? banded_warp_width_for(v, tile_bytes)
+               : 0;
 }
 
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
-                             int64_t groups, int64_t group_stride, int width)
+                             int64_t groups, int64_t group_stride, int width, double *stored_mean)
 {
-    return banded_warp_launch(warp_solve_kernel(v, width), banded_warp_solve_only(), v, u, u, NULL,
-                              ld, m0, count, groups, group_stride, width, 1);
+    if (stored_mean)
+        return banded_warp_launch(warp_solve_kernel<banded_warp_solve_mean>(v, width),
+                                  banded_warp_solve_mean(), v, u, u, NULL, ld, m0, count, groups,
+                                  group_stride, width, 1, stored_mean);
+    return banded_warp_launch(warp_solve_kernel<banded_warp_solve_only>(v, width),
+                              banded_warp_solve_only(), v, u, u, NULL, ld, m0, count, groups,
+                              group_stride, width, 1, NULL);
+}
+
+extern "C" int cohort_cuda_banded_auto_stores_mean(const banded_view *v)
+{
+    return auto_warp_width(v, 0) > 0;
+}
+
+extern "C" int cohort_cuda_banded_solve_mean(const banded_view *v, double *u, int64_t ld,
+                                             int64_t m0, int64_t count, double *member_mean)
+{
+    const int width = auto_warp_width(v, 0);
+    if (width == 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "n = %lld, h = %d: AUTO does not take the warp path, which alone sums "
+                           "the solutions as it stores them",
+                           (long long)v->n, v->h);
+    return banded_warp_solve(v, u, ld, m0, count, 1, 0, width, member_mean);
 }
 
 extern "C" const banded_kernels banded_kernels_cuda = {.solve = cuda_solve};

@@ -128,17 +128,20 @@ __device__ __forceinline__ void tile_stage_issue(double *tile, const double *bas
  *   Rhs::SOLVE_ONLY          1: none, f = u (the banded solve alone);
  *   Rhs::RADIUS              f_i reads rows i - RADIUS .. i + RADIUS (a window in registers);
  *   Rhs::AHEAD               the forward sweep reads row i + AHEAD of u while it computes row i;
+ *   Rhs::STORES_MEAN         1: the last step sums the values it stores, in row order, and leaves
+ *                            their mean in stored_mean[m] (a constant, so that the solve that
+ *                            does not pays nothing for it);
  *   rhs.prepared()           the policy as one member's sweep uses it (constants folded in);
  *   rhs.drift(x, n, w)       the member's drift, projected out (called where a mean is given);
  *   rhs.row_value(u, mu, drift)  a value of one row that f reads at several rows (the cubic),
  *                            carried in a second window beside c so that each row's is formed
  *                            once;
  *   rhs.point(c, e, mu, drift)  f_i from the window c and the row values' window e. */
-struct banded_warp_solve_only {
+template <int STORES> struct banded_warp_solve_policy {
     /* RADIUS and AHEAD as the 1D step's: the same split of the forward sweep into chunks and a
      * tail, the code measured in solvers/banded/PERFORMANCE.md */
-    enum { SOLVE_ONLY = 1, RADIUS = 3, AHEAD = 4 };
-    __device__ banded_warp_solve_only prepared() const
+    enum { SOLVE_ONLY = 1, RADIUS = 3, AHEAD = 4, STORES_MEAN = STORES };
+    __device__ banded_warp_solve_policy prepared() const
     {
         return *this;
     }
@@ -155,6 +158,8 @@ struct banded_warp_solve_only {
         return 0.0;
     }
 };
+typedef banded_warp_solve_policy<0> banded_warp_solve_only;
+typedef banded_warp_solve_policy<1> banded_warp_solve_mean; /* each solution's mean too */
 
 /* The factor's rows in a warp-tile block's shared memory: 2h + 1 coefficients padded to an even
  * count, so that every row starts 16 bytes aligned and its pairs load as one. */
@@ -340,7 +345,9 @@ __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
  * shared memory (cp.async), and solves them (with their right-hand sides), one thread per member,
  * `steps` times over: the steps before the last leave each member's state in the tile (a thread
  * reads and writes its own column only), so device memory is read once and written once for all
- * of them, and the result is that of `steps` launches bit for bit.
+ * of them, and the result is that of `steps` launches bit for bit. With Rhs::STORES_MEAN (groups =
+ * 1), the last step also sums the values it stores in row order and leaves their mean in
+ * stored_mean[m]: field_member_mean of the member's result, bit for bit, without reading it again.
  * The warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
  * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds of
  * cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
@@ -348,7 +355,8 @@ template <int H, int BORDER, int W, class Rhs>
 __device__ __forceinline__ void
 banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, double *out,
                       const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
-                      int64_t groups, int64_t group_stride, int steps)
+                      int64_t groups, int64_t group_stride, int steps,
+                      double *__restrict__ stored_mean)
 {
     static_assert(W % 2 == 0 && W >= WARP_MIN_WIDTH && W <= WARP_MAX_WIDTH,
                   "tiles of an even count of members, half a warp to a warp");
@@ -388,8 +396,10 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
                     rhs, v, coef, spike, tile + lane, NULL, 0, 1, mu, drift, mean != NULL);
                 if (mean) drift = next;
             }
-            banded_warp_member_step<H, BORDER, W>(rhs, v, coef, spike, tile + lane,
-                                                  out + offset + lane, ld, 0, mu, drift, 0);
+            const double last = banded_warp_member_step<H, BORDER, W>(
+                rhs, v, coef, spike, tile + lane, out + offset + lane, ld, 0, mu, drift,
+                Rhs::STORES_MEAN);
+            if (Rhs::STORES_MEAN) stored_mean[m] = last;
         }
         __syncwarp(); /* the tile is free for the next stage */
     }
@@ -399,15 +409,15 @@ template <int H, int BORDER, int W, class Rhs>
 __global__ void __launch_bounds__(32 * WARP_MAX_WARPS)
     banded_warp_kernel(Rhs rhs, banded_view v, const double *u, double *out, const double *mean,
                        int64_t ld, int64_t m0, int64_t count, int64_t groups, int64_t group_stride,
-                       int steps)
+                       int steps, double *stored_mean)
 {
     banded_warp_tile_body<H, BORDER, W>(rhs, v, u, out, mean, ld, m0, count, groups, group_stride,
-                                        steps);
+                                        steps, stored_mean);
 }
 
 template <class Rhs>
 using banded_warp_kernel_fn = void (*)(Rhs, banded_view, const double *, double *, const double *,
-                                       int64_t, int64_t, int64_t, int64_t, int64_t, int);
+                                       int64_t, int64_t, int64_t, int64_t, int64_t, int, double *);
 
 /* The tile widths a warp-tile kernel is built for, widest first. The solve alone, and one fused
  * 1D step a launch, stream their tiles through device memory and take a warp or half
@@ -479,12 +489,14 @@ static int banded_warp_width_on_chip(const banded_view *v, size_t tile_bytes,
 
 /* Launches a warp-tile kernel for v with tiles of `width` members, `steps` steps in the tiles: as
  * many warps per block as tiles fit beside the factor (at most WARP_MAX_WARPS), as many blocks as
- * stay resident (no more than there are tiles to take). out may be u (the solve in place). */
+ * stay resident (no more than there are tiles to take). out may be u (the solve in place);
+ * stored_mean (groups = 1) where Rhs::STORES_MEAN, as the tile body's. */
 template <class Rhs>
 static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
                               const banded_view *v, const double *u, double *out,
                               const double *mean, int64_t ld, int64_t m0, int64_t count,
-                              int64_t groups, int64_t group_stride, int width, int steps)
+                              int64_t groups, int64_t group_stride, int width, int steps,
+                              double *stored_mean)
 {
     const int warps = banded_warp_tiles_a_block(v, width);
     const size_t bytes = (size_t)banded_warp_factor_doubles(*v) * sizeof(double) +
@@ -509,8 +521,8 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
     const int64_t tiles = (count + width - 1) / width * groups;
     int64_t blocks = last.resident;
     if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
-    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(rhs, *v, u, out, mean, ld, m0,
-                                                                count, groups, group_stride, steps);
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(
+        rhs, *v, u, out, mean, ld, m0, count, groups, group_stride, steps, stored_mean);
     COHORT_CUDA_CHECK_LAUNCH("banded_warp_kernel");
     return COHORT_OK;
 }

@@ -85,6 +85,16 @@ int cohort_cuda_banded_chunk_width(const struct banded_view *v);
 /* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */
 int cohort_cuda_banded_warp_width(const struct banded_view *v, size_t tile_bytes);
 
+/* Whether AUTO solves v on the WARP path, whose store can sum each solution as it writes it. */
+int cohort_cuda_banded_auto_stores_mean(const struct banded_view *v);
+
+/* The AUTO solve in place (batches of one group) that also leaves member m's mean of its solution
+ * in member_mean[m] (device memory), summed in row order as field_member_mean sums it, so the
+ * same bits, without reading the solution again. Only where cohort_cuda_banded_auto_stores_mean
+ * (else COHORT_ERR_INVALID_ARGUMENT). */
+int cohort_cuda_banded_solve_mean(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
+                                  int64_t count, double *member_mean);
+
 #ifdef __cplusplus
 }
 #endif

@@ -107,15 +107,17 @@ typedef struct cohort_model_stepping {
     const char *steppers;
 } cohort_model_stepping;
 
-/* Many steps in one call, the state kept on chip between them (optional; stage: run_chunk.c). */
+/* Many steps in one call, which saves work between them: the state kept on chip, or what one step
+ * hands the next (optional; stage: run_chunk.c). */
 typedef struct cohort_model_on_chip {
     /* Advances the state by `steps` steps from step `step`, the same bits as `steps` calls of
      * step(); the pointers of s may be exchanged as by step() */
     int (*advance)(void *stepper, cohort_model_state *s, int64_t step, int64_t steps);
-    /* Whether advance() is worth many steps a call for this stepper (NULL: always): where it
-     * would only loop over step(), the driver steps one at a time and stays responsive to
-     * signals between steps */
-    int (*advance_pays)(const void *stepper);
+    /* The most steps one call of advance() is worth for this stepper (NULL or 0: no limit of its
+     * own; the driver takes at most 4,096 a call): 1 where advance() would only loop over step(),
+     * so the driver steps one at a time; a few where the saving comes within them, so that the
+     * driver shows progress and sees signals between calls as often as between single steps */
+    int64_t (*steps_a_call)(const void *stepper);
 } cohort_model_on_chip;
 
 /* Adaptive in time (optional; stages: plan_time.c, run_records.c, run_durable.c): step()

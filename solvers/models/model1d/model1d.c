@@ -134,6 +134,39 @@ int model1d_advances_on_chip(const model1d_stepper *s)
     return k->advance_on_chip && k->advance_on_chip(&s->rhs, model1d_stepper_view(s));
 }
 
+/* Whether each step hands its drift to the next as it stores the state (model1d_kernels.step). */
+static int hands_on_drift(const model1d_stepper *s)
+{
+    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
+    return k->hands_on_drift && k->hands_on_drift(&s->rhs, model1d_stepper_view(s));
+}
+
+int64_t model1d_steps_a_call(const model1d_stepper *s)
+{
+    return model1d_advances_on_chip(s) ? 0 : hands_on_drift(s) ? MODEL1D_DRIFT_STEPS : 1;
+}
+
+/* `steps` steps one at a time; where the kernels hand each member's drift on, the state is read
+ * once a step instead of twice (members m0 .. m0 + count - 1 of a buffer of m0 + count drifts). */
+static int advance_by_steps(const model1d_stepper *s, double **state, double **scratch,
+                            const double *mean, const double *member_f0, int64_t ld, int64_t m0,
+                            int64_t count, int64_t steps)
+{
+    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
+    const banded_view *v = model1d_stepper_view(s);
+    double *drift = NULL;
+    if (steps > 1 && mean && hands_on_drift(s))
+        COHORT_CALL(s->backend->alloc((void **)&drift, (size_t)(m0 + count) * sizeof(double)));
+    int rc = COHORT_OK;
+    for (int64_t j = 0; j < steps && rc == COHORT_OK; ++j) {
+        rc = k->step(&s->rhs, v, *state, *scratch, mean, member_f0, j > 0 ? drift : NULL,
+                     j + 1 < steps ? drift : NULL, ld, m0, count);
+        if (rc == COHORT_OK) exchange(state, scratch);
+    }
+    if (drift) s->backend->release(drift);
+    return rc;
+}
+
 int model1d_advance(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                     const double *member_f0, int64_t ld, int64_t m0, int64_t count, int64_t steps)
 {
@@ -142,16 +175,12 @@ int model1d_advance(const model1d_stepper *s, double **state, double **scratch, 
     if (steps < 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "steps = %lld", (long long)steps);
     COHORT_CALL(cohort_check_subbatch(ld, m0, count));
-    const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
-    const banded_view *v = model1d_stepper_view(s);
     if (steps > 1 && model1d_advances_on_chip(s)) {
-        COHORT_CALL(k->advance(&s->rhs, v, *state, *scratch, mean, ld, m0, count, steps));
+        const model1d_kernels *k = COHORT_KERNELS(s->backend, model1d_kernels);
+        COHORT_CALL(k->advance(&s->rhs, model1d_stepper_view(s), *state, *scratch, mean, ld, m0,
+                               count, steps));
         exchange(state, scratch);
         return COHORT_OK;
     }
-    for (int64_t j = 0; j < steps; ++j) {
-        COHORT_CALL(k->step(&s->rhs, v, *state, *scratch, mean, member_f0, ld, m0, count));
-        exchange(state, scratch);
-    }
-    return COHORT_OK;
+    return advance_by_steps(s, state, scratch, mean, member_f0, ld, m0, count, steps);
 }

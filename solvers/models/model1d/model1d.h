@@ -57,12 +57,18 @@ int model1d_step(const model1d_stepper *s, double **state, double **scratch, con
 /* `steps` steps of model1d_step in one call, the same bits: on cuda, where the fused tile forms
  * (diffusion1d, hyperdiffusion1d, ch1d), in one launch with each member's state kept on chip
  * between the steps, so device memory is read and written once for all of them; elsewhere one
- * step at a time. */
+ * step at a time, where the cuda solve sums what it stores (ch1d_forced) each step handing its
+ * members' drift to the next, so that a step reads the state once, not twice. */
 int model1d_advance(const model1d_stepper *s, double **state, double **scratch, const double *mean,
                     const double *member_f0, int64_t ld, int64_t m0, int64_t count, int64_t steps);
 /* Whether model1d_advance keeps the states on chip for this stepper (else it steps one at a
  * time). */
 int model1d_advances_on_chip(const model1d_stepper *s);
+/* The most steps one model1d_advance is worth (on_chip.steps_a_call of models/model.h): 0, no
+ * limit of its own, on chip; MODEL1D_DRIFT_STEPS where the drift is handed on (a call saves all
+ * but one of its steps' sums of the state); 1 where it would only loop over model1d_step. */
+enum { MODEL1D_DRIFT_STEPS = 64 };
+int64_t model1d_steps_a_call(const model1d_stepper *s);
 
 /* The 1D family for the registry (models/model.h): diffusion1d, hyperdiffusion1d, ch1d and
  * ch1d_forced point at its tables and delegate their stepper_alloc to the family's with their

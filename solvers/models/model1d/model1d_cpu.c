@@ -7,19 +7,27 @@
 #include "models/model1d/model1d_kernels.h"
 #include "models/model1d/model1d_numerics.h"
 
+/* drift[m - m0] = field_member_mean of each member of x */
+static void member_means(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
+                         double *drift)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t m = m0; m < m0 + count; ++m) drift[m - m0] = field_member_mean(x + m, n, ld);
+}
+
 /* The right-hand side into out, row by row across the members, then the banded solve in place. */
 static int cpu_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
-                    const double *mean, const double *member_f0, int64_t ld, int64_t m0,
-                    int64_t count)
+                    const double *mean, const double *member_f0, const double *drift_in,
+                    double *drift_out, int64_t ld, int64_t m0, int64_t count)
 {
     const int64_t n = v->n;
-    double *drift = NULL; /* each member's mean of u, projected out (model1d_rhs_point) */
-    if (mean) {
-        drift = calloc((size_t)count, sizeof *drift);
-        if (!drift) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld drifts", (long long)count);
-#pragma omp parallel for schedule(static)
-        for (int64_t m = m0; m < m0 + count; ++m) drift[m - m0] = field_member_mean(u + m, n, ld);
+    double *summed = NULL; /* each member's mean of u, projected out (model1d_rhs_point) */
+    if (mean && !drift_in) {
+        summed = calloc((size_t)count, sizeof *summed);
+        if (!summed) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld drifts", (long long)count);
+        member_means(u, n, ld, m0, count, summed);
     }
+    const double *drift = drift_in ? drift_in + m0 : summed;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) {
         const double *row[MODEL1D_WINDOW];
@@ -32,12 +40,14 @@ static int cpu_step(const model1d_rhs *r, const banded_view *v, const double *u,
         for (int64_t m = m0; m < m0 + count; ++m) {
             double c[MODEL1D_WINDOW];
             for (int k = 0; k < MODEL1D_WINDOW; ++k) c[k] = row[k][m];
-            f[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, drift ? drift[m - m0] : 0.0,
+            f[m] = model1d_rhs_point(r, c, mean ? mean[m] : 0.0, mean ? drift[m - m0] : 0.0,
                                      forcing, member_f0 ? member_f0[m] : r->f0);
         }
     }
-    free(drift);
-    return banded_cpu_solve(v, out, ld, m0, count, 1, 0);
+    free(summed);
+    COHORT_CALL(banded_cpu_solve(v, out, ld, m0, count, 1, 0));
+    if (drift_out) member_means(out, n, ld, m0, count, drift_out + m0);
+    return COHORT_OK;
 }
 
 const model1d_kernels model1d_kernels_cpu = {.step = cpu_step};

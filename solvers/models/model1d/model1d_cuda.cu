@@ -22,12 +22,14 @@ enum { RHS_CHUNK = 4 };
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     model1d_rhs_kernel(model1d_rhs r, const double *__restrict__ u, double *__restrict__ f,
                        const double *__restrict__ mean, const double *__restrict__ member_f0,
-                       int64_t n, int64_t ld, int64_t m0, int64_t count)
+                       const double *__restrict__ drift_in, int64_t n, int64_t ld, int64_t m0,
+                       int64_t count)
 {
     const int64_t m = m0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (m >= m0 + count) return;
     const double mu = mean ? mean[m] : 0.0, f0 = member_f0 ? member_f0[m] : r.f0;
-    const double drift = mean ? field_member_mean(u + m, n, ld) : 0.0; /* projected out */
+    /* projected out: handed on by the step before, or summed here (a read of the whole member) */
+    const double drift = !mean ? 0.0 : drift_in ? drift_in[m] : field_member_mean(u + m, n, ld);
     if (n < MODEL1D_WINDOW + RHS_CHUNK) { /* short: index each neighbour */
         for (int64_t i = 0; i < n; ++i)
             f[i * ld + m] = model1d_rhs_at(&r, u + m, n, ld, i, mu, drift, f0);
@@ -60,6 +62,16 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
         if (i + q < n) point(i + q, ahead[q]);
 }
 
+/* drift[m] = field_member_mean of member m of x: the drift a step hands on where its solve does
+ * not sum what it stores. */
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    model1d_drift_kernel(const double *__restrict__ x, double *__restrict__ drift, int64_t n,
+                         int64_t ld, int64_t m0, int64_t count)
+{
+    const int64_t m = m0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (m < m0 + count) drift[m] = field_member_mean(x + m, n, ld);
+}
+
 /* ---- the 1D step in one pass: the right-hand side inside the warp-tile solve ---- */
 
 /* The warp tile's right-hand side (banded_cuda.cuh): model1d_rhs_point with the model's terms as
@@ -68,7 +80,7 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 template <unsigned TERMS> struct model1d_warp_rhs {
     static_assert(!(TERMS & MODEL1D_TERM_FORCING),
                   "the fused step has no forcing term: ch1d_forced takes the separate kernels");
-    enum { SOLVE_ONLY = 0, RADIUS = MODEL1D_RADIUS, AHEAD = MODEL1D_RADIUS + 1 };
+    enum { SOLVE_ONLY = 0, RADIUS = MODEL1D_RADIUS, AHEAD = MODEL1D_RADIUS + 1, STORES_MEAN = 0 };
     model1d_rhs r;
     __device__ model1d_warp_rhs prepared() const
     {
@@ -120,7 +132,7 @@ static int fused_launch(const model1d_rhs *r, const banded_view *v, const double
     const model1d_warp_rhs<TERMS> rhs = {*r};
     return banded_warp_launch(
         banded_warp_kernel_for<H, BORDER, model1d_warp_rhs<TERMS>>(model1d_fused_widths(), width),
-        rhs, v, u, out, mean, ld, m0, count, 1, 0, width, steps);
+        rhs, v, u, out, mean, ld, m0, count, 1, 0, width, steps, NULL);
 }
 
 typedef int (*fused_launch_fn)(const model1d_rhs *, const banded_view *, const double *, double *,
@@ -157,9 +169,40 @@ extern "C" int cohort_cuda_model1d_advance_width(const model1d_rhs *r, const ban
                               : 0;
 }
 
+/* drift_out (where given) from a read of out, after a step whose solve does not sum as it
+ * stores */
+static int drift_by_reading(const banded_view *v, const double *out, double *drift_out, int64_t ld,
+                            int64_t m0, int64_t count)
+{
+    if (!drift_out) return COHORT_OK;
+    const unsigned blocks = (unsigned)((count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
+    model1d_drift_kernel<<<blocks, COHORT_CUDA_THREADS>>>(out, drift_out, v->n, ld, m0, count);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_drift_kernel");
+    return COHORT_OK;
+}
+
+/* The separate kernels' step: the right-hand side into out, then the banded solve in place
+ * (PORTABLE's or AUTO's), with drift_out from the warp path's store where AUTO takes it. */
+static int separate_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
+                         const double *mean, const double *member_f0, const double *drift_in,
+                         double *drift_out, int64_t ld, int64_t m0, int64_t count, int portable)
+{
+    const unsigned blocks = (unsigned)((count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS);
+    model1d_rhs_kernel<<<blocks, COHORT_CUDA_THREADS>>>(*r, u, out, mean, member_f0, drift_in, v->n,
+                                                        ld, m0, count);
+    COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
+    if (drift_out && !portable && cohort_cuda_banded_auto_stores_mean(v))
+        return cohort_cuda_banded_solve_mean(v, out, ld, m0, count, drift_out);
+    COHORT_CALL(cohort_cuda_banded_solve_path(
+        v, out, ld, m0, count, portable ? COHORT_CUDA_BANDED_PORTABLE : COHORT_CUDA_BANDED_AUTO,
+        0));
+    return drift_by_reading(v, out, drift_out, ld, m0, count);
+}
+
 extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_view *v,
                                              const double *u, double *out, const double *mean,
-                                             const double *member_f0, int64_t ld, int64_t m0,
+                                             const double *member_f0, const double *drift_in,
+                                             double *drift_out, int64_t ld, int64_t m0,
                                              int64_t count, cohort_cuda_step_path path,
                                              size_t tile_bytes)
 {
@@ -171,18 +214,11 @@ extern "C" int cohort_cuda_model1d_step_path(const model1d_rhs *r, const banded_
                            "n < %d, the system is not periodic, or no kernel is built for the "
                            "terms)",
                            WARP_MIN_WIDTH, (long long)v->n, tile_bytes, MODEL1D_WINDOW);
-    if (width == 0) {
-        const int64_t blocks = (count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
-        model1d_rhs_kernel<<<(unsigned)blocks, COHORT_CUDA_THREADS>>>(*r, u, out, mean, member_f0,
-                                                                      v->n, ld, m0, count);
-        COHORT_CUDA_CHECK_LAUNCH("model1d_rhs_kernel");
-        return cohort_cuda_banded_solve_path(v, out, ld, m0, count,
-                                             path == COHORT_CUDA_STEP_PORTABLE
-                                                 ? COHORT_CUDA_BANDED_PORTABLE
-                                                 : COHORT_CUDA_BANDED_AUTO,
-                                             0);
-    }
-    return fused_launcher(r, v)(r, v, u, out, mean, ld, m0, count, width, 1);
+    if (width == 0)
+        return separate_step(r, v, u, out, mean, member_f0, drift_in, drift_out, ld, m0, count,
+                             path == COHORT_CUDA_STEP_PORTABLE);
+    COHORT_CALL(fused_launcher(r, v)(r, v, u, out, mean, ld, m0, count, width, 1));
+    return drift_by_reading(v, out, drift_out, ld, m0, count); /* its steps stay on chip instead */
 }
 
 extern "C" int cohort_cuda_model1d_advance_fused(const model1d_rhs *r, const banded_view *v,
@@ -216,12 +252,21 @@ static int cuda_advance(const model1d_rhs *r, const banded_view *v, const double
 }
 
 static int cuda_step(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
-                     const double *mean, const double *member_f0, int64_t ld, int64_t m0,
-                     int64_t count)
+                     const double *mean, const double *member_f0, const double *drift_in,
+                     double *drift_out, int64_t ld, int64_t m0, int64_t count)
 {
-    return cohort_cuda_model1d_step_path(r, v, u, out, mean, member_f0, ld, m0, count,
-                                         COHORT_CUDA_STEP_AUTO, 0);
+    return cohort_cuda_model1d_step_path(r, v, u, out, mean, member_f0, drift_in, drift_out, ld, m0,
+                                         count, COHORT_CUDA_STEP_AUTO, 0);
 }
 
-extern "C" const model1d_kernels model1d_kernels_cuda = {
-    .step = cuda_step, .advance_on_chip = cuda_advance_on_chip, .advance = cuda_advance};
+/* The separate kernels' step where the warp path's solve sums what it stores (banded_warp_store);
+ * where the fused tile forms, the steps stay on chip instead (cuda_advance_on_chip). */
+static int cuda_hands_on_drift(const model1d_rhs *r, const banded_view *v)
+{
+    return cohort_cuda_model1d_step_width(r, v, 0) == 0 && cohort_cuda_banded_auto_stores_mean(v);
+}
+
+extern "C" const model1d_kernels model1d_kernels_cuda = {.step = cuda_step,
+                                                         .hands_on_drift = cuda_hands_on_drift,
+                                                         .advance_on_chip = cuda_advance_on_chip,
+                                                         .advance = cuda_advance};

@@ -31,10 +31,12 @@ typedef enum {
 } cohort_cuda_step_path;
 
 /* model1d_kernels_cuda.step through a chosen path; tile_bytes = 0 takes the default budget.
- * FUSED where the tile cannot be formed is an error (COHORT_ERR_INVALID_ARGUMENT). */
+ * FUSED where the tile cannot be formed is an error (COHORT_ERR_INVALID_ARGUMENT). drift_in and
+ * drift_out as model1d_kernels.step's; FUSED sums u in its tile and does not read drift_in. */
 int cohort_cuda_model1d_step_path(const struct model1d_rhs *r, const struct banded_view *v,
                                   const double *u, double *out, const double *mean,
-                                  const double *member_f0, int64_t ld, int64_t m0, int64_t count,
+                                  const double *member_f0, const double *drift_in,
+                                  double *drift_out, int64_t ld, int64_t m0, int64_t count,
                                   cohort_cuda_step_path path, size_t tile_bytes);
 
 /* `steps` FUSED steps in one launch, each member's state kept in its tile between them: out holds

@@ -18,9 +18,16 @@ typedef struct model1d_kernels {
      * backend's memory (n = v->n points per member). u holds each member's deviation from
      * mean[m], the deviation's own mean projected out (mean = NULL: u is the field, nothing
      * projected); member_f0[m] (NULL: r->f0) is each member's forcing amplitude; u and out do not
-     * overlap. */
+     * overlap. With a mean, drift_in[m] (NULL: none) is each member's drift of u, as drift_out
+     * gave it, read instead of summing u; drift_out[m] (NULL: none) receives the drift of out for
+     * the next step: field_member_mean of each member's out, bit for bit (the two may be the same
+     * array; both in the backend's memory). */
     int (*step)(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
-                const double *mean, const double *member_f0, int64_t ld, int64_t m0, int64_t count);
+                const double *mean, const double *member_f0, const double *drift_in,
+                double *drift_out, int64_t ld, int64_t m0, int64_t count);
+    /* Optional (NULL: never): whether step forms drift_out as it stores out, without reading out
+     * again, so that steps which hand the drift on read the state once a step, not twice. */
+    int (*hands_on_drift)(const model1d_rhs *r, const banded_view *v);
     /* Optional (NULL: none): whether advance takes r and v's steps, and `steps` steps in one
      * operation, out of place as step, with the states kept on chip between them (r has no
      * per-member forcing there); the same bits as `steps` calls of step. */

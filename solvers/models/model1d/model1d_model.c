@@ -43,9 +43,9 @@ static int model1d_model_advance(void *stepper, cohort_model_state *s, int64_t s
                            s->count, steps);
 }
 
-static int model1d_model_advance_pays(const void *stepper)
+static int64_t model1d_model_steps_a_call(const void *stepper)
 {
-    return model1d_advances_on_chip(stepper);
+    return model1d_steps_a_call(stepper);
 }
 
 const char model1d_citation[] = "Carroll, Gloster, Bustamante, O Naraigh: A batched GPU "
@@ -59,7 +59,7 @@ const cohort_model_stepping model1d_stepping = {
 
 const cohort_model_on_chip model1d_on_chip = {
     .advance = model1d_model_advance,
-    .advance_pays = model1d_model_advance_pays,
+    .steps_a_call = model1d_model_steps_a_call,
 };
 
 /* cohort init: sized to run in a few seconds on a laptop's CPU (ch1d_forced keeps its own) */
