@@ -13,7 +13,8 @@
  * Columns: median ms; effective GB/s counting 2*N*M*8 bytes (each right-hand-side value read and
  * written once); fraction of the copy bandwidth (copy time / time); speed-up of our solve over
  * the cuSPARSE routine for the same kind; the largest normwise backward error
- * ||Ax-d|| / (||A|| ||x|| + ||d||) of 4 sampled systems. */
+ * ||Ax-d|| / (||A|| ||x|| + ||d||) of 4 sampled systems. The plain tridiagonal systems also go
+ * through cuSolverDx's gtsv_no_pivot (bench_cusolverdx.h), where this build has libmathdx. */
 #include <cuda_runtime.h>
 #include <curand.h>
 #include <cusparse.h>
@@ -27,6 +28,7 @@
 #include "backend/cohort_error.h"
 #include "banded/banded.h"
 #include "bench_common.h"
+#include "bench_cusolverdx.h"
 
 #define CHECK_SPARSE(expr)                                                                         \
     do {                                                                                           \
@@ -80,6 +82,9 @@ typedef struct bench_case {
     double *lhs[5], *lhs_saved[5], *xs, *rhs_strided;
     void *buffer;
     int n_lhs;
+    /* the cuSolverDx peer and its matrix (device) */
+    const cusolverdx_peer *dx;
+    double *dx_diag[3];
 } bench_case;
 
 static void restore_u(void *arg)
@@ -344,6 +349,49 @@ static void bench_cusparse(bench_case *b, double *const *tri, double *const *pen
     free_sparse(b);
 }
 
+static void run_cusolverdx(void *arg)
+{
+    const bench_case *b = (const bench_case *)arg;
+    char why[512];
+    if (cusolverdx_peer_solve(b->dx, b->dx_diag[0], b->dx_diag[1], b->dx_diag[2], b->u, b->m, why,
+                              sizeof why)) {
+        fprintf(stderr, "bench-banded: cuSolverDx: %s\n", why);
+        exit(1);
+    }
+}
+
+/* cuSolverDx's gtsv_no_pivot on the plain tridiagonal systems (tri: the diagonals), beside our
+ * solve (ours_ms), for the long systems (n >= CUSOLVERDX_MIN_N, issue 36's rows); where the peer
+ * cannot be had, a line saying why. The peer is generated and linked once for each n (a minute of
+ * NVRTC and nvJitLink on the host) and kept for the next batch of that n. */
+enum { CUSOLVERDX_MIN_N = 1024 };
+static void bench_cusolverdx(bench_case *b, double *const *tri, const banded_factor *f_tri,
+                             double copy_ms, double ours_ms)
+{
+    static cusolverdx_peer *peer = NULL;
+    static char why[512] = "";
+    static int64_t peer_n = -1;
+    if (b->n < CUSOLVERDX_MIN_N) return;
+    if (peer_n != b->n) {
+        cusolverdx_peer_free(peer);
+        peer = cusolverdx_peer_alloc((int)b->n, why, sizeof why);
+        peer_n = b->n;
+    }
+    if (!peer) {
+        printf("%5lld %8lld  cusolverdx gtsv_no_pivot: not measured: %s\n", (long long)b->n,
+               (long long)b->m, why);
+        return;
+    }
+    for (int k = 0; k < 3; ++k) b->dx_diag[k] = device_diagonal(tri[k], b->n, k - 1);
+    b->dx = peer;
+    const double ms = time_median(b->c, restore_u, run_cusolverdx, b);
+    char name[64];
+    snprintf(name, sizeof name, "cusolverdx gtsv_no_pivot k%d", cusolverdx_peer_width(peer));
+    emit(b->c, b->n, b->m, name, ms, copy_ms, "ours", ours_ms, NULL, 0,
+         sampled_backward_error(b, f_tri, b->u, b->rhs, 1));
+    for (int k = 0; k < 3; ++k) CHECK_CUDA(cudaFree(b->dx_diag[k]));
+}
+
 /* One cpu solve of a batch, timed by bench_host_median_ms: u restored from rhs, then solved. */
 typedef struct cpu_solve {
     banded_solver *s;
@@ -439,6 +487,7 @@ static void bench_one(context *c, int64_t n, int64_t m)
         residual[k] = sampled_backward_error(&b, f[k], b.u, b.rhs, 1);
     }
     bench_cusparse(&b, tri, penta, f[0], f[2], copy_ms, sparse_ms);
+    bench_cusolverdx(&b, tri, f[0], copy_ms, ours_ms[0]);
     for (int k = 0; k < 4; ++k) {
         if (k < 2)
             emit(c, n, m, names[k], ours_ms[k], copy_ms, "gtsv2Strided", sparse_ms[0],

@@ -2,8 +2,9 @@
 # Usage: setup.sh [fuzz]
 # Installs what cohort needs to build and test, where missing: the Debian/Ubuntu packages (apt-get,
 # with sudo when not root), then the IOOS compliance-checker (PyPI) into .venv for the CF check of
-# the files. The CUDA toolkit is not installed here: with nvcc on PATH (or at /usr/local/cuda/bin)
-# the cuda backend is built, without it the cpu backend alone.
+# the files and, with a CUDA toolkit, NVIDIA's libmathdx (PyPI) for bench-banded's cuSolverDx peer.
+# The CUDA toolkit is not installed here: with nvcc on PATH (or at /usr/local/cuda/bin) the cuda
+# backend is built, without it the cpu backend alone.
 set -eu
 # python3-netcdf4, -xarray, -matplotlib: the file checks and plots (Debian's python3, /usr/bin);
 # python3-sklearn: the reference for k-means' measures (tests/check_kmeans_quality.py);
@@ -29,4 +30,13 @@ if [ ! -x .venv/bin/compliance-checker ]; then
     echo "cohort setup: installing compliance-checker into .venv"
     { /usr/bin/python3 -m venv .venv && .venv/bin/pip install -q compliance-checker; } ||
         echo "cohort setup: compliance-checker not installed; the CF check (ctest cf) is skipped"
+fi
+# bench-banded's cuSolverDx peer (tests/bench_cusolverdx.h): libmathdx from PyPI, where there is a
+# CUDA toolkit (whose NVRTC it uses, hence --no-deps); without it the benchmark skips that row
+if { command -v nvcc || test -x /usr/local/cuda/bin/nvcc; } >/dev/null 2>&1 &&
+    [ -x .venv/bin/pip ] && ! ls .venv/lib/python3*/site-packages/nvidia/cu13/lib/libmathdx.so.0 \
+    >/dev/null 2>&1; then
+    echo "cohort setup: installing nvidia-libmathdx-cu13 into .venv"
+    .venv/bin/pip install -q --no-deps --force-reinstall nvidia-libmathdx-cu13 ||
+        echo "cohort setup: libmathdx not installed; bench-banded skips its cuSolverDx row"
 fi
