@@ -504,23 +504,31 @@ static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int6
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                              int64_t groups, int64_t group_stride, int width, double *stored_mean);
 
-/* The warp tiles' width AUTO solves v with (tile_bytes: TILED's budget), or 0 where it takes
+/* Of the warp tiles that form for v (formed: their width, 0 where none does), the width AUTO
+ * solves v with, given TILED's widest tile and TILED_SHARED's members an SM, or 0 where it takes
  * another path: WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles,
  * where the tiled path's many threads per system win (bench-banded). Pentadiagonal systems stay
  * on WARP, whose bits are the portable path's: TILED_SHARED would change the round-off of
  * ch1d_forced's flow map for a few percent of its solve (PERFORMANCE.md, "Figures behind the
  * source's choices"). */
-static int auto_warp_width(const banded_view *v, size_t tile_bytes)
+static int auto_warp_choice(const banded_view *v, int formed, int max_width, int shared_members)
+{
+    if (v->h != 1 || formed == WARP_MAX_WIDTH) return formed;
+    const int tiled_wins = shared_members >= TILED_AUTO_SHARED_MEMBERS ||
+                           (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI);
+    return tiled_wins ? 0 : formed;
+}
+
+/* AUTO's warp tile width for v at the default budgets, 0 where it takes another path (the
+ * queries of the warp path's stored means; banded_launch decides with the plan it forms). */
+static int auto_warp_width(const banded_view *v)
 {
     if (v->prefer_partitioned && v->n_seg > 1) return 0;
-    const int width = cohort_cuda_banded_warp_width(v, 0);
-    if (v->h != 1 || width == 0 || width == WARP_MAX_WIDTH) return width;
-    const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
+    const int formed = cohort_cuda_banded_warp_width(v, 0),
+              max_width = cohort_cuda_banded_tile_width(v, 0);
     int shared_width = 0, shared_groups = 0;
     if (max_width > 0) tiled_shared_plan(v, max_width, &shared_width, &shared_groups);
-    const int tiled_wins = shared_width * shared_groups >= TILED_AUTO_SHARED_MEMBERS ||
-                           (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI);
-    return tiled_wins ? 0 : width;
+    return auto_warp_choice(v, formed, max_width, shared_width * shared_groups);
 }
 
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
@@ -535,9 +543,9 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
     const int partitioned =
         path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
     const int auto_by_system = path == COHORT_CUDA_BANDED_AUTO && !partitioned;
-    const int warp_forms = auto_by_system && cohort_cuda_banded_warp_width(v, 0) > 0;
+    const int warp_formed = auto_by_system ? cohort_cuda_banded_warp_width(v, 0) : 0;
     if (path == COHORT_CUDA_BANDED_CHUNKED ||
-        (auto_by_system && !warp_forms && banded_chunked_auto(v)))
+        (auto_by_system && warp_formed == 0 && banded_chunked_auto(v)))
         return banded_chunked_launch(v, u, ld, m0, count, groups, group_stride);
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
     int shared_width = 0, shared_groups = 0;
@@ -551,7 +559,7 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
     } else if (auto_by_system) {
-        warp_width = auto_warp_width(v, tile_bytes);
+        warp_width = auto_warp_choice(v, warp_formed, max_width, shared_members);
     }
     if (warp_width > 0)
         return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width, NULL);
@@ -646,13 +654,13 @@ static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_
 
 extern "C" int cohort_cuda_banded_auto_stores_mean(const banded_view *v)
 {
-    return auto_warp_width(v, 0) > 0;
+    return auto_warp_width(v) > 0;
 }
 
 extern "C" int cohort_cuda_banded_solve_mean(const banded_view *v, double *u, int64_t ld,
                                              int64_t m0, int64_t count, double *member_mean)
 {
-    const int width = auto_warp_width(v, 0);
+    const int width = auto_warp_width(v);
     if (width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "n = %lld, h = %d: AUTO does not take the warp path, which alone sums "
