@@ -19,6 +19,7 @@
 #include "output.h"
 #include "output_lock.h"
 #include "paths.h"
+#include "sidecar.h"
 #include "plan.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
@@ -319,8 +320,11 @@ static int analyze_create(const analyze_options *opt, analyze_state *st, char *e
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
-    if (output_lock_acquire(st->out_path, "-o", "cohort analyze", &st->lock, err, len) ||
-        paths_check_output(st->out_path, "-o", &opt->input, 1, opt->overwrite, err, len))
+    if (sidecar_check_not_owned(st->out_path, "-o", err, len) ||
+        output_lock_acquire(st->out_path, "-o", "cohort analyze", &st->lock, err, len) ||
+        paths_check_output(st->out_path, "-o", &opt->input, 1, opt->overwrite, err, len) ||
+        sidecar_prepare(st->out_path, "-o", opt->overwrite ? SIDECAR_OVERWRITE : SIDECAR_CREATE,
+                        err, len))
         return EXIT_BAD_INPUT;
     run_provenance provenance;
     st->in_history = info_global_text(st->a.nc, "history");
@@ -338,6 +342,7 @@ static int analyze_create(const analyze_options *opt, analyze_state *st, char *e
                         .analysed_file = opt->input,
                         .title = "cohort analysis of an archived ensemble",
                         .history = history,
+                        .replace = opt->overwrite,
                         .source = opt->version,
                         .config = st->config_text};
     run_plan_output_spec(&st->p, st->p.model->name, st->be, &provenance, &spec);

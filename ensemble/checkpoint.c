@@ -7,16 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
+#include "sidecar.h"
 
 enum { NAME_BYTES = 64, CHECKPOINT_VERSION = 1 };
 static const char magic[8] = {'C', 'O', 'H', 'O', 'R', 'T', 'C', 'K'};
 
 struct checkpoint_writer {
     FILE *f;
-    char *path, *tmp;
+    char *path, tmp[PATH_MAX + 16];
     uint64_t hash;
     int failed;
 };
@@ -68,22 +70,23 @@ int checkpoint_begin(const char *path, checkpoint_writer **out)
     checkpoint_writer *w = calloc(1, sizeof *w);
     if (!w) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "checkpoint writer");
     w->path = strdup(path);
-    w->tmp = malloc(strlen(path) + sizeof ".tmp");
-    if (!w->path || !w->tmp) {
-        free(w->path), free(w->tmp), free(w);
+    if (!w->path) {
+        free(w);
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "checkpoint path");
     }
-    sprintf(w->tmp, "%s.tmp", path);
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f) {
-        const int rc = COHORT_FAIL(COHORT_ERR_IO, "%s: cannot create the checkpoint: %s", w->tmp,
-                                   strerror(errno));
-        free(w->path), free(w->tmp), free(w);
+    int fd = -1;
+    int rc = sidecar_temp(path, w->tmp, sizeof w->tmp, &fd);
+    if (rc == COHORT_OK && !(w->f = fdopen(fd, "wb"))) {
+        rc = COHORT_FAIL(COHORT_ERR_IO, "%s: %s", w->tmp, strerror(errno));
+        close(fd), unlink(w->tmp);
+    }
+    if (rc != COHORT_OK) {
+        free(w->path), free(w);
         return rc;
     }
     w->hash = fnv_offset;
     const uint32_t version = CHECKPOINT_VERSION;
-    int rc = write_bytes(w, magic, sizeof magic);
+    rc = write_bytes(w, magic, sizeof magic);
     if (rc == COHORT_OK) rc = write_bytes(w, &version, sizeof version);
     if (rc != COHORT_OK) {
         checkpoint_abort(w);
@@ -144,19 +147,29 @@ static int sync_directory(const char *path)
     return rc;
 }
 
+/* `name` opened for reading through stdio, never through a link; NULL with errno */
+static FILE *open_read(const char *name)
+{
+    const int fd = sidecar_open_read(name);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f) close(fd);
+    return f;
+}
+
 int checkpoint_copy_file(const char *from, const char *to)
 {
-    char *tmp = malloc(strlen(to) + sizeof ".tmp");
+    char tmp[PATH_MAX + 16];
     enum { BUFFER = 1 << 22 };
     char *buffer = malloc(BUFFER);
-    if (!tmp || !buffer) {
-        free(tmp), free(buffer);
-        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "copy buffer");
+    if (!buffer) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "copy buffer");
+    int rc = COHORT_OK, fd = -1;
+    FILE *in = open_read(from), *out = NULL;
+    if (!in) rc = COHORT_FAIL(COHORT_ERR_IO, "%s: %s", from, strerror(errno));
+    if (rc == COHORT_OK) rc = sidecar_temp(to, tmp, sizeof tmp, &fd);
+    if (rc == COHORT_OK && !(out = fdopen(fd, "wb"))) {
+        rc = COHORT_FAIL(COHORT_ERR_IO, "%s: %s", tmp, strerror(errno));
+        close(fd);
     }
-    sprintf(tmp, "%s.tmp", to);
-    int rc = COHORT_OK;
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
-    if (!in || !out) rc = COHORT_FAIL(COHORT_ERR_IO, "%s: %s", in ? tmp : from, strerror(errno));
     for (size_t got; rc == COHORT_OK && (got = fread(buffer, 1, BUFFER, in)) > 0;)
         if (fwrite(buffer, 1, got, out) != got)
             rc = COHORT_FAIL(COHORT_ERR_IO, "%s: writing: %s", tmp, strerror(errno));
@@ -167,11 +180,27 @@ int checkpoint_copy_file(const char *from, const char *to)
     if (in) fclose(in);
     if (out && fclose(out) != 0 && rc == COHORT_OK)
         rc = COHORT_FAIL(COHORT_ERR_IO, "%s: closing: %s", tmp, strerror(errno));
-    if (rc == COHORT_OK && rename(tmp, to) != 0)
-        rc = COHORT_FAIL(COHORT_ERR_IO, "cannot rename %s to %s: %s", tmp, to, strerror(errno));
+    if (rc == COHORT_OK) rc = sidecar_rename(tmp, to, SIDECAR_REPLACE_REGULAR);
     if (rc == COHORT_OK) rc = sync_directory(to);
-    if (rc != COHORT_OK) remove(tmp);
-    free(tmp), free(buffer);
+    if (rc != COHORT_OK && fd >= 0) unlink(tmp); /* this call's temporary */
+    free(buffer);
+    return rc;
+}
+
+int checkpoint_link_file(const char *from, const char *to)
+{
+    const int fd = sidecar_open_read(from);
+    int rc = fd >= 0 && fsync(fd) == 0
+                 ? COHORT_OK
+                 : COHORT_FAIL(COHORT_ERR_IO, "%s: syncing: %s", from, strerror(errno));
+    if (fd >= 0) close(fd);
+    struct stat st; /* a copy of this generation left by a run killed before its checkpoint */
+    if (rc == COHORT_OK && lstat(to, &st) == 0 && S_ISREG(st.st_mode)) unlink(to);
+    if (rc == COHORT_OK && link(from, to) != 0)
+        return errno == EEXIST ? COHORT_FAIL(COHORT_ERR_IO, "cannot link %s as %s: %s", from, to,
+                                             strerror(errno))
+                               : checkpoint_copy_file(from, to); /* no hard links here */
+    if (rc == COHORT_OK) rc = sync_directory(to);
     return rc;
 }
 
@@ -187,12 +216,10 @@ int checkpoint_commit(checkpoint_writer *w)
     if (fclose(w->f) != 0 && rc == COHORT_OK)
         rc = COHORT_FAIL(COHORT_ERR_IO, "%s: closing the checkpoint: %s", w->tmp, strerror(errno));
     w->f = NULL;
-    if (rc == COHORT_OK && rename(w->tmp, w->path) != 0)
-        rc = COHORT_FAIL(COHORT_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->path,
-                         strerror(errno));
+    if (rc == COHORT_OK) rc = sidecar_rename(w->tmp, w->path, SIDECAR_REPLACE_REGULAR);
     if (rc == COHORT_OK) rc = sync_directory(w->path);
-    if (rc != COHORT_OK) remove(w->tmp);
-    free(w->path), free(w->tmp), free(w);
+    if (rc != COHORT_OK) unlink(w->tmp);
+    free(w->path), free(w);
     return rc;
 }
 
@@ -200,14 +227,14 @@ void checkpoint_abort(checkpoint_writer *w)
 {
     if (!w) return;
     if (w->f) fclose(w->f);
-    remove(w->tmp);
-    free(w->path), free(w->tmp), free(w);
+    unlink(w->tmp);
+    free(w->path), free(w);
 }
 
 int checkpoint_load(const char *path, checkpoint **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_read(path);
     if (!f) return COHORT_FAIL(COHORT_ERR_IO, "%s: %s", path, strerror(errno));
     checkpoint *c = calloc(1, sizeof *c);
     long size = -1;

@@ -36,6 +36,11 @@ void checkpoint_abort(checkpoint_writer *w);
  * unreadable. Errors: COHORT_ERR_IO naming the file and the errno. */
 int checkpoint_copy_file(const char *from, const char *to);
 
+/* `from`, closed for good, becomes `to` as well (fsync'd, hard-linked, the directory synced): the
+ * copy of a partial file that nothing writes again, at once whatever its size. Where the file
+ * system has no hard links, a copy (checkpoint_copy_file). */
+int checkpoint_link_file(const char *from, const char *to);
+
 /* The name of a checkpoint's copy of the partial NetCDF file at `generation`:
  * `path`.<generation>.nc. */
 void checkpoint_copy_name(const char *path, int64_t generation, char *name, size_t len);

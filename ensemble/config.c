@@ -3,15 +3,19 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/cohort_error.h"
 #include "models/model.h"
+#include "paths.h"
 
 #define INF INFINITY
 /* The keys every configuration has; the models' own keys ([model] parameters) and the models
@@ -79,7 +83,8 @@ static const config_key common[] = {
     {"ensemble", "seed", CONFIG_INT, "1", 0, 9.2e18, 0, 0, NULL, "", "",
      "seed of the Philox4x32-10 generator"},
     {"ensemble", "chunk", CONFIG_INT, "auto", 1, 1099511627776.0, 0, 1, NULL, "", "members",
-     "members per chunk; auto sizes chunks from free device (or host) memory"},
+     "members per chunk; auto sizes chunks from free device memory (on the cpu backend, 256 MiB "
+     "of working memory at most)"},
     {"ensemble", "target_sem", CONFIG_REAL, "0", 0, 1, 0, 0, NULL, "", "",
      "run members block by block until the relative standard error of ensemble.target at the "
      "last record is at most this (0: run ensemble.members, no target); the file is then the "
@@ -360,7 +365,7 @@ static void describe_range(const config_key *k, char *out, size_t len)
 /* Parses `text` for key k into v; on failure, the message names origin, key, value, allowed. */
 /* The longest line libinih reads whole (its buffer holds INI_MAX_LINE bytes with the line break
  * and the terminator); a longer one it cuts silently. */
-enum { CONFIG_LINE_MAX = INI_MAX_LINE - 2 };
+enum { CONFIG_LINE_MAX = INI_MAX_LINE - 2, CONFIG_FILE_MAX = 16 << 20 /* bytes */ };
 
 /* Whether `text` survives the INI the output stores (config_render writes "key = text", which
  * libinih reads back): no control characters, no space at either end, and no ';' at the start or
@@ -612,28 +617,47 @@ static int config_ini_entry(void *user, const char *section, const char *name, c
     return 1;
 }
 
+/* The text of the configuration file `path`: a regular file (not a device or a pipe, which may
+ * never end; /dev/null is empty) of at most CONFIG_FILE_MAX bytes, and text: a NUL byte would
+ * silently end it. */
 static char *read_file(const char *path, char *err, size_t len, int *rc)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         *rc = fail(err, len, "%s: cannot read the configuration: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
         return NULL;
     }
-    size_t cap = 4096, used = 0;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + used, 1, cap - used - 1, f)) > 0;) {
-        used += got;
-        if (cap - used < 2) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger) free(buf);
-            buf = bigger;
-        }
+    if (paths_null_device(&st))
+        st.st_size = 0; /* cohort run /dev/null --set ...: no keys */
+    else if (!S_ISREG(st.st_mode) || st.st_size > CONFIG_FILE_MAX) {
+        *rc = !S_ISREG(st.st_mode)
+                  ? fail(err, len, "%s: the configuration is not a regular file", path)
+                  : fail(err, len, "%s: the configuration has %lld bytes; at most %d are read",
+                         path, (long long)st.st_size, (int)CONFIG_FILE_MAX);
+        close(fd);
+        return NULL;
     }
-    fclose(f);
-    if (!buf)
-        *rc = fail(err, len, "%s: out of memory", path);
-    else
-        buf[used] = '\0';
+    /* a byte more than its size: a file that grows while read is refused */
+    const size_t limit = (size_t)st.st_size + 1;
+    char *buf = malloc(limit + 1);
+    size_t used = 0;
+    for (ssize_t got = 1; buf && got > 0 && used < limit; used += (size_t)got)
+        if ((got = read(fd, buf + used, limit - used)) < 0) got = 0;
+    close(fd);
+    const char *nul = buf ? memchr(buf, '\0', used) : NULL;
+    if (!buf || used == limit || nul) {
+        int line = 1;
+        for (const char *p = buf; nul && p < nul; ++p) line += *p == '\n';
+        *rc = !buf ? fail(err, len, "%s: out of memory", path)
+              : nul
+                  ? fail(err, len, "%s:%d: a NUL byte: the configuration must be text", path, line)
+                  : fail(err, len, "%s: the configuration grew while it was read", path);
+        free(buf);
+        return NULL;
+    }
+    buf[used] = '\0';
     return buf;
 }
 

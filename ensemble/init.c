@@ -1,14 +1,17 @@
 #define _POSIX_C_SOURCE 200809L
 #include "init.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/cohort_error.h"
 #include "config.h"
 #include "models/model.h"
 #include "paths.h"
+#include "sidecar.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 32 };
 
@@ -43,20 +46,24 @@ static int starter_config(const cohort_model *m, cohort_config *c)
     return EXIT_FAILURE_RUNNING;
 }
 
-/* The configuration into `path`, written whole to path.partial and renamed. */
-static int write_file(const cohort_config *c, const char *path)
+/* The configuration into `path`, written whole to a temporary beside it (sidecar.h) and renamed
+ * into place: over an existing file (or link) only with --overwrite. */
+static int write_file(const cohort_config *c, const char *path, int overwrite)
 {
-    char *partial = malloc(strlen(path) + sizeof ".partial");
-    if (!partial) return EXIT_FAILURE_RUNNING;
-    sprintf(partial, "%s.partial", path);
-    FILE *f = fopen(partial, "w");
+    char tmp[PATH_MAX + 16];
+    int fd = -1;
+    int rc = sidecar_temp(path, tmp, sizeof tmp, &fd);
+    FILE *f = rc == COHORT_OK ? fdopen(fd, "w") : NULL;
+    if (rc == COHORT_OK && !f) close(fd);
     int ok = f && config_write_starter(c, f) == COHORT_OK;
-    ok = f && fclose(f) == 0 && ok && rename(partial, path) == 0;
+    ok = f && fclose(f) == 0 && ok;
+    if (ok)
+        ok = sidecar_rename(tmp, path, overwrite ? SIDECAR_REPLACE_ANY : SIDECAR_REPLACE_NONE) ==
+             COHORT_OK;
     if (!ok) {
-        fprintf(stderr, "cohort init: cannot write %s\n", path);
-        remove(partial);
+        fprintf(stderr, "cohort init: cannot write %s: %s\n", path, cohort_error_message());
+        if (rc == COHORT_OK) unlink(tmp);
     }
-    free(partial);
     return ok ? 0 : EXIT_FAILURE_RUNNING;
 }
 
@@ -66,7 +73,8 @@ int init_write(const init_options *opt)
     if (!m) return unknown_model(opt->model);
     char err[1024];
     if (opt->output_path &&
-        paths_check_output(opt->output_path, "-o", NULL, 0, opt->overwrite, err, sizeof err)) {
+        (sidecar_check_not_owned(opt->output_path, "-o", err, sizeof err) ||
+         paths_check_output(opt->output_path, "-o", NULL, 0, opt->overwrite, err, sizeof err))) {
         fprintf(stderr, "cohort init: %s\n", err);
         return EXIT_BAD_INPUT;
     }
@@ -74,7 +82,7 @@ int init_write(const init_options *opt)
     int status = starter_config(m, &c);
     if (status) return status;
     if (opt->output_path)
-        status = write_file(&c, opt->output_path);
+        status = write_file(&c, opt->output_path, opt->overwrite);
     else
         status = config_write_starter(&c, stdout) == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
     config_free(&c);

@@ -17,6 +17,7 @@
 #include "output_lock.h"
 #include "part_features.h"
 #include "paths.h"
+#include "sidecar.h"
 #include "plan.h"
 
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
@@ -26,6 +27,7 @@ typedef struct part_file {
     int nc;
     char *source, *config;
     long long first, count, total;
+    long long held; /* its members, count before a target run's cut */
 } part_file;
 
 static int by_first(const void *a, const void *b)
@@ -57,7 +59,47 @@ static int part_open(part_file *f, char *err, size_t len)
                  f->total);
         return EXIT_BAD_INPUT;
     }
-    f->count = (long long)members;
+    f->count = f->held = (long long)members;
+    return 0;
+}
+
+/* The part's member coordinate: first, first + 1, ..., as its members_first says. */
+static int part_members_contiguous(const part_file *f, char *err, size_t len)
+{
+    int var = -1;
+    long long *member = malloc((size_t)(f->held > 0 ? f->held : 1) * sizeof *member);
+    int ok = member && nc_inq_varid(f->nc, "member", &var) == NC_NOERR &&
+             nc_get_var_longlong(f->nc, var, member) == NC_NOERR;
+    long long k = 0;
+    while (ok && k < f->held && member[k] == f->first + k) ++k;
+    if (!ok)
+        snprintf(err, len, "%s: its variable member is missing or unreadable", f->path);
+    else if (k < f->held)
+        snprintf(err, len,
+                 "%s: its variable member holds %lld at index %lld, where members_first = %lld "
+                 "implies %lld",
+                 f->path, member[k], k, f->first, f->first + k);
+    free(member);
+    return ok && k == f->held ? 0 : EXIT_BAD_INPUT;
+}
+
+/* Each part holds what a run of the plan writes for its members (output_check_file) and the
+ * member range its attributes claim. 0, or 2 with err naming the part and the variable. */
+static int parts_conform(const run_plan *p, const cohort_backend *be, const part_file *parts, int n,
+                         char *err, size_t len)
+{
+    for (int i = 0; i < n; ++i) {
+        output_spec spec;
+        run_provenance pv;
+        int value_slot[RUN_VALUES];
+        run_output_spec(p, be, parts[i].first, parts[i].first + parts[i].held, 1, parts[i].path,
+                        &pv, &spec, value_slot);
+        if (output_check_file(&spec, parts[i].nc, parts[i].path) != COHORT_OK) {
+            snprintf(err, len, "%s", cohort_error_message());
+            return EXIT_BAD_INPUT;
+        }
+        if (part_members_contiguous(&parts[i], err, len)) return EXIT_BAD_INPUT;
+    }
     return 0;
 }
 
@@ -187,7 +229,7 @@ static int merge_create(const merge_options *opt, const run_plan *p, const cohor
                                        : strdup(given->previous ? given->previous : "");
     int value_slot[RUN_VALUES];
     run_output_spec(p, be, 0, p->members, 0, opt->output_path, pv, spec, value_slot);
-    spec->history = given->history, spec->source = opt->version,
+    spec->history = given->history, spec->source = opt->version, spec->replace = opt->overwrite,
     spec->config = given->config ? given->config : first->config;
     if (given->backend) spec->backend = given->backend;
     if (given->device) spec->device = given->device;
@@ -293,12 +335,18 @@ int merge_parts(const merge_options *opt)
         snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
         goto done;
     }
+    if (parts_conform(&p, be, parts, opt->n_inputs, err, sizeof err)) goto done;
     /* one writer per output; the join of an MPI run holds its output's lock already */
     if (!opt->joining &&
-        output_lock_acquire(opt->output_path, "-o", "cohort merge", &lock, err, sizeof err))
+        (sidecar_check_not_owned(opt->output_path, "-o", err, sizeof err) ||
+         output_lock_acquire(opt->output_path, "-o", "cohort merge", &lock, err, sizeof err)))
         goto done;
+    /* the join of an MPI run owns what a join before it left; the run checked the rest */
     if (paths_check_output(opt->output_path, "-o", opt->inputs, opt->n_inputs, opt->overwrite, err,
-                           sizeof err))
+                           sizeof err) ||
+        sidecar_prepare(opt->output_path, "-o",
+                        opt->overwrite || opt->joining ? SIDECAR_OVERWRITE : SIDECAR_CREATE, err,
+                        sizeof err))
         goto done;
 
     /* the whole run's file, its provenance the parts' */

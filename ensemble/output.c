@@ -12,6 +12,7 @@
 #include "analysis/moments.h"
 #include "analysis/structure_factor.h"
 #include "backend/cohort_error.h"
+#include "sidecar.h"
 
 struct cohort_output {
     int ncid;
@@ -31,6 +32,8 @@ struct cohort_output {
     int64_t merge_blocks; /* a part's statistics blocks (0: not a part) */
     int var_merge_moments, var_merge_sums, var_merge_features;
     char *path, *partial;
+    int replace;   /* the spec's replace */
+    int in_memory; /* no file on disk: nothing to rename or remove */
 };
 
 /* The group of a part's merge data, in the file now open. */
@@ -418,6 +421,7 @@ static int define_file(cohort_output *o, const output_spec *s)
     COHORT_CALL(put_text(o, NC_GLOBAL, "source", s->source));
     COHORT_CALL(put_text(o, NC_GLOBAL, "model", s->model));
     COHORT_CALL(put_text(o, NC_GLOBAL, "config", s->config));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "run_id", s->run_id));
     COHORT_CALL(put_text(o, NC_GLOBAL, "backend", s->backend));
     COHORT_CALL(put_text(o, NC_GLOBAL, "device", s->device));
     COHORT_CALL(put_text(o, NC_GLOBAL, "libraries", s->libraries));
@@ -444,7 +448,9 @@ char *output_history(const char *command_line, const char *previous)
     return history;
 }
 
-int output_create(const output_spec *s, cohort_output **out)
+/* The file of spec s, at PATH.partial; in_memory: a file of NetCDF's memory alone, which never
+ * touches the disk (output_reopen's definition of the variable ids). */
+static int output_define(const output_spec *s, int in_memory, cohort_output **out)
 {
     if (!out || !s || !s->path) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "spec and out needed");
     *out = NULL;
@@ -464,7 +470,11 @@ int output_create(const output_spec *s, cohort_output **out)
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
     }
     sprintf(o->partial, "%s.partial", s->path);
-    int status = nc_create(o->partial, NC_NETCDF4 | NC_CLOBBER, &o->ncid);
+    o->replace = s->replace, o->in_memory = in_memory;
+    /* NC_NOCLOBBER: HDF5 creates the file with O_EXCL, so never through a link planted there
+     * (sidecar_prepare removed what a run may replace) */
+    int status = nc_create(
+        o->partial, NC_NETCDF4 | (in_memory ? NC_DISKLESS | NC_CLOBBER : NC_NOCLOBBER), &o->ncid);
     if (status != NC_NOERR) {
         const int rc =
             COHORT_FAIL(COHORT_ERR_IO, "cannot create %s: %s", o->partial, nc_strerror(status));
@@ -481,6 +491,21 @@ int output_create(const output_spec *s, cohort_output **out)
     }
     *out = o;
     return COHORT_OK;
+}
+
+int output_create(const output_spec *s, cohort_output **out)
+{
+    return output_define(s, 0, out);
+}
+
+int output_create_in_memory(const output_spec *s, cohort_output **out)
+{
+    return output_define(s, 1, out);
+}
+
+int output_ncid(const cohort_output *o)
+{
+    return o->ncid;
 }
 
 /* The global history attribute of the open file ncid becomes `line`, then the history it had. */
@@ -505,25 +530,18 @@ static int history_prepend(int ncid, const char *path, const char *line)
     return COHORT_OK;
 }
 
-/* The variable ids of `spec`'s file: define_file on a scratch file beside the partial one (the
- * ids follow the definition order, which depends on the spec alone), checked name by name against
- * the partial file, which is then opened for writing in the scratch file's place. */
+/* The variable ids of `spec`'s file: define_file on a file in memory (the ids follow the
+ * definition order, which depends on the spec alone), checked name by name against the partial
+ * file, which is then opened for writing in the scratch file's place. */
 int output_reopen(const output_spec *s, cohort_output **out)
 {
     if (!out || !s || !s->path) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "spec and out needed");
     *out = NULL;
-    char *scratch = malloc(strlen(s->path) + sizeof ".ids");
     char *partial = malloc(strlen(s->path) + sizeof ".partial");
-    if (!scratch || !partial) {
-        free(scratch), free(partial);
-        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
-    }
-    sprintf(scratch, "%s.ids", s->path);
+    if (!partial) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
     sprintf(partial, "%s.partial", s->path);
-    output_spec defined = *s;
-    defined.path = scratch; /* defines scratch.partial */
     cohort_output *o = NULL;
-    int rc = output_create(&defined, &o), ncid = -1;
+    int rc = output_define(s, 1, &o), ncid = -1;
     if (rc == COHORT_OK) {
         const int status = nc_open(partial, NC_WRITE, &ncid);
         if (status != NC_NOERR)
@@ -545,17 +563,14 @@ int output_reopen(const output_spec *s, cohort_output **out)
     }
     /* the history gains the resuming command's line above the interrupted run's */
     if (rc == COHORT_OK && s->history) rc = history_prepend(ncid, partial, s->history);
-    if (o) { /* the scratch file goes; the partial file takes its place */
+    if (o) { /* the file in memory goes; the partial file takes its place */
         nc_close(o->ncid);
-        o->ncid = -1;
-        remove(o->partial);
-        free(o->path), free(o->partial);
-        o->path = strdup(s->path), o->partial = partial, partial = NULL;
-        o->ncid = ncid, ncid = -1;
-        if (!o->path && rc == COHORT_OK) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
+        free(o->partial);
+        o->partial = partial, partial = NULL;
+        o->ncid = ncid, ncid = -1, o->in_memory = 0;
     }
     if (ncid >= 0) nc_close(ncid);
-    free(scratch), free(partial);
+    free(partial);
     if (rc != COHORT_OK) {
         output_close(o, OUTPUT_KEEP);
         return rc;
@@ -949,13 +964,14 @@ int output_close(cohort_output *o, int success)
         if (status != NC_NOERR && success)
             rc = COHORT_FAIL(COHORT_ERR_IO, "%s: closing: %s", o->partial, nc_strerror(status));
     }
-    if (o->partial && success != OUTPUT_KEEP) {
-        if (success && rc == COHORT_OK) {
-            if (rename(o->partial, o->path) != 0)
-                rc = COHORT_FAIL(COHORT_ERR_IO, "cannot rename %s to %s", o->partial, o->path);
-        } else {
+    if (o->partial && !o->in_memory && success != OUTPUT_KEEP) {
+        if (success && rc == COHORT_OK)
+            /* over what stands at PATH only with --overwrite (a link then replaced, not followed);
+             * without it, over nothing put there since the checks (the partial file is kept) */
+            rc = sidecar_rename(o->partial, o->path,
+                                o->replace ? SIDECAR_REPLACE_ANY : SIDECAR_REPLACE_NONE);
+        else
             remove(o->partial);
-        }
     }
     free(o->path);
     free(o->partial);

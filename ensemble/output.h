@@ -75,7 +75,10 @@ typedef struct output_spec {
     int merge_statistics;
     int64_t merge_sum_rows;
     int merge_features;
-    /* global attributes */
+    /* the final rename may replace what stands at path (--overwrite); else nothing may */
+    int replace;
+    /* global attributes; run_id: the identity of the run a file and its checkpoint share */
+    const char *run_id;
     const char *title, *history, *source, *config, *backend, *device, *libraries, *model;
     uint64_t seed;
 } output_spec;
@@ -88,6 +91,15 @@ char *output_history(const char *command_line, const char *previous);
 
 /* Errors: COHORT_ERR_IO (with the NetCDF message and the path). */
 int output_create(const output_spec *spec, cohort_output **out);
+
+/* The file of spec defined in NetCDF's memory alone, never on disk (closed with output_close). */
+int output_create_in_memory(const output_spec *spec, cohort_output **out);
+int output_ncid(const cohort_output *o);
+
+/* output_check.c: the open file ncid (named path) holds every variable of spec's file, with its
+ * type and the lengths of its fixed dimensions; else COHORT_ERR_INVALID_ARGUMENT naming the file
+ * and the variable. */
+int output_check_file(const output_spec *spec, int ncid, const char *path);
 
 /* One record of the statistics at time t (record = 0, 1, ...). */
 int output_write_record(cohort_output *o, int64_t record, double t, double ell_mean, double ell_var,

@@ -133,12 +133,20 @@ static int left_behind(const char *path, const char *name, const lock_holder *h,
     return 0;
 }
 
-/* Opens OUT.lock, creating it where missing (*created); -1 with errno on failure. */
+/* Opens OUT.lock, creating it where missing (*created), never through a link (ELOOP) and only
+ * a regular file (EINVAL; O_NONBLOCK: a planted pipe must not block the open); -1 with errno on
+ * failure. */
 static int lock_open(const char *name, int *created)
 {
-    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+    int fd = open(name, flags | O_CREAT | O_EXCL, 0644);
     *created = fd >= 0;
-    if (fd < 0 && errno == EEXIST) fd = open(name, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == EEXIST) fd = open(name, flags);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1, errno = EINVAL;
+    }
     return fd;
 }
 
@@ -151,7 +159,13 @@ static int lock_try(const char *path, const char *name, const char *command, int
     *fd = lock_open(name, &created);
     if (*fd < 0) {
         if (errno == ENOENT) return 1; /* its holder removed it between our two opens */
-        snprintf(err, len, "%s: cannot open its lock %s: %s", path, name, strerror(errno));
+        if (errno == ELOOP || errno == EINVAL)
+            snprintf(err, len,
+                     "%s: its lock %s is %s: cohort never writes through a link or over another "
+                     "kind of file; remove it",
+                     path, name, errno == ELOOP ? "a symbolic link" : "not a regular file");
+        else
+            snprintf(err, len, "%s: cannot open its lock %s: %s", path, name, strerror(errno));
         return EXIT_BAD_INPUT;
     }
     const int locked = lock_take(*fd);

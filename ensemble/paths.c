@@ -17,6 +17,13 @@ int paths_same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+int paths_null_device(const struct stat *st)
+{
+    struct stat null;
+    return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) &&
+           st->st_rdev == null.st_rdev;
+}
+
 int paths_check_input(const char *path, const char *what, char *err, size_t len)
 {
     struct stat st;
@@ -26,6 +33,11 @@ int paths_check_input(const char *path, const char *what, char *err, size_t len)
     }
     if (S_ISDIR(st.st_mode)) {
         snprintf(err, len, "%s: the %s is a directory, not a file", path, what);
+        return EXIT_BAD_INPUT;
+    }
+    if (!S_ISREG(st.st_mode) && !paths_null_device(&st)) { /* /dev/zero, a pipe: no end, or once */
+        snprintf(err, len, "%s: the %s is not a regular file (a device, pipe or socket)", path,
+                 what);
         return EXIT_BAD_INPUT;
     }
     if (access(path, R_OK) != 0) {

@@ -5,8 +5,13 @@
 #define COHORT_PATHS_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
-/* `path` (a `what`, e.g. "configuration") is a regular file this process can read. */
+/* Whether st is /dev/null's: an empty input, where only regular files are read otherwise. */
+int paths_null_device(const struct stat *st);
+
+/* `path` (a `what`, e.g. "configuration") is a regular file this process can read, or /dev/null
+ * (an empty one): not a directory, another device, a pipe or a socket. */
 int paths_check_input(const char *path, const char *what, char *err, size_t len);
 
 /* `path` can be written as a new output: its directory exists and is writable; it is not a

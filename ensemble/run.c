@@ -19,10 +19,15 @@
 #include "run_state.h"
 #include "steady.h"
 
+/* The working memory of an automatic chunk on the cpu backend: beyond the caches a larger chunk
+ * gains nothing there, and a signal waits for a chunk's archive write and for its states'
+ * checkpoint, whose times grow with it (docs/running.md, "Signals"). */
+#define RUN_CPU_CHUNK_BYTES (256.0 * 1024 * 1024)
+
 enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 /* Members per chunk of a run of `members`: ensemble.chunk, or as many as fit in half the free
- * memory. */
+ * memory (on the cpu backend, in RUN_CPU_CHUNK_BYTES). */
 static int64_t chunk_size(const cohort_backend *be, const run_plan *p, int64_t members)
 {
     if (p->chunk_wanted) return p->chunk_wanted < members ? p->chunk_wanted : members;
@@ -37,7 +42,9 @@ static int64_t chunk_size(const cohort_backend *be, const run_plan *p, int64_t m
                         sizeof(double);
     if (p->structure_factor)
         per_member += structure_factor_bytes_per_member(p->values.nx, p->values.ny);
-    int64_t fit = (int64_t)(0.5 * (double)free_bytes / per_member);
+    double room = 0.5 * (double)free_bytes;
+    if (be->kind == COHORT_BACKEND_CPU && room > RUN_CPU_CHUNK_BYTES) room = RUN_CPU_CHUNK_BYTES;
+    int64_t fit = (int64_t)(room / per_member);
     if (fit < 1) fit = 1;
     return fit < members ? fit : members;
 }
@@ -106,7 +113,7 @@ static int run_stopped(run_state *s, int rc, int signo)
     s->out = NULL;
     char copy[PATH_MAX + 64];
     run_copy_name(s, s->generation, copy, sizeof copy);
-    if (!kept) remove(s->checkpoint_path), remove(copy);
+    if (!kept) remove(s->checkpoint_path), remove(copy), remove(s->partial_path);
     if (rc != COHORT_OK) fprintf(stderr, "\ncohort run: %s\n", cohort_error_message());
     if (kept && !opt->segment)
         fprintf(stderr,
@@ -148,6 +155,12 @@ static int run_finished(run_state *s, int rc)
     if (!ok && s->checkpointed && !opt->segment)
         fprintf(stderr, "cohort run: %s.partial and %s are kept: resume with %s%s\n", s->path,
                 s->checkpoint_path, opt->command_line, opt->resume ? "" : " --resume");
+    if (!ok && !s->checkpointed && !opt->segment)
+        fprintf(stderr,
+                "cohort run: nothing of this run was kept: it failed after %.0f s, before its "
+                "first checkpoint (one is taken every output.checkpoint_every = %g s and when a "
+                "signal stops the run); its work is lost\n",
+                cohort_seconds() - s->pr.start, s->checkpoint_every);
     if (ok && closed == COHORT_OK && !opt->quiet)
         fprintf(stderr,
                 "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld %s "
@@ -192,7 +205,9 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
                    .path = run_output_name(c, opt),
                    .stepper_member = -1,
                    .checkpoint_every = p.checkpoint_every};
+    run_signals_install(); /* a signal while the file is made stops the run before its chunks */
     int status = run_open(&s);
+    if (status != 0) run_signals_restore();
     if (status == 0) {
         int rc = run_buffers_alloc(&s);
         s.pr = (progress){opt->quiet, isatty(2), cohort_seconds(), 0.0, (end - first) * s.p.steps};
@@ -200,7 +215,6 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
         if (rc == COHORT_OK && s.ck) rc = run_resume(&s);
         s.last_checkpoint = cohort_seconds();
         s.checkpointed = s.ck != NULL; /* OUT.partial and OUT.checkpoint then stand for the run */
-        run_signals_install();
         if (rc == COHORT_OK) rc = run_chunks(&s);
         run_signals_restore();
         checkpoint_free(s.ck);

@@ -104,6 +104,7 @@ static int run_checkpoint_write(run_state *s, const run_position *at, int64_t ge
     checkpoint_writer *w = NULL;
     COHORT_CALL(checkpoint_begin(s->checkpoint_path, &w));
     int rc = checkpoint_put(w, "config", s->config_text, strlen(s->config_text));
+    if (rc == COHORT_OK) rc = checkpoint_put(w, "run_id", s->run_id, strlen(s->run_id));
     if (rc == COHORT_OK) rc = checkpoint_put(w, "position", at, sizeof *at);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "chunk", s->chunk);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "generation", generation);
@@ -122,14 +123,23 @@ static int run_checkpoint_write(run_state *s, const run_position *at, int64_t ge
 }
 
 /* OUT.partial synced and copied, then the checkpoint naming that copy, then the previous
- * generation's copy removed; unless quiet, a line saying its size and time. */
+ * generation's copy removed; unless quiet, a line saying its size and time. A checkpoint taken
+ * because a signal stops the run closes OUT.partial and links it as the copy instead: nothing
+ * writes it again, and a copy's time grows with the archive written so far. */
 int run_checkpoint(run_state *s, const run_position *at)
 {
     const double start = cohort_seconds();
     char copy[PATH_MAX + 64];
-    COHORT_CALL(output_sync(s->out));
     run_copy_name(s, s->generation + 1, copy, sizeof copy);
-    COHORT_CALL(checkpoint_copy_file(s->partial_path, copy));
+    if (run_signal) {
+        const int closed = output_close(s->out, OUTPUT_KEEP);
+        s->out = NULL;
+        COHORT_CALL(closed);
+        COHORT_CALL(checkpoint_link_file(s->partial_path, copy));
+    } else {
+        COHORT_CALL(output_sync(s->out));
+        COHORT_CALL(checkpoint_copy_file(s->partial_path, copy));
+    }
     COHORT_CALL(run_checkpoint_write(s, at, s->generation + 1));
     run_copy_name(s, s->generation++, copy, sizeof copy);
     remove(copy);
@@ -182,27 +192,6 @@ int run_checkpoint_restore_flight(run_state *s)
         COHORT_CALL(s->model->adaptive->carried_set(s->stepper, s->chunk, at->count, carried));
     }
     return COHORT_OK;
-}
-
-int run_resume_found_complete(const char *path, const char *checkpoint_path, int quiet)
-{
-    /* OUT and OUT.checkpoint both there, OUT written last: OUT is complete and the checkpoint
-     * stale. (An OUT older than its checkpoint is an earlier run's file that an interrupted
-     * --overwrite run was to replace: resumed as usual, which refuses it without --overwrite.) */
-    struct stat out, ck;
-    const int complete =
-        stat(path, &out) == 0 && S_ISREG(out.st_mode) && stat(checkpoint_path, &ck) == 0 &&
-        (out.st_mtim.tv_sec > ck.st_mtim.tv_sec ||
-         (out.st_mtim.tv_sec == ck.st_mtim.tv_sec && out.st_mtim.tv_nsec >= ck.st_mtim.tv_nsec));
-    if (complete) {
-        checkpoint_remove(checkpoint_path);
-        if (!quiet)
-            fprintf(stderr,
-                    "cohort run: --resume: %s is complete (the run stopped after writing it, "
-                    "before removing its checkpoint); removed %s\n",
-                    path, checkpoint_path);
-    }
-    return complete;
 }
 
 /* The saved configuration against this run's, and the chunk the run keeps: 1 where the same, else

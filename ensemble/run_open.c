@@ -16,24 +16,24 @@ enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 static int run_open_checks(run_state *s)
 {
     const run_options *opt = s->opt;
-    if (opt->resume && run_resume_found_complete(s->path, s->checkpoint_path, opt->quiet))
-        return -1;
+    const int existing = opt->resume ? run_resume_existing(s) : 0;
+    if (existing) return existing;
+    /* the path, and an interrupted run's checkpoint refused, or given up with --overwrite */
     if (run_output_path(s->c, opt, &s->path)) return EXIT_BAD_INPUT;
-    struct stat interrupted;
-    if (!opt->resume && stat(s->checkpoint_path, &interrupted) == 0) {
-        /* an interrupted run's checkpoint: continued with --resume, or given up with --overwrite
-         * (then it and its copy of the partial file go) */
-        if (!opt->overwrite) {
-            fprintf(stderr,
-                    "cohort run: %s exists: an interrupted run of this output; continue it with "
-                    "--resume, or start over with --overwrite\n",
-                    s->checkpoint_path);
-            return EXIT_BAD_INPUT;
-        }
-        checkpoint_remove(s->checkpoint_path);
-    }
     if (opt->resume && !run_checkpoint_matches(s)) return EXIT_BAD_INPUT;
     return 0;
+}
+
+/* The run id: the checkpoint's on --resume (a checkpoint of an older cohort has none: a new one),
+ * else a new one. */
+static int run_open_identity(run_state *s)
+{
+    size_t bytes = 0;
+    const char *saved = s->ck ? checkpoint_get(s->ck, "run_id", &bytes) : NULL;
+    if (!saved || bytes != RUN_ID_LEN - 1) return run_identity_new(s->run_id);
+    memcpy(s->run_id, saved, bytes);
+    s->run_id[bytes] = '\0';
+    return COHORT_OK;
 }
 
 /* The file's spec, and what it decided: the archive, the observables, the exact errors, and
@@ -43,6 +43,7 @@ static void run_open_spec(run_state *s, const char *history)
     run_output_spec(&s->p, s->be, s->first, s->end, s->part, s->path, &s->provenance, &s->spec,
                     s->value_slot);
     s->spec.history = history, s->spec.source = s->opt->version, s->spec.config = s->config_text;
+    s->spec.replace = s->opt->overwrite, s->spec.run_id = s->run_id;
     s->archive = s->spec.archive_final, s->n_obs = s->spec.n_series;
     s->n_values = s->spec.n_member_values;
     s->exact = s->n_values > 0 && s->value_slot[s->n_values - 1] == RUN_VALUE_LINF;
@@ -60,6 +61,10 @@ int run_open(run_state *s)
     sprintf(s->checkpoint_path, "%s.checkpoint", s->path);
     const int checked = run_open_checks(s);
     if (checked) return checked;
+    if (run_open_identity(s) != COHORT_OK) {
+        fprintf(stderr, "cohort run: %s\n", cohort_error_message());
+        return EXIT_FAILURE_RUNNING;
+    }
     char *history = output_history(s->opt->command_line, NULL);
     run_open_spec(s, history);
     snprintf(s->partial_path, sizeof s->partial_path, "%s.partial", s->path);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "paths.h"
+#include "sidecar.h"
 
 enum { EXIT_BAD_INPUT = 2 };
 
@@ -29,7 +30,10 @@ int run_output_lock(const cohort_config *c, const run_options *opt, output_lock 
 {
     char option[CONFIG_ORIGIN + 32], err[2048];
     run_output_option(c, opt, option, sizeof option);
-    if (!output_lock_acquire(run_output_name(c, opt), option, "cohort run", lock, err, sizeof err))
+    /* an MPI run's part is its output's file, which the run writes under the output's lock */
+    if ((opt->segment ||
+         !sidecar_check_not_owned(run_output_name(c, opt), option, err, sizeof err)) &&
+        !output_lock_acquire(run_output_name(c, opt), option, "cohort run", lock, err, sizeof err))
         return 0;
     fprintf(stderr, "cohort run: %s\n", err);
     return EXIT_BAD_INPUT;
@@ -40,7 +44,11 @@ int run_output_path(const cohort_config *c, const run_options *opt, const char *
     *path = run_output_name(c, opt);
     char option[CONFIG_ORIGIN + 32], err[1024];
     run_output_option(c, opt, option, sizeof option);
-    if (!paths_check_output(*path, option, &opt->config_path, 1, opt->overwrite, err, sizeof err))
+    const enum sidecar_mode mode = opt->resume      ? SIDECAR_RESUME
+                                   : opt->overwrite ? SIDECAR_OVERWRITE
+                                                    : SIDECAR_CREATE;
+    if (!paths_check_output(*path, option, &opt->config_path, 1, opt->overwrite, err, sizeof err) &&
+        !sidecar_prepare(*path, option, mode, err, sizeof err))
         return 0;
     fprintf(stderr, "cohort run: %s\n", err);
     return EXIT_BAD_INPUT;

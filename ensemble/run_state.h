@@ -7,6 +7,7 @@
  *   run_records.c   records (moments, observables, errors, structure factor), snapshots, and a
  *                   finished chunk's values, archive and k-means features;
  *   run_durable.c   durability: checkpoints, their restoration, signals;
+ *   run_identity.c  the run id its checkpoints and file share, and --resume on an existing OUT;
  * and run.c again ends the run: stopped, failed or finished (finish.c) and closed. The stages
  * read the plan, never the configuration's keys, except run_open.c for the output's path. */
 #ifndef COHORT_RUN_STATE_H
@@ -31,6 +32,8 @@ typedef struct run_position {
     int64_t step, r, q; /* in flight: its next step, record and snapshot */
     int64_t member_steps, n_chunks;
 } run_position;
+
+enum { RUN_ID_LEN = 33 }; /* 32 hex digits and the NUL */
 
 /* A chunk's working memory: backend arrays of leading dimension chunk, and their host side. */
 typedef struct run_buffers {
@@ -72,6 +75,7 @@ typedef struct run_state {
     const char *path;
     char *config_text, *checkpoint_path;
     char partial_path[PATH_MAX + 16];
+    char run_id[RUN_ID_LEN]; /* new, or the checkpoint's on --resume */
     output_spec spec;
     run_provenance provenance;
     int value_slot[RUN_VALUES];
@@ -125,8 +129,13 @@ int run_checkpoint_restore(run_state *s);
 int run_checkpoint_restore_flight(run_state *s);
 /* --resume: the checkpoint is of this configuration and these members (messages on stderr) */
 int run_checkpoint_matches(run_state *s);
-/* --resume after OUT's final rename, before the checkpoint's removal: the checkpoint goes, 1 */
-int run_resume_found_complete(const char *path, const char *checkpoint_path, int quiet);
+
+/* run_identity.c: a new random run id (32 hex digits) */
+int run_identity_new(char id[RUN_ID_LEN]);
+/* --resume where OUT exists (s->path, checkpoint_path and config_text set): -1 where OUT is this
+ * run's finished file (said; a checkpoint of the same run id removed), 0 to resume (OUT absent,
+ * or to be replaced with --overwrite), 2 where OUT is another run's (said; nothing removed). */
+int run_resume_existing(const run_state *s);
 
 void progress_show(progress *pr, int64_t members_done, int64_t members, double t,
                    int64_t member_steps, int final);

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "analysis/moments.h"
+#include "backend/cohort_error.h"
 #include "checkpoint.h"
+#include "sidecar.h"
 
 void segments_list_name(const char *out, char *name, size_t len)
 {
@@ -42,21 +44,29 @@ void segments_extend(segments *g, int64_t end, int ranks)
 
 int segments_list_write(const char *path, const segments *g)
 {
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return 0;
+    char tmp[PATH_MAX + 16];
+    int fd = -1;
+    if (sidecar_temp(path, tmp, sizeof tmp, &fd) != COHORT_OK) return 0;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd), unlink(tmp);
+        return 0;
+    }
     fprintf(f, "cohort segments 1\nmembers %lld\nsegments %d\n", (long long)g->members, g->count);
     for (int s = 0; s < g->count; ++s)
         fprintf(f, "%lld %lld\n", (long long)g->bounds[s], (long long)g->bounds[s + 1]);
-    const int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    return fclose(f) == 0 && ok && rename(tmp, path) == 0;
+    int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    ok = fclose(f) == 0 && ok && sidecar_rename(tmp, path, SIDECAR_REPLACE_REGULAR) == COHORT_OK;
+    if (!ok) unlink(tmp);
+    return ok;
 }
 
 int segments_list_read(const char *path, int64_t members, int target, segments *g, char *err,
                        size_t len)
 {
-    FILE *f = fopen(path, "r");
+    const int fd = sidecar_open_read(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (fd >= 0 && !f) close(fd);
     long long m = -1, a = 0, b = 0;
     int count = -1, ok = f &&
                          fscanf(f, "cohort segments 1 members %lld segments %d", &m, &count) == 2 &&

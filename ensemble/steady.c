@@ -66,6 +66,7 @@ static int steady_open(const cohort_config *c, const run_options *opt, steady_ru
                           .chunk_members = r->chunk,
                           .title = "cohort steady ensemble",
                           .history = history,
+                          .replace = opt->overwrite,
                           .source = opt->version,
                           .config = r->config_text};
     run_plan_output_spec(r->p, model->name, r->be, &r->provenance, spec);

@@ -31,6 +31,13 @@ expect_refusal() {
     fi
 }
 
+# wait_for FILE: until FILE exists and is not empty (at most 60 s)
+wait_for() {
+    i=0
+    while [ ! -s "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+    [ -s "$1" ]
+}
+
 # test_summary: the counts; its status is the test's
 test_summary() {
     echo "$passed passed, $failed failed"

@@ -46,13 +46,6 @@ archive = final
 INI
 run() { "$cohort" run --backend cpu "$@"; }
 
-# wait_for FILE: until FILE exists and is not empty (at most 60 s)
-wait_for() {
-    i=0
-    while [ ! -s "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
-    [ -s "$1" ]
-}
-
 # busy WHAT PID COMMAND...: COMMAND exits 2 within 5 s, naming PID's run as the writer of s.nc,
 # while PID (stopped) holds it
 busy() {

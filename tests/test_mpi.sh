@@ -136,9 +136,9 @@ for ranks in 2 4; do
 done
 
 # one writer per output (issue 38): while 2 ranks write lk.nc (held stopped, so that the test
-# does not depend on the machine's speed), a second job to lk.nc, a resume of it without mpirun
-# and a part run on rank 0's part each exit 2 with one message naming the writer; the first job's
-# file is then the serial run's
+# does not depend on the machine's speed), a second job to lk.nc and a resume of it without mpirun
+# each exit 2 with one message naming the writer, and a part run on rank 0's part with one naming
+# the output whose file it is (issue 51); the first job's file is then the serial run's
 rm -f lk.nc*
 "$mpirun" --oversubscribe --allow-run-as-root -np 2 "$cohort" run sweep.ini -o lk.nc \
     --set time.t_end=$t_long --backend "$backend" --quiet 2> lk.err &
@@ -146,19 +146,20 @@ pid=$!
 i=0
 while [ ! -s lk.nc.part-0-1024.nc.lock ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 pkill -STOP -P $pid -x cohort
-refused() { # refused WHAT OUT COMMAND...
-    what=$1 out=$2; shift 2
+refused() { # refused WHAT PATTERN COMMAND...
+    what=$1 pattern=$2; shift 2
     "$@" > lk.out 2>&1
     status=$?
-    count=$(grep -c "$out is being written by cohort run pid [0-9]* on " lk.out)
+    count=$(grep -c "$pattern" lk.out)
     if [ $status -eq 2 ] && [ "$count" -eq 1 ] && kill -0 $pid 2> /dev/null; then ok; else
         bad "$what while 2 ranks write lk.nc: exit $status, $count messages: $(cat lk.out)"; fi
 }
 lk="--set time.t_end=$t_long --backend $backend"
-refused "a second job" lk.nc mpi 2 "$cohort" run sweep.ini -o lk.nc $lk
-refused "--resume alone" lk.nc "$cohort" run sweep.ini -o lk.nc $lk --resume
-refused "a part run" lk.nc.part-0-1024.nc "$cohort" run sweep.ini --members 0:1024 \
-    -o lk.nc.part-0-1024.nc --overwrite $lk
+writer="lk.nc is being written by cohort run pid [0-9]* on "
+refused "a second job" "$writer" mpi 2 "$cohort" run sweep.ini -o lk.nc $lk
+refused "--resume alone" "$writer" "$cohort" run sweep.ini -o lk.nc $lk --resume
+refused "a part run" "lk.nc.part-0-1024.nc: that name is a part of a run over several processes of the output lk.nc" \
+    "$cohort" run sweep.ini --members 0:1024 -o lk.nc.part-0-1024.nc --overwrite $lk
 pkill -CONT -P $pid -x cohort
 wait $pid || bad "the first job: $(cat lk.err)"
 same long-serial.nc lk.nc "written while others tried"
