@@ -15,14 +15,13 @@
 #include "clustering.h"
 #include "config.h"
 #include "fields/fields.h"
+#include "exit_status.h"
 #include "info.h"
 #include "output.h"
 #include "output_lock.h"
 #include "paths.h"
 #include "sidecar.h"
 #include "plan.h"
-
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 /* The archive C of the input: C(member, x), or C(t_snap, member, x) with the snapshot times. */
 typedef struct archive {

@@ -11,14 +11,13 @@
 #include "analysis/moments.h"
 #include "backend/cohort_error.h"
 #include "clustering.h"
+#include "exit_status.h"
 #include "merge.h"
 #include "part_features.h"
 #include "plan.h"
 #include "run_output.h"
 #include "segments.h"
 #include "target.h"
-
-enum { EXIT_BAD_INPUT = 2 };
 
 /* What the segments cover: the run's members, or a target run's max_members of which its first
  * round runs first_round (0: no target). */
@@ -207,7 +206,7 @@ static int run_segments(const cohort_config *c, const run_options *opt, const co
             comm_abort(comm, status);
         }
     }
-    if (status == 0 && stop_signal) status = 128 + stop_signal;
+    if (status == 0 && stop_signal) status = EXIT_SIGNAL_BASE + stop_signal;
     return comm_max(comm, status);
 }
 
@@ -223,8 +222,8 @@ static int distributed_follow(const cohort_config *c, const run_options *opt, co
     if (!parts || run_plan_make(c, &p, err, sizeof err) != 0 ||
         cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         fprintf(stderr, "cohort run: rank %d cannot take part in the k-means\n", team->rank);
-        team->abort(team->ctx, 1);
-        return 1;
+        team->abort(team->ctx, EXIT_FAILURE_RUNNING);
+        return EXIT_FAILURE_RUNNING;
     }
     part_features features;
     part_features_init(&features, parts, g->bounds, g->count, p.n);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_BAD_INPUT = 2 };
+#include "exit_status.h"
 
 char *info_global_text(int nc, const char *name)
 {

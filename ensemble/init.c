@@ -10,10 +10,11 @@
 #include "backend/cohort_error.h"
 #include "config.h"
 #include "models/model.h"
+#include "exit_status.h"
 #include "paths.h"
 #include "sidecar.h"
 
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 32 };
+enum { MAX_SETS = 32 };
 
 /* "cohort init: 'mcf': no such model; the models are ..." */
 static int unknown_model(const char *name)

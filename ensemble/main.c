@@ -16,6 +16,7 @@
 #include "comm.h"
 #include "config.h"
 #include "distributed.h"
+#include "exit_status.h"
 #include "info.h"
 #include "init.h"
 #include "merge.h"
@@ -25,8 +26,6 @@
 
 extern const char cohort_version[];
 extern const char cohort_git_hash[];
-
-enum { EXIT_USAGE = 2 };
 
 static void print_usage(FILE *out)
 {
@@ -201,7 +200,7 @@ static int run_arguments(int argc, char **argv, run_options *opt, const char **s
                     !strcmp(arg, "--members")) &&
                    !value) {
             fprintf(stderr, "cohort run: %s needs a value (see cohort run --help)\n", arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         } else if (!strcmp(arg, "--set")) {
             sets[(*n_sets)++] = argv[++i];
         } else if (!strcmp(arg, "-o")) {
@@ -218,19 +217,19 @@ static int run_arguments(int argc, char **argv, run_options *opt, const char **s
                         "cohort run: --members '%s': expected A:B, global members [A, B) with "
                         "0 <= A < B\n",
                         value);
-                return EXIT_USAGE;
+                return EXIT_BAD_INPUT;
             }
             opt->members_first = a, opt->members_end = b;
             ++i;
         } else if (arg[0] == '-') {
             fprintf(stderr, "cohort run: unknown option '%s' (see cohort run --help)\n", arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         } else if (!*config_path) {
             *config_path = arg;
         } else {
             fprintf(stderr, "cohort run: one configuration file only ('%s', then '%s')\n",
                     *config_path, arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         }
     }
     return -1;
@@ -251,11 +250,11 @@ static int command_run_as(const cohort_comm *comm, int argc, char **argv, int fu
         fprintf(stderr, "cohort run: no configuration file\n\n");
         print_run_usage(stderr);
         free(sets);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     if (!known_backend("run", opt.backend)) {
         free(sets);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     cohort_config config;
     char err[1024];
@@ -263,12 +262,12 @@ static int command_run_as(const cohort_comm *comm, int argc, char **argv, int fu
     if (paths_check_input(config_path, "configuration", err, sizeof err)) {
         fprintf(stderr, "cohort run: %s\n", err);
         free(sets);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     if (config_load(&config, config_path, sets, n_sets, err, sizeof err) != COHORT_OK) {
         fprintf(stderr, "cohort run: %s\n", err);
         free(sets);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     char command_line[4096], version[256];
     provenance_text(full_argc, full_argv, command_line, sizeof command_line, version,
@@ -307,11 +306,11 @@ static int command_run(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(stderr, "cohort run: started by an MPI launcher as several processes, but this "
                         "cohort has no MPI (cohort --version): run it as one process, or build it "
                         "where libopenmpi-dev is installed\n");
-        return 2;
+        return EXIT_BAD_INPUT;
     }
     if (started != 0) {
         fprintf(stderr, "cohort run: MPI_Init failed under an MPI launcher\n");
-        return 1;
+        return EXIT_FAILURE_RUNNING;
     }
     comm_quiet_stderr(&comm);
     const int status = command_run_as(&comm, argc, argv, full_argc, full_argv);
@@ -370,7 +369,7 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
                     !strcmp(arg, "--from") || !strcmp(arg, "--bootstrap")) &&
                    !value) {
             fprintf(stderr, "cohort analyze: %s needs a value (see cohort analyze --help)\n", arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         } else if (!strcmp(arg, "-o")) {
             opt.output_path = argv[++i];
         } else if (!strcmp(arg, "--backend")) {
@@ -386,7 +385,7 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
                 fprintf(stderr,
                         "cohort analyze: --kmeans '%s': expected clusters in [1, 16] or auto\n",
                         value);
-                return EXIT_USAGE;
+                return EXIT_BAD_INPUT;
             }
             opt.kmeans = (int)k;
             ++i;
@@ -398,7 +397,7 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
                 fprintf(stderr,
                         "cohort analyze: --bootstrap '%s': expected resamples in [2, 100000]\n",
                         value);
-                return EXIT_USAGE;
+                return EXIT_BAD_INPUT;
             }
             opt.bootstrap = (int)b;
             ++i;
@@ -408,28 +407,28 @@ static int command_analyze(int argc, char **argv, int full_argc, char **full_arg
             opt.from = strtod(value, &end);
             if (end == value || *end || errno || !(opt.from >= 0.0) || !isfinite(opt.from)) {
                 fprintf(stderr, "cohort analyze: --from '%s': expected a time >= 0\n", value);
-                return EXIT_USAGE;
+                return EXIT_BAD_INPUT;
             }
             ++i;
         } else if (arg[0] == '-') {
             fprintf(stderr, "cohort analyze: unknown option '%s' (see cohort analyze --help)\n",
                     arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         } else if (!opt.input) {
             opt.input = arg;
         } else {
             fprintf(stderr, "cohort analyze: one input file only ('%s', then '%s')\n", opt.input,
                     arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         }
     }
     if (!opt.input) {
         fprintf(stderr, "cohort analyze: no input file\n\n");
         print_analyze_usage(stderr);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     if (!known_backend("analyze", opt.backend)) {
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     char command_line[4096], version[256];
     provenance_text(full_argc, full_argv, command_line, sizeof command_line, version,
@@ -464,7 +463,7 @@ static int command_merge(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char **inputs = calloc((size_t)argc, sizeof *inputs);
     merge_options opt = {.backend = "auto"};
-    int n = 0, status = EXIT_USAGE;
+    int n = 0, status = EXIT_BAD_INPUT;
     for (int i = 1; inputs && i < argc; ++i) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -491,7 +490,7 @@ static int command_merge(int argc, char **argv, int full_argc, char **full_argv)
     }
     if (!inputs) {
         fprintf(stderr, "cohort merge: out of memory\n");
-        return 1;
+        return EXIT_FAILURE_RUNNING;
     }
     if (n == 0 || !opt.output_path) {
         fprintf(stderr, "cohort merge: %s\n\n", n == 0 ? "no parts" : "no -o OUT.nc");
@@ -553,33 +552,33 @@ static int command_selfcheck(int argc, char **argv)
         } else if (strcmp(arg, "--backend") == 0 && value) {
             opt.backend = value;
         } else if (strcmp(arg, "--n") == 0) {
-            if (!parse_integer(arg, value, 5, 1 << 20, &v)) return EXIT_USAGE;
+            if (!parse_integer(arg, value, 5, 1 << 20, &v)) return EXIT_BAD_INPUT;
             opt.n = v;
         } else if (strcmp(arg, "--members") == 0) {
-            if (!parse_integer(arg, value, 1, 1LL << 31, &v)) return EXIT_USAGE;
+            if (!parse_integer(arg, value, 1, 1LL << 31, &v)) return EXIT_BAD_INPUT;
             opt.members = v;
         } else if (strcmp(arg, "--seed") == 0) {
-            if (!parse_integer(arg, value, 0, LONG_MAX, &v)) return EXIT_USAGE;
+            if (!parse_integer(arg, value, 0, LONG_MAX, &v)) return EXIT_BAD_INPUT;
             opt.seed = (unsigned long)v;
         } else {
             fprintf(stderr, "cohort selfcheck: unknown or incomplete option '%s'\n\n", arg);
             print_selfcheck_usage(stderr);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         }
     }
     if (!known_backend("selfcheck", opt.backend)) {
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     if (opt.n * opt.members > (1LL << 31)) {
         fprintf(stderr, "cohort selfcheck: --n %lld x --members %lld exceeds 2^31 values\n",
                 (long long)opt.n, (long long)opt.members);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     int passed = 0;
     int rc = selfcheck_run(&opt, stdout, &passed);
     if (rc == COHORT_ERR_NO_DEVICE) {
         fprintf(stderr, "cohort selfcheck: %s\n", cohort_error_message());
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     if (rc != COHORT_OK) {
         fprintf(stderr, "cohort selfcheck: %s\n", cohort_error_message());
@@ -619,10 +618,10 @@ static int command_init(int argc, char **argv)
                     "cohort init: unknown or incomplete option '%s' (see cohort init "
                     "--help)\n",
                     arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         } else if (opt.model) {
             fprintf(stderr, "cohort init: one model only ('%s', then '%s')\n", opt.model, arg);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         } else {
             opt.model = arg;
         }
@@ -630,7 +629,7 @@ static int command_init(int argc, char **argv)
     if (!opt.model) {
         fprintf(stderr, "cohort init: which model? (cohort models lists them)\n\n");
         print_init_usage(stderr);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     return init_write(&opt);
 }
@@ -639,7 +638,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         print_usage(stderr);
-        return EXIT_USAGE;
+        return EXIT_BAD_INPUT;
     }
     const char *command = argv[1];
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
@@ -665,7 +664,7 @@ int main(int argc, char **argv)
         }
         if (argc != 3) {
             fprintf(stderr, "usage: cohort info FILE.nc\n");
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         }
         return info_print(argv[2], stdout);
     }
@@ -684,7 +683,7 @@ int main(int argc, char **argv)
         if (argc > 2 + table) {
             fprintf(stderr, "cohort models: unexpected argument '%s' (see cohort models --help)\n",
                     argv[2 + table]);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         }
         if (table) {
             config_print_model_table(stdout);
@@ -700,5 +699,5 @@ int main(int argc, char **argv)
             "cohort "
             "--help)\n",
             command);
-    return EXIT_USAGE;
+    return EXIT_BAD_INPUT;
 }

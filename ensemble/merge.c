@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "config.h"
+#include "exit_status.h"
 #include "finish.h"
 #include "info.h"
 #include "output.h"
@@ -19,8 +20,6 @@
 #include "paths.h"
 #include "sidecar.h"
 #include "plan.h"
-
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 typedef struct part_file {
     const char *path;

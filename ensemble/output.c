@@ -425,9 +425,11 @@ static int define_file(cohort_output *o, const output_spec *s)
     COHORT_CALL(put_text(o, NC_GLOBAL, "backend", s->backend));
     COHORT_CALL(put_text(o, NC_GLOBAL, "device", s->device));
     COHORT_CALL(put_text(o, NC_GLOBAL, "libraries", s->libraries));
+    /* backend/philox.h: the scheme since 2026-11-22 */
     COHORT_CALL(put_text(o, NC_GLOBAL, "rng",
-                         "cuRAND Philox4x32-10, LEGACY ordering, offset = "
-                         "member x N"));
+                         "Philox4x32-10 (Random123 on cpu, cuRAND's device API on cuda): member g "
+                         "draws stream g of the seed; value i is component i % 2 of "
+                         "curand_uniform2_double after curand_init(seed, g, 2 (i - i % 2))"));
     const unsigned long long seed = s->seed;
     NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
     if (s->part_of > 0) COHORT_CALL(define_merge_group(o, s, dim_member, dim_t));

@@ -1,4 +1,5 @@
-/* The NetCDF-4 file of a 1D run (CF-1.11): coordinates member (realization), x and t (unlimited),
+/* The NetCDF-4 file of a run (CF-1.11): coordinates member (realization), x (and y for 2D members)
+ * and t (unlimited),
  * the ensemble statistics over t, the per-member divergence flags, optionally the archived final
  * state C(member, x) chunked by whole chunks of members with deflate 1 + shuffle, and the run's
  * provenance as global attributes. The file is written as PATH.partial, synced after every record

@@ -11,9 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "paths.h"
 
-enum { EXIT_BAD_INPUT = 2, OPEN_TRIES = 8, HOST_MAX = 256 };
+enum { OPEN_TRIES = 8, HOST_MAX = 256 };
 
 struct output_lock {
     int fd;

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { EXIT_BAD_INPUT = 2 };
+#include "exit_status.h"
 
 int paths_same_file(const char *a, const char *b)
 {

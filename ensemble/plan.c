@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "backend/cohort_error.h"
-
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
+#include "exit_status.h"
 
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g)

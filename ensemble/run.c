@@ -15,6 +15,7 @@
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "exit_status.h"
 #include "run_output.h"
 #include "run_state.h"
 #include "steady.h"
@@ -23,8 +24,6 @@
  * gains nothing there, and a signal waits for a chunk's archive write and for its states'
  * checkpoint, whose times grow with it (docs/running.md, "Signals"). */
 #define RUN_CPU_CHUNK_BYTES (256.0 * 1024 * 1024)
-
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 /* Members per chunk of a run of `members`: ensemble.chunk, or as many as fit in half the free
  * memory (on the cpu backend, in RUN_CPU_CHUNK_BYTES). */
@@ -49,6 +48,19 @@ static int64_t chunk_size(const cohort_backend *be, const run_plan *p, int64_t m
     return fit < members ? fit : members;
 }
 
+/* Where the run stands, as a checkpoint records it: within the chunk ch (in flight), or (ch NULL)
+ * before the chunk at member m0. By name: the fields' order is the checkpoint's layout. */
+static run_position run_position_of(const run_state *s, const run_chunk *ch, int64_t m0)
+{
+    run_position at = {.first = s->first,
+                       .end = s->end,
+                       .m0 = ch ? ch->m0 : m0,
+                       .member_steps = s->member_steps,
+                       .n_chunks = s->n_chunks};
+    if (ch) at.count = ch->count, at.step = ch->step, at.r = ch->r, at.q = ch->q;
+    return at;
+}
+
 /* The chunk's events in turn: its steps to the next record or snapshot, the record or the
  * snapshot, and a checkpoint with the chunk in flight when one is due. */
 static int run_chunk_events(run_state *s, run_chunk *ch)
@@ -66,8 +78,7 @@ static int run_chunk_events(run_state *s, run_chunk *ch)
             COHORT_CALL(run_snapshot_take(s, ch, next));
         if (!run_signal && cohort_seconds() - s->last_checkpoint >= s->checkpoint_every &&
             (ch->r < p->n_records || ch->q < p->n_snapshots)) {
-            const run_position at = {s->first, s->end, ch->m0,          ch->count,  ch->step,
-                                     ch->r,    ch->q,  s->member_steps, s->n_chunks};
+            const run_position at = run_position_of(s, ch, 0);
             COHORT_CALL(run_checkpoint(s, &at));
         }
     }
@@ -86,8 +97,7 @@ static int run_chunks(run_state *s)
         count = ch.count;
         if (rc == COHORT_OK) rc = run_chunk_events(s, &ch);
         if (run_signal && rc == COHORT_OK) { /* stopped within the chunk: checkpoint it */
-            const run_position at = {s->first, s->end,          m0,         count, ch.step, ch.r,
-                                     ch.q,     s->member_steps, s->n_chunks};
+            const run_position at = run_position_of(s, &ch, 0);
             return run_checkpoint(s, &at);
         }
         if (rc == COHORT_OK) rc = run_chunk_end(s, &ch);
@@ -95,8 +105,7 @@ static int run_chunks(run_state *s)
                       m0 + count == s->end);
         if (rc == COHORT_OK && m0 + count < s->end &&
             (run_signal || cohort_seconds() - s->last_checkpoint >= s->checkpoint_every)) {
-            const run_position at = {s->first, s->end, m0 + count,      0,          0,
-                                     0,        0,      s->member_steps, s->n_chunks};
+            const run_position at = run_position_of(s, NULL, m0 + count);
             rc = run_checkpoint(s, &at);
         }
     }
@@ -124,7 +133,7 @@ static int run_stopped(run_state *s, int rc, int signo)
     else if (!kept)
         fprintf(stderr, "\ncohort run: stopped by signal %d before a checkpoint: %s\n", signo,
                 cohort_error_message());
-    return 128 + signo;
+    return EXIT_SIGNAL_BASE + signo;
 }
 
 /* The run's end: what needs every member (finish.c), the file closed and renamed into place, the
@@ -211,7 +220,7 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
     if (status == 0) {
         int rc = run_buffers_alloc(&s);
         s.pr = (progress){opt->quiet, isatty(2), cohort_seconds(), 0.0, (end - first) * s.p.steps};
-        s.resume_at = (run_position){first, end, first, 0, 0, 0, 0, 0, 0};
+        s.resume_at = (run_position){.first = first, .end = end, .m0 = first};
         if (rc == COHORT_OK && s.ck) rc = run_resume(&s);
         s.last_checkpoint = cohort_seconds();
         s.checkpointed = s.ck != NULL; /* OUT.partial and OUT.checkpoint then stand for the run */

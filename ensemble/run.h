@@ -1,4 +1,5 @@
-/* `cohort run`: a 1D ensemble from its configuration to its NetCDF file. */
+/* `cohort run`: an ensemble of any model (1D or 2D, stepped or steady) from its configuration to
+ * its NetCDF file. */
 #ifndef COHORT_RUN_H
 #define COHORT_RUN_H
 

@@ -14,11 +14,12 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
+#include "exit_status.h"
 #include "info.h"
 #include "run_state.h"
 #include "sidecar.h"
 
-enum { EXIT_BAD_INPUT = 2, ID_BYTES = 16 };
+enum { ID_BYTES = 16 };
 
 int run_identity_new(char id[RUN_ID_LEN])
 {

@@ -7,9 +7,8 @@
 #include <sys/stat.h>
 
 #include "backend/cohort_error.h"
+#include "exit_status.h"
 #include "run_state.h"
-
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 /* Before the file: -1 where a --resume finds the run complete, 2 where the path or an
  * interrupted run's checkpoint refuses it, else 0 (on --resume with s->ck loaded). */

@@ -5,10 +5,9 @@
 
 #include <stdio.h>
 
+#include "exit_status.h"
 #include "paths.h"
 #include "sidecar.h"
-
-enum { EXIT_BAD_INPUT = 2 };
 
 /* The run's output path: -o, else output.path. */
 const char *run_output_name(const cohort_config *c, const run_options *opt)

@@ -8,8 +8,8 @@
 #include "fields/fields.h"
 #include "run_state.h"
 
-/* The chunk's states as fields (model1d_field, into the scratch array, which is free between
- * steps; mean = NULL: the state is the field, as in 2D), member-major, on the host: what
+/* The chunk's states as fields (fields_values: a deviation plus its member's mean, into the
+ * scratch array, which is free between steps; mean = NULL: the state is the field, as in 2D), member-major, on the host: what
  * archives, snapshots and k-means features hold. */
 static int states_to_host(run_state *s, const run_chunk *ch)
 {

@@ -16,8 +16,7 @@
 
 #include "backend/cohort_error.h"
 #include "checkpoint.h"
-
-enum { EXIT_BAD_INPUT = 2 };
+#include "exit_status.h"
 
 int sidecar_name(const char *out, const char *suffix, char *name, size_t len)
 {

@@ -6,9 +6,8 @@
 #include <string.h>
 
 #include "backend/cohort_error.h"
+#include "exit_status.h"
 #include "output.h"
-
-enum { EXIT_FAILURE_RUNNING = 1, EXIT_BAD_INPUT = 2 };
 
 /* What a steady run cannot do is refused, not ignored, before anything is done: 0, or 2. */
 static int steady_refusals(const cohort_config *c, const cohort_model *model)

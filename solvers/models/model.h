@@ -120,7 +120,7 @@ typedef struct cohort_model_on_chip {
     int64_t (*steps_a_call)(const void *stepper);
 } cohort_model_on_chip;
 
-/* Adaptive in time (optional; stages: plan_time.c, run_records.c, run_durable.c): step()
+/* Adaptive in time (optional; stages: plan.c's plan_time, run_records.c, run_durable.c): step()
  * advances the members by the interval dt (time.output_every), each member with its own adaptive
  * steps to time.tolerance from the first trial step time.dt; each chunk starts at step 0. */
 typedef struct cohort_model_adaptive {
@@ -183,7 +183,8 @@ typedef struct cohort_model_statistics {
 } cohort_model_statistics;
 
 /* The model's own defaults: config.c gives them to the keys a configuration leaves out,
- * `cohort init` writes them (required of a time-stepped model; stages: config.c, plan_time.c). */
+ * `cohort init` writes them (required of a time-stepped model; stages: config.c, plan.c's
+ * plan_time). */
 typedef struct cohort_model_defaults {
     /* time.dt = auto (an adaptive model's first trial step) */
     double (*dt_auto)(const cohort_model_values *v);
