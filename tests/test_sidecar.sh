@@ -165,17 +165,22 @@ ln -s victim linked.ini
 refused "linked\.ini: the file exists" "$cohort" init ch1d -o linked.ini
 victim_intact "cohort init onto a link"
 
-# 5. cohort merge checks its parts before merging
-for damage in narrow-C no-C member; do
-    "$python" "$here/damage_part.py" $damage p1.nc "bad-$damage.nc" || bad "damage_part $damage"
-done
-refused "bad-narrow-C\.nc: C has member = 1024, x2 = 17 where the configuration implies member = 1024, x = 32" \
-    "$cohort" merge p0.nc bad-narrow-C.nc -o m.nc --quiet
-refused "bad-no-C\.nc: there is no variable C" "$cohort" merge p0.nc bad-no-C.nc -o m.nc --quiet
-refused "bad-member\.nc: its variable member holds -5 at index 0, where members_first = 1024" \
-    "$cohort" merge p0.nc bad-member.nc -o m.nc --quiet
-left=$(ls m.nc* 2> /dev/null)
-[ -z "$left" ] && ok || bad "a refused merge left $left"
+# 5. cohort merge checks its parts before merging (the damaged parts are made with netCDF4, which
+# the set-up installs; a machine without it, such as a GPU host, says so and leaves this out)
+if "$python" -c 'import netCDF4' 2> /dev/null; then
+    for damage in narrow-C no-C member; do
+        "$python" "$here/damage_part.py" $damage p1.nc "bad-$damage.nc" || bad "damage_part $damage"
+    done
+    refused "bad-narrow-C\.nc: C has member = 1024, x2 = 17 where the configuration implies member = 1024, x = 32" \
+        "$cohort" merge p0.nc bad-narrow-C.nc -o m.nc --quiet
+    refused "bad-no-C\.nc: there is no variable C" "$cohort" merge p0.nc bad-no-C.nc -o m.nc --quiet
+    refused "bad-member\.nc: its variable member holds -5 at index 0, where members_first = 1024" \
+        "$cohort" merge p0.nc bad-member.nc -o m.nc --quiet
+    left=$(ls m.nc* 2> /dev/null)
+    [ -z "$left" ] && ok || bad "a refused merge left $left"
+else
+    echo "skipped the damaged parts: $python has no netCDF4"
+fi
 "$cohort" merge p0.nc p1.nc -o m.nc --quiet && "$compare" other.nc m.nc > /dev/null && ok ||
     bad "the undamaged parts no longer merge to the whole run"
 
