@@ -1,5 +1,5 @@
 /* A team: the processes that share one analysis (the ranks of an MPI run, or this process alone),
- * seen through two collective operations, so that analysis/ needs no MPI (ensemble/comm.c
+ * seen through two collective operations, so that analysis/ needs no MPI (ensemble/parts/comm.c
  * implements them over MPI). Every rank of a team calls the same collectives in the same order.
  * A team's members are shared out in whole ORDERED_SUM_BLOCK blocks (team_share), so that each
  * block's ordered sum is one rank's and the blocks meet only in the fixed tree on rank 0. */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
-#include "config.h"
+#include "config/config.h"
 #include "models/model.h"
 #include "test_common.h"
 

@@ -10,7 +10,7 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "backend/philox.h"
-#include "initial.h"
+#include "run/initial.h"
 #include "test_common.h"
 
 enum { N = 37, LD = 100 };

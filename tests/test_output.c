@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
-#include "output.h"
+#include "io/output.h"
 #include "test_common.h"
 
 static int exists(const char *path)

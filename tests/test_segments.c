@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L /* mkdir, rmdir */
-/* The segment list of a run over several processes or rounds (ensemble/segments.h): segments cut
- * at the statistics' 1,024-member blocks, one a rank, appended round after round; the list
+/* The segment list of a run over several processes or rounds (ensemble/parts/segments.h): segments
+ * cut at the statistics' 1,024-member blocks, one a rank, appended round after round; the list
  * written and read back the same; a list of another run (other members, a run that ends early
  * without being a target run, a segment off a block boundary, a damaged file) refused with a
  * message that names it; the parts' names; a finished part a regular file only. */
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/moments.h"
-#include "segments.h"
+#include "parts/segments.h"
 #include "test_common.h"
 
 /* Every segment non-empty, ascending, on a block boundary except the run's end. */

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, mkfifo, symlink */
-/* The files beside an output (ensemble/sidecar.h): which names belong to which output; a
+/* The files beside an output (ensemble/io/sidecar.h): which names belong to which output; a
  * temporary created exclusively under an unpredictable name with the umask's mode; renames that
  * replace only what they may (never a link where a file of the run is expected); reads that never
  * follow a link nor block on a pipe; and what sidecar_prepare does with an interrupted run's
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sidecar.h"
+#include "io/sidecar.h"
 #include "test_common.h"
 
 static void owner_case(void)

@@ -32,8 +32,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "info.h"
+#include "results/analyze.h"
+#include "io/cohort_file.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -167,7 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 upstream_crashes, path);
         return -1;
     }
-    info_print(input, devnull);
+    char described[1024];
+    cohort_file_describe(input, devnull, described, sizeof described);
     analyze_options opt = {.input = input,
                            .output_path = output,
                            .overwrite = 1,

@@ -1,0 +1,91 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli/init.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cohort_error.h"
+#include "config/config.h"
+#include "models/model.h"
+#include "exit_status.h"
+#include "io/paths.h"
+#include "io/sidecar.h"
+
+enum { MAX_SETS = 32 };
+
+/* "cohort init: 'mcf': no such model; the models are ..." */
+static int unknown_model(const char *name)
+{
+    size_t n = 0;
+    const cohort_model *const *models = cohort_models(&n);
+    fprintf(stderr, "cohort init: '%s': no such model; the models are", name);
+    for (size_t m = 0; m < n; ++m) fprintf(stderr, "%s %s", m ? "," : "", models[m]->name);
+    fprintf(stderr, " (cohort models describes each)\n");
+    return EXIT_BAD_INPUT;
+}
+
+/* The model's configuration: its name and its starter's keys, over the defaults. */
+static int starter_config(const cohort_model *m, cohort_config *c)
+{
+    char texts[MAX_SETS][2 * CONFIG_TEXT], err[1024];
+    const char *sets[MAX_SETS];
+    int n = 0;
+    snprintf(texts[n], sizeof texts[n], "model.name=%s", m->name);
+    sets[n] = texts[n], ++n;
+    snprintf(texts[n], sizeof texts[n], "output.path=%s.nc", m->name); /* beside it, not out/ */
+    sets[n] = texts[n], ++n;
+    for (const char *const *s = m->defaults ? m->defaults->starter : NULL;
+         s && s[0] && n < MAX_SETS; s += 2, ++n) {
+        snprintf(texts[n], sizeof texts[n], "%s=%s", s[0], s[1]);
+        sets[n] = texts[n];
+    }
+    if (config_load(c, NULL, sets, n, err, sizeof err) == COHORT_OK) return 0;
+    fprintf(stderr, "cohort init: %s's starter: %s\n", m->name, err); /* the model's to fix */
+    return EXIT_FAILURE_RUNNING;
+}
+
+/* The configuration into `path`, written whole to a temporary beside it (sidecar.h) and renamed
+ * into place: over an existing file (or link) only with --overwrite. */
+static int write_file(const cohort_config *c, const char *path, int overwrite)
+{
+    char tmp[PATH_MAX + 16];
+    int fd = -1;
+    int rc = sidecar_temp(path, tmp, sizeof tmp, &fd);
+    FILE *f = rc == COHORT_OK ? fdopen(fd, "w") : NULL;
+    if (rc == COHORT_OK && !f) close(fd);
+    int ok = f && config_write_starter(c, f) == COHORT_OK;
+    ok = f && fclose(f) == 0 && ok;
+    if (ok)
+        ok = sidecar_rename(tmp, path, overwrite ? SIDECAR_REPLACE_ANY : SIDECAR_REPLACE_NONE) ==
+             COHORT_OK;
+    if (!ok) {
+        fprintf(stderr, "cohort init: cannot write %s: %s\n", path, cohort_error_message());
+        if (rc == COHORT_OK) unlink(tmp);
+    }
+    return ok ? 0 : EXIT_FAILURE_RUNNING;
+}
+
+int init_write(const init_options *opt)
+{
+    const cohort_model *m = cohort_model_find(opt->model);
+    if (!m) return unknown_model(opt->model);
+    char err[1024];
+    if (opt->output_path &&
+        (sidecar_check_not_owned(opt->output_path, "-o", err, sizeof err) ||
+         paths_check_output(opt->output_path, "-o", NULL, 0, opt->overwrite, err, sizeof err))) {
+        fprintf(stderr, "cohort init: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    cohort_config c;
+    int status = starter_config(m, &c);
+    if (status) return status;
+    if (opt->output_path)
+        status = write_file(&c, opt->output_path, opt->overwrite);
+    else
+        status = config_write_starter(&c, stdout) == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
+    config_free(&c);
+    return status;
+}

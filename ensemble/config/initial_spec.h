@@ -1,0 +1,17 @@
+/* The initial conditions a plan asks for, as typed values (config/plan.h); run/initial.h fills
+ * members with them on a backend. */
+#ifndef COHORT_INITIAL_SPEC_H
+#define COHORT_INITIAL_SPEC_H
+
+#include <stdint.h>
+
+typedef enum { INITIAL_UNIFORM = 0, INITIAL_COSINE = 1, INITIAL_MODE = 2 } initial_kind;
+
+typedef struct initial1d {
+    initial_kind kind;
+    double amplitude;
+    int64_t mode;
+    uint64_t seed;
+} initial1d;
+
+#endif

@@ -1,0 +1,544 @@
+#include "config/plan.h"
+
+#include <gsl/gsl_version.h>
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+#include "exit_status.h"
+
+/* The value of swept key j for global member g. */
+double run_plan_swept_value(const run_plan *p, int j, int64_t g)
+{
+    const int64_t point = g / p->replicates;
+    const int64_t index = p->grid ? (point / p->stride[j]) % p->sweep[j]->count : point;
+    return p->sweep[j]->values[index];
+}
+
+/* The steps nearest t = 0, every, 2 every, ... and t_end, without repeats. */
+static int64_t *event_steps(double every, const run_plan *p, int64_t *count)
+{
+    const int64_t most = (int64_t)floor(p->t_end / every) + 2;
+    int64_t *steps = malloc((size_t)most * sizeof *steps);
+    *count = 0;
+    for (int64_t r = 0; steps && r < most; ++r) {
+        int64_t step = (int64_t)llround(fmin((double)r * every, p->t_end) / p->values.dt);
+        if (step > p->steps) step = p->steps;
+        if (*count > 0 && step <= steps[*count - 1]) continue;
+        steps[(*count)++] = step;
+        if (step == p->steps) break;
+    }
+    return steps;
+}
+
+/* Whether members g and h share every swept value the stepper holds. */
+int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h)
+{
+    for (int j = 0; j < p->n_stepper_sweeps; ++j)
+        if (run_plan_swept_value(p, p->stepper_sweep[j], g) !=
+            run_plan_swept_value(p, p->stepper_sweep[j], h))
+            return 0;
+    return 1;
+}
+
+cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g)
+{
+    cohort_model_values v = p->values;
+    for (int q = 0; q < p->n_stepper_sweeps; ++q)
+        v.param[p->stepper_param[q]] = run_plan_swept_value(p, p->stepper_sweep[q], g);
+    return v;
+}
+
+int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double *mean_lo,
+                                  double *mean_hi)
+{
+    *worst_limit = INFINITY, *mean_lo = INFINITY, *mean_hi = -INFINITY;
+    const int64_t points = p->members / p->replicates;
+    if (!p->model->dt_limit || points > ((int64_t)1 << 28)) return 0;
+    int64_t unstable = 0;
+    for (int64_t point = 0; point < points; ++point) {
+        const int64_t g = point * p->replicates;
+        const double mean =
+            p->mean_sweep >= 0 ? run_plan_swept_value(p, p->mean_sweep, g) : p->mean;
+        cohort_model_values v = run_plan_stepper_values(p, g);
+        if (p->member_param_sweep >= 0)
+            v.param[p->model->per_member_param] = run_plan_swept_value(p, p->member_param_sweep, g);
+        const double limit = p->model->dt_limit(p->model, &v, mean);
+        if (!(p->values.dt > limit)) continue;
+        unstable += p->replicates;
+        *worst_limit = fmin(*worst_limit, limit);
+        *mean_lo = fmin(*mean_lo, mean), *mean_hi = fmax(*mean_hi, mean);
+    }
+    return unstable;
+}
+
+/* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
+ * holds (its factor or its forcing is then rebuilt between groups of members). */
+static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    size_t n_keys = 0;
+    const config_key *schema = config_schema(&n_keys);
+    const cohort_model *m = p->model;
+    char reads[256] = "";
+    for (int j = 0; j < m->n_params; ++j)
+        snprintf(reads + strlen(reads), sizeof reads - strlen(reads), "%s%s", j ? ", " : "",
+                 m->params[j].key);
+    p->mean_sweep = p->amplitude_sweep = p->member_param_sweep = -1;
+    p->n_stepper_sweeps = 0;
+    p->replicates = c->replicates;
+    p->grid = c->design_grid;
+    p->n_sweeps = c->n_sweeps;
+    int64_t points = 1;
+    for (int j = 0; j < c->n_sweeps; ++j) {
+        const config_sweep *sw = &c->sweeps[j];
+        const config_key *k = &schema[sw->key];
+        const int param = strcmp(k->section, "model") ? -1 : cohort_model_param_index(m, k->name);
+        p->sweep[j] = sw;
+        if (!strcmp(k->section, "initial")) {
+            if (!strcmp(k->name, "mean"))
+                p->mean_sweep = j;
+            else
+                p->amplitude_sweep = j;
+        } else if (param >= 0 && param == m->per_member_param) {
+            p->member_param_sweep = j;
+        } else if (param >= 0) {
+            p->stepper_param[p->n_stepper_sweeps] = param;
+            p->stepper_sweep[p->n_stepper_sweeps++] = j;
+        } else {
+            snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
+                     sw->origin, k->section, k->name, m->name, k->name, reads);
+            return EXIT_BAD_INPUT;
+        }
+        if (!p->grid && sw->count != c->sweeps[0].count) {
+            snprintf(err, len,
+                     "%s: a zip design needs sweeps of equal length: %s.%s has %lld "
+                     "values, %s.%s (%s) has %lld",
+                     sw->origin, k->section, k->name, (long long)sw->count,
+                     schema[c->sweeps[0].key].section, schema[c->sweeps[0].key].name,
+                     c->sweeps[0].origin, (long long)c->sweeps[0].count);
+            return EXIT_BAD_INPUT;
+        }
+        if (p->grid && points > ((int64_t)1 << 40) / sw->count) {
+            snprintf(err, len, "%s: the grid of sweeps exceeds 2^40 points", sw->origin);
+            return EXIT_BAD_INPUT;
+        }
+        points = p->grid ? points * sw->count : sw->count;
+    }
+    for (int j = c->n_sweeps - 1; j >= 0; --j)
+        p->stride[j] = j == c->n_sweeps - 1 ? 1 : p->stride[j + 1] * c->sweeps[j + 1].count;
+    if (c->n_sweeps > 0) {
+        if (points > ((int64_t)1 << 40) / p->replicates) {
+            snprintf(err, len, "[sweep]: points x replicates exceeds 2^40 members");
+            return EXIT_BAD_INPUT;
+        }
+        p->members = points * p->replicates; /* ensemble.members is not used */
+    }
+    if (p->amplitude_sweep >= 0) /* per member instead */
+        p->ic.amplitude = p->values.amplitude = 1.0;
+    return 0;
+}
+
+/* The model's own relations (m->check) for every swept point's values, 2^20 points at most
+ * scanned: 0, or 2 with the message naming the key. */
+static int check_points(const cohort_config *c, const run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const int64_t points = p->replicates > 0 ? p->members / p->replicates : 0;
+    for (int64_t point = 0; m->check && point < points && point < (1 << 20); ++point) {
+        cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
+        if (p->member_param_sweep >= 0)
+            v.param[m->per_member_param] =
+                run_plan_swept_value(p, p->member_param_sweep, point * p->replicates);
+        const char *key = NULL;
+        char why[512];
+        if (m->check(m, &v, &key, why, sizeof why)) {
+            const config_value *bad = config_get_key(c, key);
+            snprintf(err, len, "%s: %s = %s: %s", bad->origin, key, bad->text, why);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* A steady model's plan: the [solver] keys, the members and their sweeps (of the model's
+ * parameters only: it has no initial.* to sweep). */
+static int plan_steady(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *method = config_get(c, "solver", "method");
+    if (!config_list_has(m->steady->solver_methods, '|', method->text)) {
+        snprintf(err, len, "%s: solver.method = %s: %s offers %s", method->origin, method->text,
+                 m->name, m->steady->solver_methods);
+        return EXIT_BAD_INPUT;
+    }
+    /* the method's index among the model's */
+    const size_t w = strlen(method->text);
+    for (const char *a = m->steady->solver_methods;
+         strncmp(a, method->text, w) || (a[w] && a[w] != '|'); a = strchr(a, '|') + 1)
+        ++p->values.solver_method;
+    p->values.solver_tolerance = config_real(c, "solver", "tolerance");
+    p->values.max_iterations = config_get(c, "solver", "max_iterations")->integer;
+    p->values.check_every = config_get(c, "solver", "check_every")->integer;
+    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
+    p->members = config_get(c, "ensemble", "members")->integer;
+    const int rc = plan_sweeps(c, p, err, len);
+    if (rc) return rc;
+    for (int j = 0; j < p->n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
+        if (strcmp(k->section, "model")) {
+            snprintf(err, len,
+                     "%s: sweep.%s.%s: %s is steady and reads no %s.* keys; it sweeps its model "
+                     "parameters",
+                     p->sweep[j]->origin, k->section, k->name, m->name, k->section);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return check_points(c, p, err, len);
+}
+
+/* The grid: grid.n points in 1D, grid.nx x grid.ny in 2D (a member is one line of nx ny values,
+ * row-major); a bounded model's nx, ny are cells, its members hold the (nx + 1)(ny + 1) nodes. */
+static int plan_grid(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const char *grid_keys[2] = {m->dimension == 1 ? "n" : "nx", "ny"};
+    int64_t extent[2] = {1, 1};
+    for (int d = 0; d < m->dimension; ++d) {
+        const config_value *v = config_get(c, "grid", grid_keys[d]);
+        extent[d] = v->integer;
+        if (extent[d] < m->min_points) {
+            char reason[128];
+            snprintf(reason, sizeof reason, "the %s solver's minimum",
+                     m->min_points == 3 ? "tridiagonal" : "pentadiagonal");
+            snprintf(err, len, "%s: grid.%s = %lld: %s needs grid.%s >= %lld (%s)", v->origin,
+                     grid_keys[d], (long long)extent[d], m->name, grid_keys[d],
+                     (long long)m->min_points,
+                     m->min_points_reason ? m->min_points_reason : reason);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    p->values.nx = extent[0], p->values.ny = extent[1];
+    /* a bounded model's nx, ny are cells: its members hold the (nx + 1)(ny + 1) nodes */
+    const int64_t nodes = m->boundaries ? 1 : 0;
+    p->n = (extent[0] + nodes) * (m->dimension == 2 ? extent[1] + nodes : 1);
+    p->values.length = config_real(c, "grid", "length");
+    if (m->boundaries) {
+        const config_value *b = config_get(c, "model", "boundary");
+        /* a model with one condition (heat1d's insulated rod) takes it unless told otherwise */
+        const int only_one = !strchr(m->boundaries, '|'),
+                  by_default = !strcmp(b->origin, "default");
+        if (only_one && by_default) {
+            p->values.boundary = !strcmp(m->boundaries, "neumann") ? COHORT_BOUNDARY_NEUMANN
+                                                                   : COHORT_BOUNDARY_DIRICHLET;
+        } else if (!config_list_has(m->boundaries, '|', b->text)) {
+            snprintf(err, len, "%s: model.boundary = %s: %s allows %s", b->origin, b->text, m->name,
+                     m->boundaries);
+            return EXIT_BAD_INPUT;
+        } else {
+            p->values.boundary =
+                !strcmp(b->text, "neumann") ? COHORT_BOUNDARY_NEUMANN : COHORT_BOUNDARY_DIRICHLET;
+        }
+        p->values.origin = config_real(c, "grid", "origin");
+    }
+    if (m->boundaries && config_get(c, "analysis", "structure_factor")->integer) {
+        snprintf(err, len,
+                 "%s: analysis.structure_factor = true: the structure factor is of periodic "
+                 "fields, and %s's square is bounded",
+                 config_get(c, "analysis", "structure_factor")->origin, m->name);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* The initial state: initial.kind among the model's, and the initial keys. */
+static int plan_initial(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *kind = config_get(c, "initial", "kind");
+    if (!config_list_has(m->initial_kinds, '|', kind->text)) {
+        char kinds[128] = ""; /* "uniform noise or cosine" */
+        for (const char *a = m->initial_kinds; *a;) {
+            const size_t k = strcspn(a, "|");
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%.*s%s",
+                     kinds[0] ? " or " : "", (int)k, a, !strncmp(a, "uniform", k) ? " noise" : "");
+            a += k + (a[k] == '|');
+        }
+        snprintf(err, len, "%s: initial.kind = %s: %s starts from %s only", kind->origin,
+                 kind->text, m->name, kinds);
+        return EXIT_BAD_INPUT;
+    }
+    p->values.initial_kind = kind->text;
+    p->values.amplitude = config_real(c, "initial", "amplitude");
+    p->values.mode = config_get(c, "initial", "mode")->integer;
+    p->ic.kind = !strcmp(kind->text, "uniform")  ? INITIAL_UNIFORM
+                 : !strcmp(kind->text, "cosine") ? INITIAL_COSINE
+                                                 : INITIAL_MODE;
+    p->ic.amplitude = config_real(c, "initial", "amplitude");
+    p->ic.mode = config_get(c, "initial", "mode")->integer;
+    p->mean = config_real(c, "initial", "mean");
+    return 0;
+}
+
+/* time.stepper and time.block_width, for a model that offers several steppers. */
+static int plan_stepper(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *st = config_get(c, "time", "stepper");
+    if (!config_list_has(m->stepping->steppers, '|', st->text)) {
+        snprintf(err, len, "%s: time.stepper = %s: %s offers %s", st->origin, st->text, m->name,
+                 m->stepping->steppers);
+        return EXIT_BAD_INPUT;
+    }
+    p->values.stepper =
+        !strcmp(st->text, "classic") ? COHORT_STEPPER_CLASSIC : COHORT_STEPPER_SWEPT;
+    const config_value *bw = config_get(c, "time", "block_width");
+    p->values.block_width = bw->is_auto ? 0 : bw->integer;
+    return 0;
+}
+
+/* The steps: dt (auto: the model's, the smallest over the stepper's swept points), t_end reached
+ * exactly, at most 2^40 steps. An adaptive model's step() is one output interval, in its own
+ * steps from time.dt. */
+static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const cohort_model *m = p->model;
+    const config_value *dt = config_get(c, "time", "dt"), *t_end = config_get(c, "time", "t_end");
+    double dt_wanted = dt->is_auto ? m->defaults->dt_auto(&p->values) : dt->number;
+    /* auto: the smallest of the stepper's swept points' choices (heat1d's Fo depends on alpha);
+     * 2^20 points at most scanned */
+    for (int64_t point = 0; dt->is_auto && p->n_stepper_sweeps > 0 &&
+                            point < p->members / p->replicates && point < (1 << 20);
+         ++point) {
+        const cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
+        dt_wanted = fmin(dt_wanted, m->defaults->dt_auto(&v));
+    }
+    /* auto never steps past t_end: a run shorter than the model's step takes one step of t_end */
+    if (dt->is_auto && !m->adaptive) dt_wanted = fmin(dt_wanted, t_end->number);
+    if (m->adaptive) {
+        p->values.tau0 = dt_wanted;
+        p->values.tolerance = config_real(c, "time", "tolerance");
+        dt_wanted = config_real(c, "time", "output_every");
+    }
+    p->t_end = t_end->number;
+    /* an adaptive model's step() is one output interval: that is the key at fault */
+    const config_value *step_key = m->adaptive ? config_get(c, "time", "output_every") : dt;
+    const char *step_name = m->adaptive ? "time.output_every" : "time.dt";
+    if (p->t_end < dt_wanted) {
+        snprintf(err, len, "%s: time.t_end = %g is less than one %s (%s = %g, from %s)",
+                 t_end->origin, p->t_end, m->adaptive ? "output interval" : "step", step_name,
+                 dt_wanted, step_key->origin);
+        return EXIT_BAD_INPUT;
+    }
+    /* the step count must fit (and stay exact in a double): 2^40 steps at most */
+    if (!(p->t_end / dt_wanted <= (double)((int64_t)1 << 40))) {
+        snprintf(err, len,
+                 "%s: time.t_end = %g with %s = %g (from %s) would take %.3g steps; at most "
+                 "2^40 are allowed",
+                 t_end->origin, p->t_end, step_name, dt_wanted, step_key->origin,
+                 p->t_end / dt_wanted);
+        return EXIT_BAD_INPUT;
+    }
+    /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
+    p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
+    p->values.dt = p->t_end / (double)p->steps;
+    return 0;
+}
+
+/* Records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike; the
+ * model's relations at every swept point; k-means' clusters against the members. */
+static int plan_events(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    p->record_step = event_steps(config_real(c, "time", "output_every"), p, &p->n_records);
+    if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
+        p->snapshot_step =
+            event_steps(config_real(c, "output", "snapshot_every"), p, &p->n_snapshots);
+    if (!p->record_step || (p->n_snapshots == 0 && p->snapshot_step)) {
+        snprintf(err, len, "out of memory");
+        return EXIT_FAILURE_RUNNING;
+    }
+    const int rc = check_points(c, p, err, len);
+    const config_value *kmeans = config_get(c, "analysis", "kmeans");
+    if (rc == 0 && kmeans->is_auto && p->members < 2) {
+        snprintf(err, len,
+                 "%s: analysis.kmeans = auto chooses 2 clusters or more, and the run has "
+                 "%lld member",
+                 kmeans->origin, (long long)p->members);
+        return 2;
+    }
+    if (rc == 0 && !kmeans->is_auto && kmeans->integer > p->members) {
+        snprintf(err, len, "%s: analysis.kmeans = %lld clusters, more than the %lld members",
+                 kmeans->origin, (long long)kmeans->integer, (long long)p->members);
+        return 2;
+    }
+    return rc;
+}
+
+/* [output] and [analysis] as typed values: no stage after the plan reads them by key. */
+static void plan_outputs(const cohort_config *c, run_plan *p)
+{
+    const config_value *chunk = config_get(c, "ensemble", "chunk");
+    p->chunk_wanted = chunk->is_auto ? 0 : chunk->integer;
+    p->checkpoint_every = config_real(c, "output", "checkpoint_every");
+    p->archive_final = !strcmp(config_get(c, "output", "archive")->text, "final");
+    p->archive_float = !strcmp(config_get(c, "output", "precision")->text, "float");
+    p->member_series = (int)config_get(c, "output", "member_series")->integer;
+    p->structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer;
+    p->fit_from = config_real(c, "analysis", "fit_from");
+    p->bootstrap = (int)config_get(c, "analysis", "bootstrap")->integer;
+    const config_value *kmeans = config_get(c, "analysis", "kmeans");
+    p->kmeans_auto = kmeans->is_auto, p->kmeans_k = kmeans->is_auto ? 0 : (int)kmeans->integer;
+    p->kmeans_restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer;
+    p->kmeans_max_iter = (int)config_get(c, "analysis", "kmeans_max_iter")->integer;
+    p->kmeans_tol = config_real(c, "analysis", "kmeans_tol");
+}
+
+/* ensemble.target_sem, max_members and target: a run to a precision adds replicates of one
+ * configuration, of a statistic the model has. 0, or 2 with the message naming the key. */
+static int plan_target(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const config_value *sem = config_get(c, "ensemble", "target_sem");
+    const config_value *most = config_get(c, "ensemble", "max_members");
+    const config_value *target = config_get(c, "ensemble", "target");
+    p->target_sem = sem->number;
+    if (p->target_sem <= 0.0) {
+        const config_value *set = !most->is_auto                 ? most
+                                  : strcmp(target->text, "auto") ? target
+                                                                 : NULL;
+        if (set)
+            snprintf(err, len, "%s: ensemble.%s = %s applies only with ensemble.target_sem > 0",
+                     set->origin, set == most ? "max_members" : "target", set->text);
+        return set ? EXIT_BAD_INPUT : 0;
+    }
+    if (p->n_sweeps > 0) {
+        snprintf(err, len,
+                 "%s: ensemble.target_sem = %s adds replicates of one configuration; [sweep] (%s) "
+                 "fixes the members: run without one of them",
+                 sem->origin, sem->text, p->sweep[0]->origin);
+        return EXIT_BAD_INPUT;
+    }
+    p->max_members = most->is_auto ? 64 * p->members : most->integer;
+    if (p->max_members < p->members) {
+        snprintf(err, len, "%s: ensemble.max_members = %s is below ensemble.members = %lld (%s)",
+                 most->origin, most->text, (long long)p->members,
+                 config_get(c, "ensemble", "members")->origin);
+        return EXIT_BAD_INPUT;
+    }
+    const cohort_model *m = p->model;
+    const cohort_model_observing *obs = m->observing;
+    if (!strcmp(target->text, "auto") && m->statistics) {
+        p->target = RUN_TARGET_LENGTH, p->target_name = m->statistics->length_name;
+        return 0;
+    }
+    for (int q = 0; obs && q < obs->n_observables; ++q)
+        if (!strcmp(target->text, obs->observables[q].name)) {
+            p->target = RUN_TARGET_OBSERVABLE + q, p->target_name = obs->observables[q].name;
+            return 0;
+        }
+    char allowed[256] = "";
+    if (m->statistics) snprintf(allowed, sizeof allowed, "auto (its length)");
+    for (int q = 0; obs && q < obs->n_observables; ++q)
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                 *allowed ? ", " : "", obs->observables[q].name);
+    snprintf(err, len, "%s: ensemble.target = %s: %s offers %s", target->origin, target->text,
+             m->name, *allowed ? allowed : "no statistic to target");
+    return EXIT_BAD_INPUT;
+}
+
+/* Checks what the schema cannot (relations between keys, what this version can run) and derives
+ * the plan. Messages name the key and where its value came from. */
+int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    memset(p, 0, sizeof *p);
+    const config_value *name = config_get(c, "model", "name");
+    const cohort_model *m = p->model = cohort_model_find(name->text);
+    if (!m) { /* the schema allows only registered names */
+        snprintf(err, len, "%s: model.name = %s: no such model", name->origin, name->text);
+        return EXIT_BAD_INPUT;
+    }
+    plan_outputs(c, p);
+    int rc = plan_grid(c, p, err, len);
+    if (rc) return rc;
+    for (int j = 0; j < m->n_params; ++j)
+        p->values.param[j] = config_real(c, "model", m->params[j].key);
+    if (m->steady && config_real(c, "ensemble", "target_sem") > 0.0) {
+        const config_value *sem = config_get(c, "ensemble", "target_sem");
+        snprintf(err, len,
+                 "%s: ensemble.target_sem = %s: %s is steady; its members converge "
+                 "rather than fluctuate, so it has no target to reach",
+                 sem->origin, sem->text, m->name);
+        return EXIT_BAD_INPUT;
+    }
+    if (m->steady) return plan_steady(c, p, err, len);
+    if ((rc = plan_initial(c, p, err, len)) ||
+        (m->stepping->steppers && (rc = plan_stepper(c, p, err, len))))
+        return rc;
+    p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
+    p->members = config_get(c, "ensemble", "members")->integer;
+    if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len)) ||
+        (rc = plan_target(c, p, err, len)))
+        return rc;
+    return plan_events(c, p, err, len);
+}
+void run_plan_free(run_plan *p)
+{
+    free(p->record_step);
+    free(p->snapshot_step);
+    p->record_step = p->snapshot_step = NULL;
+}
+
+void run_plan_output_spec(const run_plan *p, const char *model, const cohort_backend *be,
+                          run_provenance *pv, output_spec *spec)
+{
+    char cuda[128];
+    be->describe(pv->device, sizeof pv->device);
+    cohort_cuda_versions(cuda, sizeof cuda);
+    snprintf(pv->libraries, sizeof pv->libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(),
+             GSL_VERSION, cuda);
+    spec->members = p->members;
+    spec->n = p->n;
+    spec->nx = p->values.nx;
+    spec->ny = p->model->dimension == 2 ? p->values.ny : 0;
+    spec->length = p->values.length;
+    spec->length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
+    spec->field_meaning = p->model->field_meaning;
+    if (p->model->boundaries) { /* nodes 0 .. nx at origin + i L / nx */
+        spec->closed = 1;
+        spec->origin = p->values.origin;
+        spec->nx = p->values.nx + 1;
+        spec->ny = p->model->dimension == 2 ? p->values.ny + 1 : 0;
+    }
+    spec->backend = be->name;
+    spec->device = pv->device;
+    spec->libraries = pv->libraries;
+    spec->model = model;
+    spec->seed = p->ic.seed;
+    spec->n_params = p->n_sweeps;
+    for (int j = 0; j < p->n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
+        snprintf(pv->keys[j], sizeof pv->keys[j], "%s.%s", k->section, k->name);
+        spec->param_key[j] = pv->keys[j];
+        spec->param_meaning[j] = k->meaning;
+        spec->param_units[j] = k->units[0] ? k->units : "1";
+        spec->param_grid_count[j] = p->grid ? p->sweep[j]->count : 0;
+        spec->param_values[j] = p->sweep[j]->values;
+    }
+}
+
+int run_plan_write_parameters(const run_plan *p, cohort_output *out, int64_t first, int64_t count)
+{
+    if (p->n_sweeps == 0) return COHORT_OK;
+    double *values = malloc((size_t)count * sizeof *values);
+    if (!values) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
+    int rc = COHORT_OK;
+    for (int j = 0; j < p->n_sweeps && rc == COHORT_OK; ++j) {
+        for (int64_t g = 0; g < count; ++g) values[g] = run_plan_swept_value(p, j, first + g);
+        rc = output_write_parameter(out, j, values);
+    }
+    free(values);
+    return rc;
+}

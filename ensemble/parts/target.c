@@ -1,0 +1,110 @@
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX */
+#include "parts/target.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "parts/merge.h"
+
+int target_checked(int64_t b)
+{
+    int64_t step = 1;
+    while (b >= 64 * step) step *= 2; /* b in [32 step, 64 step): step = 2^(floor(log2 b) - 5) */
+    return b >= 1 && b % step == 0;
+}
+
+/* The relative standard error of the first b blocks, as the fixed-size run of them folds them. */
+static double relative_sem(const moments *blocks, int64_t b, int64_t members)
+{
+    const moments_blocks prefix = {
+        .members = members, .next = members, .n_blocks = b, .blocks = (moments *)blocks};
+    const moments total = moments_blocks_total(&prefix);
+    return moments_sem(&total) / fabs(total.mean);
+}
+
+target_result target_find(const moments *blocks, int64_t n, int64_t covered, double target)
+{
+    target_result r = {0, NAN, 0};
+    int64_t last = 0;
+    double last_sem = NAN;
+    for (int64_t b = 1; b <= n; ++b) {
+        if (!target_checked(b) && b < n) continue;
+        const int64_t members = b * MOMENTS_BLOCK < covered ? b * MOMENTS_BLOCK : covered;
+        const double sem = relative_sem(blocks, b, members);
+        if (sem <= target) {
+            r.members = members, r.reached = sem;
+            return r;
+        }
+        last = members, last_sem = sem;
+    }
+    r.reached = last_sem;
+    /* sem ~ M^-1/2: M = last (sem / target)^2, at least a block more */
+    const double want = (double)last * (last_sem / target) * (last_sem / target);
+    r.estimate = isfinite(want) && want < 9e18 ? (int64_t)ceil(want) : INT64_MAX;
+    if (r.estimate < covered + MOMENTS_BLOCK) r.estimate = covered + MOMENTS_BLOCK;
+    return r;
+}
+
+int target_read(const run_plan *p, const char *const *parts, const int64_t *bounds, int count,
+                target_result *r)
+{
+    const int64_t covered = bounds[count], n = (covered + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
+    moments *blocks = malloc((size_t)n * sizeof *blocks);
+    if (!blocks) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld blocks", (long long)n);
+    int rc = COHORT_OK;
+    for (int s = 0; s < count && rc == COHORT_OK; ++s) {
+        const int64_t b0 = bounds[s] / MOMENTS_BLOCK,
+                      b1 = (bounds[s + 1] + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
+        rc = merge_part_moments(parts[s], p->n_records - 1, p->target, b1 - b0, blocks + b0);
+    }
+    if (rc == COHORT_OK) *r = target_find(blocks, n, covered, p->target_sem);
+    free(blocks);
+    return rc;
+}
+
+int target_round(const cohort_config *c, const char *out, int ranks, int quiet, segments *g,
+                 target_result *t, int *done)
+{
+    char err[1024], manifest[PATH_MAX];
+    run_plan p;
+    if (run_plan_make(c, &p, err, sizeof err)) { /* it was made before: out of memory */
+        fprintf(stderr, "cohort run: %s\n", err);
+        run_plan_free(&p);
+        return 1;
+    }
+    const char **parts = segments_part_names(out, g);
+    int status = parts && target_read(&p, parts, g->bounds, g->count, t) == COHORT_OK ? 0 : 1;
+    const int64_t covered = g->bounds[g->count];
+    if (status) {
+        fprintf(stderr, "cohort run: %s\n", parts ? cohort_error_message() : "out of memory");
+    } else if (t->members > 0 || covered >= p.max_members) {
+        *done = 1;
+        if (t->members == 0) t->members = covered;
+        const int reached = t->reached <= p.target_sem;
+        if (!quiet || !reached) /* a target missed is a warning, --quiet or not */
+            fprintf(stderr, "cohort run: %s%s's relative standard error %.4g at %lld members: %s\n",
+                    reached ? "" : "warning: ", p.target_name, t->reached, (long long)t->members,
+                    reached ? "ensemble.target_sem reached"
+                            : "ensemble.target_sem not reached by ensemble.max_members");
+    } else { /* sem ~ M^-1/2, and a quarter more at least */
+        int64_t next = t->estimate > covered + covered / 4 ? t->estimate : covered + covered / 4;
+        next = (next + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
+        if (next > p.max_members) next = p.max_members;
+        segments_extend(g, next, ranks);
+        segments_list_name(out, manifest, sizeof manifest);
+        if (!segments_list_write(manifest, g))
+            status = 1, fprintf(stderr, "cohort run: cannot write %s\n", manifest);
+        if (!quiet)
+            fprintf(stderr,
+                    "cohort run: %s's relative standard error %.4g at %lld members, target %g: "
+                    "running to %lld\n",
+                    p.target_name, t->reached, (long long)covered, p.target_sem, (long long)next);
+    }
+    if (parts) free((void *)parts[0]);
+    free(parts);
+    run_plan_free(&p);
+    return status;
+}

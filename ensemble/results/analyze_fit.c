@@ -1,0 +1,62 @@
+#include "results/analyze_fit.h"
+
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backend/cohort_error.h"
+#include "results/uncertainty.h"
+
+/* <l>_block_moments of the plan's shape, read into v (n_records x blocks x 3). */
+static int read_blocks(int nc, const char *path, const run_plan *p, int64_t blocks, double *v,
+                       int *bad)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s_block_moments", p->model->statistics->length_name);
+    int var, ndims = 0, dims[NC_MAX_VAR_DIMS];
+    size_t len[3] = {0, 0, 0};
+    const size_t want[3] = {(size_t)p->n_records, (size_t)blocks, 3};
+    int shaped = nc_inq_varid(nc, name, &var) == NC_NOERR &&
+                 nc_inq_var(nc, var, NULL, NULL, &ndims, dims, NULL) == NC_NOERR && ndims == 3;
+    for (int d = 0; shaped && d < 3; ++d)
+        shaped = nc_inq_dimlen(nc, dims[d], &len[d]) == NC_NOERR && len[d] == want[d];
+    if (!shaped) {
+        *bad = 1;
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "%s has no %s(t = %zu, block = %zu, moment = 3), which --bootstrap "
+                           "resamples: a file of a cohort before 2026-11-25 or a part "
+                           "(--members A:B; merge the parts first)",
+                           path, name, want[0], want[1]);
+    }
+    const int status = nc_get_var_double(nc, var, v);
+    if (status != NC_NOERR) {
+        *bad = 1;
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: reading %s: %s", path, name, nc_strerror(status));
+    }
+    return COHORT_OK;
+}
+
+int analyze_fit(int nc, const char *path, const run_plan *p, int resamples, int quiet,
+                cohort_output *out, int *bad)
+{
+    const int64_t n = p->n_records;
+    moments_blocks *records = calloc((size_t)n, sizeof *records);
+    int rc = records ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "records");
+    for (int64_t r = 0; r < n && rc == COHORT_OK; ++r)
+        rc = moments_blocks_alloc(&records[r], p->members);
+    const int64_t blocks = rc == COHORT_OK ? records[0].n_blocks : 0;
+    double *v = rc == COHORT_OK ? malloc((size_t)(n * blocks * 3) * sizeof *v) : NULL;
+    if (rc == COHORT_OK && !v) rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "block moments");
+    if (rc == COHORT_OK) rc = read_blocks(nc, path, p, blocks, v, bad);
+    for (int64_t r = 0; r < n && rc == COHORT_OK; ++r)
+        for (int64_t k = 0; k < blocks; ++k) {
+            const double *d = v + (r * blocks + k) * 3;
+            records[r].blocks[k] = (moments){d[0], d[1], d[2]};
+        }
+    /* the band is over the run's records, which an analysis file has no t for */
+    const uncertainty_options opt = {resamples, 0, 0, quiet};
+    if (rc == COHORT_OK) rc = uncertainty_fit_length(out, p, records, &opt);
+    for (int64_t r = 0; records && r < n; ++r) moments_blocks_free(&records[r]);
+    free(records), free(v);
+    return rc;
+}

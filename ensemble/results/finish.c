@@ -1,0 +1,229 @@
+#include "results/finish.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+#include "results/uncertainty.h"
+
+_Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
+               "a part's blocks serve the moments and the structure factor alike");
+_Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three doubles");
+
+void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
+                     int part, const char *path, run_provenance *pv, output_spec *spec,
+                     int value_slot[RUN_VALUES])
+{
+    const cohort_model *model = p->model;
+    const int kmeans_k = p->kmeans_k;
+    *spec = (output_spec){.path = path,
+                          .archive_final = p->archive_final,
+                          .n_snapshots = p->n_snapshots,
+                          .member_series = p->member_series,
+                          .archive_float = p->archive_float,
+                          .chunk_members = p->chunk,
+                          .structure_factor = p->structure_factor,
+                          .kmeans_k =
+                              part ? 0 : kmeans_k, /* a part keeps the features for cohort merge */
+                          .member_first = first,
+                          .part_of = part ? p->members : 0,
+                          .kmeans_auto = !part && p->kmeans_auto,
+                          .merge_features = part && (kmeans_k > 0 || p->kmeans_auto),
+                          .title = "cohort ensemble"};
+    run_plan_output_spec(p, model->name, be, pv, spec);
+    spec->members = end - first;
+    /* the model's observables over t; per member its steps and, from the exact solution, the
+     * errors of seed 000 eq. 31-33 */
+    const cohort_model_observing *obs = model->observing;
+    const int n_obs = obs ? obs->n_observables : 0;
+    const int exact =
+        obs && obs->exact_kind && config_list_has(obs->exact_kind, '|', p->values.initial_kind);
+    spec->n_series = n_obs;
+    spec->merge_statistics = part ? 2 + n_obs : 0;
+    spec->merge_sum_rows =
+        part && spec->structure_factor ? structure_factor_sum_rows(p->values.nx, p->values.ny) : 0;
+    for (int q = 0; q < n_obs; ++q) {
+        spec->series_name[q] = obs->observables[q].name;
+        spec->series_meaning[q] = obs->observables[q].meaning;
+        spec->series_units[q] = obs->observables[q].units;
+    }
+    static const char *const value_name[] = {"steps_accepted", "steps_rejected", "error_l1",
+                                             "error_l2", "error_linf"};
+    static const char *const value_meaning[] = {
+        "accepted Runge-Kutta-Merson steps of the member",
+        "rejected Runge-Kutta-Merson steps of the member (error estimate above time.tolerance)",
+        "error in L1(omega_h x [0, T]): sum over the records t_k of theta sum_ij |phi - zeta| h1 "
+        "h2 (seed 000, eq. 31)",
+        "error in L2(omega_h x [0, T]): sqrt of the sum over the records of theta sum_ij (phi - "
+        "zeta)^2 h1 h2 (seed 000, eq. 32)",
+        "error in Linf(omega_h x [0, T]): max over the records and nodes of |phi - zeta| (seed "
+        "000, eq. 33)"};
+    int n_values = 0;
+    for (int q = model->adaptive ? RUN_VALUE_ACCEPTED : RUN_VALUE_L1;
+         q <= (exact ? RUN_VALUE_LINF : RUN_VALUE_REJECTED); ++q)
+        value_slot[n_values++] = q;
+    spec->n_member_values = n_values;
+    for (int q = 0; q < n_values; ++q) {
+        spec->member_value_name[q] = value_name[value_slot[q]];
+        spec->member_value_meaning[q] = value_meaning[value_slot[q]];
+        spec->member_value_int[q] = value_slot[q] <= RUN_VALUE_REJECTED;
+    }
+}
+
+/* Record r's statistics over all members, complete once the last chunk has reached it: t, the
+ * length and mass, the model's series and the structure factor. */
+int run_write_record(cohort_output *out, const run_plan *p, const run_accumulators *a,
+                     double *spectrum, int64_t r)
+{
+    const moments e = moments_blocks_total(&a->ell[r]);
+    const moments m = moments_blocks_total(&a->mass[r]);
+    COHORT_CALL(output_write_record(out, r, p->record_step[r] * p->values.dt,
+                                    e.count ? e.mean : NAN, moments_variance(&e), moments_sem(&e),
+                                    m.count ? m.mean : NAN, (int64_t)e.count));
+    for (int q = 0; q < a->n_obs; ++q) {
+        const moments o = moments_blocks_total(&a->obs[q * a->n_records + r]);
+        COHORT_CALL(output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
+                                        moments_sem(&o)));
+    }
+    if (!a->sf) return COHORT_OK;
+    double k1 = NAN;
+    COHORT_CALL(structure_factor_result(a->sf, r, (int64_t)e.count, spectrum, &k1));
+    return output_write_spectrum(out, r, spectrum, k1);
+}
+
+/* The k-means features: every member's final field, member-major, in host memory. */
+typedef struct run_features {
+    const double *values;
+    int64_t n;
+} run_features;
+
+static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
+{
+    const run_features *f = ctx;
+    memcpy(dst, f->values + g0 * f->n, (size_t)(count * f->n) * sizeof(double));
+    return COHORT_OK;
+}
+
+/* A part's merge data: each record's statistics blocks from the part's first, the structure
+ * factor's block sums, and the k-means features. */
+static int finish_merge_data(cohort_output *out, const run_plan *p, const run_accumulators *a,
+                             const run_finish_options *o)
+{
+    const int64_t b0 = o->first / MOMENTS_BLOCK;
+    for (int64_t r = 0; r < p->n_records; ++r) {
+        COHORT_CALL(output_write_merge_moments(out, 0, r, a->ell[r].blocks + b0));
+        COHORT_CALL(output_write_merge_moments(out, 1, r, a->mass[r].blocks + b0));
+        for (int q = 0; q < a->n_obs; ++q)
+            COHORT_CALL(output_write_merge_moments(out, 2 + q, r,
+                                                   a->obs[q * a->n_records + r].blocks + b0));
+        const ordered_sum *s = a->sf ? &a->sf->sums[r] : NULL;
+        if (s && s->host)
+            COHORT_CALL(output_write_merge_sums(out, r, s->host + (size_t)b0 * (size_t)s->rows));
+    }
+    if (a->features)
+        COHORT_CALL(output_write_merge_features(out, o->first, o->end - o->first, a->features));
+    return COHORT_OK;
+}
+
+int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
+               const run_finish_options *o, int64_t *n_diverged)
+{
+    const cohort_model *model = p->model;
+    /* 1/k1 as a power of t, where the model's length is one too (ell's law is logarithmic) */
+    const int log_law = model->statistics && model->statistics->fit == COHORT_FIT_LINEAR_IN_LOG_T;
+    const double fit_from = p->fit_from;
+    structure_factor *sf = a->sf;
+    double *k1_x = malloc((size_t)p->n_records * sizeof(double));
+    double *k1_y = malloc((size_t)p->n_records * sizeof(double));
+    double *spectrum =
+        sf ? malloc((size_t)structure_factor_k_count(sf->nx, sf->ny) * sizeof(double)) : NULL;
+    size_t n_k1 = 0;
+    int rc = COHORT_OK;
+    if (!k1_x || !k1_y || (sf && !spectrum))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "fits of %lld records", (long long)p->n_records);
+    /* the records (a run wrote each as its last chunk completed it), and 1/k1's points */
+    for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
+        if (o->write_records) rc = run_write_record(out, p, a, spectrum, r);
+        const moments e = moments_blocks_total(&a->ell[r]);
+        const double t = p->record_step[r] * p->values.dt;
+        if (sf && rc == COHORT_OK) {
+            double k1 = NAN;
+            rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
+            /* 1/k1 ~ t^p (cuSten Fig. 1), over the times of the s fit */
+            if (t > 0.0 && t >= fit_from && isfinite(log(k1)))
+                k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
+        }
+    }
+    *n_diverged = 0;
+    for (int64_t m = o->first; m < o->end; ++m) *n_diverged += a->diverged[m];
+    if (rc == COHORT_OK)
+        rc = output_write_diverged(out, o->first, o->end - o->first, a->diverged + o->first);
+    if (rc == COHORT_OK) rc = run_plan_write_parameters(p, out, o->first, o->end - o->first);
+    /* an adaptive model's steps are its members' own (steps_accepted): dt is the records' theta */
+    if (rc == COHORT_OK)
+        rc = output_put_double(out, model->adaptive ? "record_interval" : "dt", p->values.dt);
+    if (rc == COHORT_OK && o->part) rc = finish_merge_data(out, p, a, o);
+    /* the model's length's law, with its error bars where the file holds every member */
+    if (rc == COHORT_OK && model->statistics)
+        rc = uncertainty_fit_length(
+            out, p, a->ell,
+            &(uncertainty_options){o->part ? 0 : p->bootstrap, !o->part, !o->part, o->quiet});
+    double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
+    if (rc == COHORT_OK && !log_law && n_k1 >= 3) {
+        rc = uncertainty_fit_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1,
+                                   &fit_r);
+        if (rc == COHORT_OK && !o->quiet)
+            fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
+                    fit_from);
+        if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
+            rc = uncertainty_bootstrap_inverse_k1(out, p, sf, a->ell, p->bootstrap, o->quiet);
+    }
+    if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
+        structure_factor_free(sf); /* room for the clustering */
+        a->sf = sf = NULL;
+        clustering_options copt = clustering_options_from_plan(p);
+        copt.quiet = o->quiet, copt.team = o->team;
+        run_features f = {a->features, a->n};
+        rc = o->fields ? clustering_run(o->be, p, &copt, o->fields, o->fields_ctx, a->diverged, out)
+                       : clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
+    }
+    free(k1_x), free(k1_y), free(spectrum);
+    return rc;
+}
+
+int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first)
+{
+    const int64_t members = p->members, n_records = p->n_records;
+    *a = (run_accumulators){
+        .members = members, .n = p->n, .n_records = n_records, .n_obs = n_obs, .first = first};
+    a->diverged = calloc((size_t)members, 1);
+    a->ell = calloc((size_t)n_records, sizeof *a->ell);
+    a->mass = calloc((size_t)n_records, sizeof *a->mass);
+    /* observable q at record r: obs[q * n_records + r] */
+    a->obs = calloc((size_t)(n_obs * n_records) + 1, sizeof *a->obs);
+    if (!a->diverged || !a->ell || !a->mass || !a->obs)
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "accumulators of %lld members",
+                           (long long)members);
+    for (int64_t r = 0; r < n_records; ++r) {
+        COHORT_CALL(moments_blocks_alloc(&a->ell[r], members));
+        COHORT_CALL(moments_blocks_alloc(&a->mass[r], members));
+        for (int q = 0; q < n_obs; ++q)
+            COHORT_CALL(moments_blocks_alloc(&a->obs[q * n_records + r], members));
+    }
+    return COHORT_OK;
+}
+
+void run_accumulators_free(run_accumulators *a)
+{
+    for (int64_t r = 0; r < a->n_records; ++r) {
+        if (a->ell) moments_blocks_free(&a->ell[r]);
+        if (a->mass) moments_blocks_free(&a->mass[r]);
+        for (int q = 0; q < a->n_obs && a->obs; ++q)
+            moments_blocks_free(&a->obs[q * a->n_records + r]);
+    }
+    free(a->ell), free(a->mass), free(a->obs), free(a->diverged), free(a->features);
+    structure_factor_free(a->sf);
+    *a = (run_accumulators){0};
+}

@@ -1,0 +1,199 @@
+#include "results/uncertainty.h"
+
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/bootstrap.h"
+#include "backend/cohort_error.h"
+
+/* The fitted line's names: the model's length ("ell", "s") and its slope's and intercept's
+ * attributes (ell_vs_log_t_slope, ell_vs_log_t_intercept; s_exponent, s_exponent_intercept). */
+typedef struct uncertainty_names {
+    const char *length, *slope, *intercept;
+    int log_law; /* y = the mean (ell against ln t), else its logarithm */
+} uncertainty_names;
+
+int uncertainty_fit_store(cohort_output *out, const char *base, const char *slope_suffix,
+                          const double *x, const double *y, size_t n, double *c0, double *c1,
+                          double *r)
+{
+    double cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
+    *r = gsl_stats_correlation(x, 1, y, 1, n);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", base, slope_suffix);
+    COHORT_CALL(output_put_double(out, name, *c1));
+    snprintf(name, sizeof name, "%s%s_se_ols", base, slope_suffix);
+    COHORT_CALL(output_put_double(out, name, n > 2 ? sqrt(cov11) : NAN));
+    snprintf(name, sizeof name, "%s_intercept", base);
+    COHORT_CALL(output_put_double(out, name, *c0));
+    snprintf(name, sizeof name, "%s_intercept_se_ols", base);
+    COHORT_CALL(output_put_double(out, name, n > 2 ? sqrt(cov00) : NAN));
+    snprintf(name, sizeof name, "%s_r", base);
+    return output_put_double(out, name, *r);
+}
+
+/* "<base><suffix>" = value (n values) */
+static int put(cohort_output *out, const char *base, const char *suffix, int n, const double *value)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s%s", base, suffix);
+    return output_put_doubles(out, name, n, value);
+}
+
+/* The records the plan's fits take (t > 0, t >= analysis.fit_from), and their ln t. */
+static void fitted_records(const run_plan *p, unsigned char *fit, double *x)
+{
+    for (int64_t r = 0; r < p->n_records; ++r) {
+        const double t = (double)p->record_step[r] * p->values.dt;
+        fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
+    }
+}
+
+static int write_line(cohort_output *out, const uncertainty_names *names, const bootstrap_line *b)
+{
+    COHORT_CALL(put(out, names->slope, "_se", 1, &b->slope_se));
+    COHORT_CALL(put(out, names->slope, "_ci95", 2, b->slope_ci95));
+    COHORT_CALL(put(out, names->intercept, "_se", 1, &b->intercept_se));
+    COHORT_CALL(put(out, names->intercept, "_ci95", 2, b->intercept_ci95));
+    const double resamples = b->resamples, blocks = (double)b->blocks;
+    COHORT_CALL(output_put_double(out, "bootstrap_resamples", resamples));
+    return output_put_double(out, "bootstrap_blocks", blocks);
+}
+
+static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_blocks *records,
+                           const uncertainty_names *names, const uncertainty_options *opt)
+{
+    const int64_t n = p->n_records;
+    unsigned char *fit = malloc((size_t)n);
+    double *x = malloc((size_t)n * sizeof *x), *band = malloc((size_t)(2 * n) * sizeof *band);
+    int rc = fit && x && band
+                 ? COHORT_OK
+                 : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "bootstrap of %lld records", (long long)n);
+    if (rc == COHORT_OK) fitted_records(p, fit, x);
+    bootstrap_line b;
+    const bootstrap_series series = bootstrap_series_means(records, n);
+    if (rc == COHORT_OK)
+        rc = bootstrap_fit_line(&series, fit, x, !names->log_law, opt->resamples, p->ic.seed, &b,
+                                opt->with_band ? band : NULL);
+    if (rc == COHORT_OK) rc = write_line(out, names, &b);
+    char name[64], meaning[256];
+    snprintf(name, sizeof name, "%s_mean_ci95", names->length);
+    snprintf(meaning, sizeof meaning,
+             "95%% interval of %s_mean: the 2.5 and 97.5 percentiles over a block bootstrap of "
+             "the members in blocks of %d (bootstrap_resamples)",
+             names->length, MOMENTS_BLOCK);
+    if (rc == COHORT_OK && opt->with_band) rc = output_write_interval(out, name, meaning, n, band);
+    if (rc == COHORT_OK && !opt->quiet && isfinite(b.slope_se))
+        fprintf(stderr,
+                "%s: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap of %lld blocks, %d "
+                "resamples)\n",
+                names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks,
+                b.resamples);
+    else if (rc == COHORT_OK && !opt->quiet && b.blocks < 2)
+        fprintf(stderr,
+                "%s: no bootstrap error bars (NaN): the members fill one block of %d, and the "
+                "bootstrap resamples blocks; more than %d members give them\n",
+                names->slope, MOMENTS_BLOCK, MOMENTS_BLOCK);
+    free(fit), free(x), free(band);
+    return rc;
+}
+
+static int write_blocks(cohort_output *out, const char *length, const moments_blocks *records,
+                        int64_t n)
+{
+    const int64_t blocks = n > 0 ? records[0].n_blocks : 0;
+    double *v = malloc((size_t)(n * blocks * 3) * sizeof *v);
+    if (!v) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "block moments of %lld records", (long long)n);
+    for (int64_t r = 0; r < n; ++r)
+        for (int64_t k = 0; k < blocks; ++k) {
+            const moments *m = &records[r].blocks[k];
+            double *d = v + (r * blocks + k) * 3;
+            d[0] = m->count, d[1] = m->mean, d[2] = m->m2;
+        }
+    char name[64], meaning[256];
+    snprintf(name, sizeof name, "%s_block_moments", length);
+    snprintf(meaning, sizeof meaning,
+             "count, mean and sum of squared deviations of %s over each block of %d consecutive "
+             "members (the units of the bootstrap)",
+             length, MOMENTS_BLOCK);
+    const int rc = output_write_block_moments(out, name, meaning, n, blocks, v);
+    free(v);
+    return rc;
+}
+
+/* The fitted records' points (t > 0, t >= analysis.fit_from, a finite y) of the mean curve. */
+static size_t fit_points(const run_plan *p, const moments_blocks *records, int log_law, double *x,
+                         double *y)
+{
+    size_t n = 0;
+    for (int64_t r = 0; r < p->n_records; ++r) {
+        const moments e = moments_blocks_total(&records[r]);
+        const double t = (double)p->record_step[r] * p->values.dt;
+        const double v = log_law ? e.mean : log(e.mean);
+        if (t > 0.0 && t >= p->fit_from && e.count > 0 && isfinite(v)) x[n] = log(t), y[n++] = v;
+    }
+    return n;
+}
+
+int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_blocks *records,
+                           const uncertainty_options *opt)
+{
+    const int quiet = opt->quiet;
+    const cohort_model_statistics *st = p->model->statistics;
+    const int log_law = st->fit == COHORT_FIT_LINEAR_IN_LOG_T;
+    const char *l = st->length_name;
+    double *x = malloc((size_t)p->n_records * sizeof *x),
+           *y = malloc((size_t)p->n_records * sizeof *y);
+    int rc = x && y ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the fit's points");
+    const size_t n = rc == COHORT_OK ? fit_points(p, records, log_law, x, y) : 0;
+    char base[64], slope[80], intercept[80];
+    snprintf(base, sizeof base, "%s%s", l, log_law ? "_vs_log_t" : "_exponent");
+    snprintf(slope, sizeof slope, "%s%s", base, log_law ? "_slope" : "");
+    snprintf(intercept, sizeof intercept, "%s_intercept", base);
+    double c0 = 0.0, c1 = 0.0, r = 0.0;
+    if (rc == COHORT_OK && n >= 3) {
+        rc = uncertainty_fit_store(out, base, log_law ? "_slope" : "", x, y, n, &c0, &c1, &r);
+        if (rc == COHORT_OK && !quiet && log_law)
+            fprintf(stderr, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", l, c0, c1, r,
+                    p->fit_from);
+        else if (rc == COHORT_OK && !quiet)
+            fprintf(stderr, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", l, exp(c0), c1, r,
+                    p->fit_from);
+        const uncertainty_names names = {l, slope, intercept, log_law};
+        if (rc == COHORT_OK && opt->with_blocks) rc = write_blocks(out, l, records, p->n_records);
+        if (rc == COHORT_OK && opt->resamples > 0)
+            rc = write_bootstrap(out, p, records, &names, opt);
+    }
+    free(x), free(y);
+    return rc;
+}
+
+int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
+                                     const structure_factor *sf, const moments_blocks *records,
+                                     int resamples, int quiet)
+{
+    const int64_t n = p->n_records;
+    unsigned char *fit = malloc((size_t)n);
+    double *x = malloc((size_t)n * sizeof *x), *scratch = malloc((size_t)sf->rows * sizeof *x);
+    int rc = fit && x && scratch ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k1's bootstrap");
+    if (rc == COHORT_OK) fitted_records(p, fit, x);
+    structure_factor_resampled ctx = {sf, records, scratch};
+    const bootstrap_series series = structure_factor_series_inverse_k1(&ctx);
+    bootstrap_line b;
+    if (rc == COHORT_OK)
+        rc = bootstrap_fit_line(&series, fit, x, 1, resamples, p->ic.seed, &b, NULL);
+    const uncertainty_names names = {"k1", "inverse_k1_exponent", "inverse_k1_exponent_intercept",
+                                     0};
+    if (rc == COHORT_OK) rc = write_line(out, &names, &b);
+    if (rc == COHORT_OK && !quiet && isfinite(b.slope_se))
+        fprintf(stderr,
+                "inverse_k1_exponent: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap "
+                "of %lld blocks, %d resamples)\n",
+                b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks, b.resamples);
+    free(fit), free(x), free(scratch);
+    return rc;
+}
