@@ -9,10 +9,10 @@
 
 #include "backend/cohort_error.h"
 #include "config/config.h"
-#include "models/model.h"
 #include "exit_status.h"
 #include "io/paths.h"
 #include "io/sidecar.h"
+#include "models/model.h"
 
 enum { MAX_SETS = 32 };
 

@@ -10,17 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "results/analyze.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
-#include "parts/comm.h"
+#include "cli/init.h"
 #include "config/config.h"
-#include "parts/distributed.h"
 #include "exit_status.h"
 #include "io/cohort_file.h"
-#include "cli/init.h"
-#include "parts/merge.h"
 #include "io/paths.h"
+#include "parts/comm.h"
+#include "parts/distributed.h"
+#include "parts/merge.h"
+#include "results/analyze.h"
 #include "run/run.h"
 #include "run/selfcheck.h"
 

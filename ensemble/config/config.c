@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
-#include "models/model.h"
 #include "io/paths.h"
+#include "models/model.h"
 
 #define INF INFINITY
 /* The keys every configuration has; the models' own keys ([model] parameters) and the models

@@ -357,7 +357,7 @@ int checkpoint_get_ordered_sum(const checkpoint *c, const char *name, ordered_su
 
 void checkpoint_copy_name(const char *path, int64_t generation, char *name, size_t len)
 {
-    snprintf(name, len, "%s.%lld.nc", path, (long long)generation);
+    sidecar_copy_name(path, generation, name, len);
 }
 
 void checkpoint_remove(const char *path)

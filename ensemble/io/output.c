@@ -466,12 +466,11 @@ static int output_define(const output_spec *s, int in_memory, cohort_output **ou
     o->n_k = s->structure_factor ? structure_factor_k_count(o->nx, s->ny > 0 ? s->ny : 1) : 0;
     o->ncid = -1;
     o->path = strdup(s->path);
-    o->partial = malloc(strlen(s->path) + sizeof ".partial");
+    o->partial = sidecar_name_alloc(s->path, SIDECAR_PARTIAL);
     if (!o->path || !o->partial) {
         output_close(o, 0);
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
     }
-    sprintf(o->partial, "%s.partial", s->path);
     o->replace = s->replace, o->in_memory = in_memory;
     /* NC_NOCLOBBER: HDF5 creates the file with O_EXCL, so never through a link planted there
      * (sidecar_prepare removed what a run may replace) */
@@ -539,9 +538,8 @@ int output_reopen(const output_spec *s, cohort_output **out)
 {
     if (!out || !s || !s->path) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "spec and out needed");
     *out = NULL;
-    char *partial = malloc(strlen(s->path) + sizeof ".partial");
+    char *partial = sidecar_name_alloc(s->path, SIDECAR_PARTIAL);
     if (!partial) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "output path");
-    sprintf(partial, "%s.partial", s->path);
     cohort_output *o = NULL;
     int rc = output_define(s, 1, &o), ncid = -1;
     if (rc == COHORT_OK) {

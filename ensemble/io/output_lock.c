@@ -13,6 +13,7 @@
 
 #include "exit_status.h"
 #include "io/paths.h"
+#include "io/sidecar.h"
 
 enum { OPEN_TRIES = 8, HOST_MAX = 256 };
 
@@ -195,13 +196,12 @@ int output_lock_acquire(const char *path, const char *option, const char *comman
     *lock = NULL;
     if (paths_check_directory(path, option, err, len)) return EXIT_BAD_INPUT;
     output_lock *l = calloc(1, sizeof *l);
-    if (l) l->name = malloc(strlen(path) + sizeof ".lock");
+    if (l) l->name = sidecar_name_alloc(path, SIDECAR_LOCK);
     if (!l || !l->name) {
         free(l);
         snprintf(err, len, "out of memory");
         return EXIT_BAD_INPUT;
     }
-    sprintf(l->name, "%s.lock", path);
     int status = 1;
     for (int i = 0; i < OPEN_TRIES && status == 1; ++i)
         status = lock_try(path, l->name, command, &l->fd, err, len);

@@ -15,12 +15,33 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
-#include "io/checkpoint.h"
 #include "exit_status.h"
+#include "io/checkpoint.h"
 
 int sidecar_name(const char *out, const char *suffix, char *name, size_t len)
 {
     const int n = snprintf(name, len, "%s%s", out, suffix);
+    return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+char *sidecar_name_alloc(const char *out, const char *suffix)
+{
+    const size_t len = strlen(out) + strlen(suffix) + 1;
+    char *name = malloc(len);
+    if (name) sidecar_name(out, suffix, name, len);
+    return name;
+}
+
+int sidecar_copy_name(const char *checkpoint_path, int64_t generation, char *name, size_t len)
+{
+    const int n = snprintf(name, len, "%s.%lld.nc", checkpoint_path, (long long)generation);
+    return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+int sidecar_part_name(const char *out, int64_t first, int64_t end, char *name, size_t len)
+{
+    const int n =
+        snprintf(name, len, "%s.part-%lld-%lld.nc", out, (long long)first, (long long)end);
     return n >= 0 && (size_t)n < len ? 0 : -1;
 }
 

@@ -10,6 +10,7 @@
 #define COHORT_SIDECAR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SIDECAR_LOCK ".lock"
 #define SIDECAR_PARTIAL ".partial"
@@ -18,6 +19,12 @@
 
 /* `out` followed by `suffix`; 0, or -1 where it does not fit in len. */
 int sidecar_name(const char *out, const char *suffix, char *name, size_t len);
+/* The same, malloc'd (NULL: out of memory). */
+char *sidecar_name_alloc(const char *out, const char *suffix);
+/* A checkpoint's copy of the partial file at `generation`: CHECKPOINT.<generation>.nc. */
+int sidecar_copy_name(const char *checkpoint_path, int64_t generation, char *name, size_t len);
+/* The part of an MPI run of `out` holding members [first, end): OUT.part-<first>-<end>.nc. */
+int sidecar_part_name(const char *out, int64_t first, int64_t end, char *name, size_t len);
 
 /* 1 where `path` is a file of another output's namespace (that output into owner, and what the
  * file is, "the checkpoint", into what); else 0. */

@@ -10,14 +10,15 @@
 
 #include "analysis/moments.h"
 #include "backend/cohort_error.h"
-#include "results/clustering.h"
+#include "config/plan.h"
 #include "exit_status.h"
+#include "io/sidecar.h"
 #include "parts/merge.h"
 #include "parts/part_features.h"
-#include "config/plan.h"
-#include "run/run_output.h"
 #include "parts/segments.h"
 #include "parts/target.h"
+#include "results/clustering.h"
+#include "run/run_output.h"
 
 /* What the segments cover: the run's members, or a target run's max_members of which its first
  * round runs first_round (0: no target). */
@@ -187,7 +188,7 @@ static int run_segments(const cohort_config *c, const run_options *opt, const co
         char part[PATH_MAX + 64], ck[PATH_MAX + 80];
         segments_part_name(out, g, s, part, sizeof part);
         if (segments_part_done(part)) continue;
-        snprintf(ck, sizeof ck, "%s.checkpoint", part);
+        sidecar_name(part, SIDECAR_CHECKPOINT, ck, sizeof ck);
         run_options o = *opt;
         o.output_path = part;
         o.members_first = g->bounds[s], o.members_end = g->bounds[s + 1];

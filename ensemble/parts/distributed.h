@@ -8,8 +8,8 @@
 #ifndef COHORT_DISTRIBUTED_H
 #define COHORT_DISTRIBUTED_H
 
-#include "parts/comm.h"
 #include "config/config.h"
+#include "parts/comm.h"
 #include "run/run.h"
 
 /* Whether OUT (output path of c and opt) has an unfinished run over several processes. */

@@ -11,15 +11,15 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "config/config.h"
+#include "config/plan.h"
 #include "exit_status.h"
-#include "results/finish.h"
 #include "io/cohort_file.h"
 #include "io/output.h"
 #include "io/output_lock.h"
-#include "parts/part_features.h"
 #include "io/paths.h"
 #include "io/sidecar.h"
-#include "config/plan.h"
+#include "parts/part_features.h"
+#include "results/finish.h"
 
 typedef struct part_file {
     const char *path;

@@ -14,13 +14,12 @@
 
 void segments_list_name(const char *out, char *name, size_t len)
 {
-    snprintf(name, len, "%s.ranks", out);
+    sidecar_name(out, SIDECAR_RANKS, name, len);
 }
 
 void segments_part_name(const char *out, const segments *g, int s, char *name, size_t len)
 {
-    snprintf(name, len, "%s.part-%lld-%lld.nc", out, (long long)g->bounds[s],
-             (long long)g->bounds[s + 1]);
+    sidecar_part_name(out, g->bounds[s], g->bounds[s + 1], name, len);
 }
 
 /* A directory of the part's name is not a finished part: the run refuses it. */
@@ -90,9 +89,9 @@ int segments_list_read(const char *path, int64_t members, int target, segments *
 void segments_part_remove(const char *part)
 {
     char name[2 * PATH_MAX];
-    snprintf(name, sizeof name, "%s.checkpoint", part);
+    sidecar_name(part, SIDECAR_CHECKPOINT, name, sizeof name);
     checkpoint_remove(name);
-    snprintf(name, sizeof name, "%s.partial", part);
+    sidecar_name(part, SIDECAR_PARTIAL, name, sizeof name);
     remove(name);
     remove(part);
 }

@@ -11,17 +11,17 @@
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
-#include "results/analyze_fit.h"
-#include "results/clustering.h"
 #include "config/config.h"
-#include "fields/fields.h"
+#include "config/plan.h"
 #include "exit_status.h"
+#include "fields/fields.h"
 #include "io/cohort_file.h"
 #include "io/output.h"
 #include "io/output_lock.h"
 #include "io/paths.h"
 #include "io/sidecar.h"
-#include "config/plan.h"
+#include "results/analyze_fit.h"
+#include "results/clustering.h"
 
 /* The archive C of the input: C(member, x), or C(t_snap, member, x) with the snapshot times. */
 typedef struct archive {

@@ -3,8 +3,8 @@
 #ifndef COHORT_ANALYZE_FIT_H
 #define COHORT_ANALYZE_FIT_H
 
-#include "io/output.h"
 #include "config/plan.h"
+#include "io/output.h"
 
 /* The fit and its error bars of the run of plan p whose file `path` is open as nc, into out.
  * Errors: COHORT_ERR_INVALID_ARGUMENT with *bad = 1 where the file has no blocks of the plan's

@@ -8,8 +8,8 @@
 #include "analysis/cluster_quality.h"
 #include "analysis/flow_pattern.h"
 #include "analysis/kmeans.h"
-#include "backend/cohort_error.h"
 #include "analysis/reduction_numerics.h"
+#include "backend/cohort_error.h"
 
 /* The clustered members (index: their global numbers, ascending) as kmeans_run sees them:
  * members 0 .. active-1. */

@@ -11,8 +11,8 @@
 #include "analysis/team.h"
 #include "backend/backend.h"
 #include "config/config.h"
-#include "io/output.h"
 #include "config/plan.h"
+#include "io/output.h"
 
 /* Writes the fields of global members [g0, g0 + count) member-major (dst[j * n + i]). */
 typedef int (*member_fields_fn)(void *ctx, int64_t g0, int64_t count, double *dst);

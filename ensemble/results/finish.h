@@ -13,10 +13,10 @@
 #include "analysis/moments.h"
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
-#include "results/clustering.h"
 #include "config/config.h"
-#include "io/output.h"
 #include "config/plan.h"
+#include "io/output.h"
+#include "results/clustering.h"
 
 /* The per-member values a run may store (output_spec's member values): an adaptive model's step
  * counts, the errors against the exact solution (seed 000, eq. 31-33). */

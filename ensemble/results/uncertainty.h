@@ -11,8 +11,8 @@
 
 #include "analysis/moments.h"
 #include "analysis/structure_factor.h"
-#include "io/output.h"
 #include "config/plan.h"
+#include "io/output.h"
 
 /* A least-squares line y = c0 + c1 x (GSL) of n points and its correlation r, stored as the
  * global attributes <base><slope_suffix>, <base>_intercept and <base>_r, with the ordinary

@@ -16,8 +16,8 @@
 #include "backend/cohort_error.h"
 #include "exit_status.h"
 #include "io/cohort_file.h"
-#include "run/run_state.h"
 #include "io/sidecar.h"
+#include "run/run_state.h"
 
 enum { ID_BYTES = 16 };
 

@@ -8,6 +8,7 @@
 
 #include "backend/cohort_error.h"
 #include "exit_status.h"
+#include "io/sidecar.h"
 #include "run/run_state.h"
 
 /* Before the file: -1 where a --resume finds the run complete, 2 where the path or an
@@ -52,12 +53,11 @@ static void run_open_spec(run_state *s, const char *history)
 int run_open(run_state *s)
 {
     s->config_text = config_render(s->c);
-    s->checkpoint_path = malloc(strlen(s->path) + sizeof ".checkpoint");
+    s->checkpoint_path = sidecar_name_alloc(s->path, SIDECAR_CHECKPOINT);
     if (!s->config_text || !s->checkpoint_path) {
         fprintf(stderr, "cohort run: out of memory\n");
         return EXIT_FAILURE_RUNNING;
     }
-    sprintf(s->checkpoint_path, "%s.checkpoint", s->path);
     const int checked = run_open_checks(s);
     if (checked) return checked;
     if (run_open_identity(s) != COHORT_OK) {
@@ -66,7 +66,7 @@ int run_open(run_state *s)
     }
     char *history = output_history(s->opt->command_line, NULL);
     run_open_spec(s, history);
-    snprintf(s->partial_path, sizeof s->partial_path, "%s.partial", s->path);
+    sidecar_name(s->path, SIDECAR_PARTIAL, s->partial_path, sizeof s->partial_path);
     int created = !history ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history") : COHORT_OK;
     /* --resume: the partial file as the checkpoint saw it, from the checkpoint's copy */
     if (created == COHORT_OK && s->ck) {

@@ -17,10 +17,10 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "io/checkpoint.h"
-#include "results/finish.h"
-#include "io/output.h"
 #include "config/plan.h"
+#include "io/checkpoint.h"
+#include "io/output.h"
+#include "results/finish.h"
 #include "run/run.h"
 #include "run/run_output.h"
 

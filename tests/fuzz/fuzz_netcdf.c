@@ -32,8 +32,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "results/analyze.h"
 #include "io/cohort_file.h"
+#include "results/analyze.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
