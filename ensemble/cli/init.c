@@ -1,5 +1,6 @@
+/* cohort init MODEL: a commented starter configuration of a registered model, from its defaults
+ * and its starter (models/model.h), to stdout or a new file. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/init.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
+#include "cli/cli.h"
 #include "config/config.h"
 #include "exit_status.h"
 #include "io/paths.h"
@@ -15,6 +17,12 @@
 #include "models/model.h"
 
 enum { MAX_SETS = 32 };
+
+typedef struct init_options {
+    const char *model;
+    const char *output_path; /* -o FILE; NULL: stdout */
+    int overwrite;
+} init_options;
 
 /* "cohort init: 'mcf': no such model; the models are ..." */
 static int unknown_model(const char *name)
@@ -68,7 +76,9 @@ static int write_file(const cohort_config *c, const char *path, int overwrite)
     return ok ? 0 : EXIT_FAILURE_RUNNING;
 }
 
-int init_write(const init_options *opt)
+/* 0, or 2 with the message on stderr (an unknown model, a bad path), or 1 (a write failed). The
+ * file appears whole or not at all. */
+static int init_write(const init_options *opt)
 {
     const cohort_model *m = cohort_model_find(opt->model);
     if (!m) return unknown_model(opt->model);
@@ -88,4 +98,51 @@ int init_write(const init_options *opt)
         status = config_write_starter(&c, stdout) == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
     config_free(&c);
     return status;
+}
+
+static void print_init_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cohort init MODEL [-o FILE.ini] [--overwrite]\n"
+            "\n"
+            "Writes a starter configuration of MODEL (cohort models lists them) to FILE.ini, or\n"
+            "to standard output: every key the model reads, each with its meaning, units,\n"
+            "allowed values and default as a comment, sized to run as written in a few seconds\n"
+            "on a laptop's CPU. Then: cohort run FILE.ini -o OUT.nc\n"
+            "\n"
+            "  -o FILE.ini   the file to write (its directory must exist)\n"
+            "  --overwrite   replace FILE.ini if it exists (otherwise refused, exit 2)\n");
+}
+int cli_init(int argc, char **argv, int full_argc, char **full_argv)
+{
+    (void)full_argc, (void)full_argv;
+    init_options opt = {0};
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_init_usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--overwrite")) {
+            opt.overwrite = 1;
+        } else if (!strcmp(arg, "-o") && i + 1 < argc) {
+            opt.output_path = argv[++i];
+        } else if (arg[0] == '-') {
+            fprintf(stderr,
+                    "cohort init: unknown or incomplete option '%s' (see cohort init "
+                    "--help)\n",
+                    arg);
+            return EXIT_BAD_INPUT;
+        } else if (opt.model) {
+            fprintf(stderr, "cohort init: one model only ('%s', then '%s')\n", opt.model, arg);
+            return EXIT_BAD_INPUT;
+        } else {
+            opt.model = arg;
+        }
+    }
+    if (!opt.model) {
+        fprintf(stderr, "cohort init: which model? (cohort models lists them)\n\n");
+        print_init_usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    return init_write(&opt);
 }

@@ -1,0 +1,129 @@
+/* cohort analyze: the analyses again on a finished run's archive (results/analyze.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "exit_status.h"
+#include "results/analyze.h"
+
+static void print_analyze_usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: cohort analyze IN.nc [-o OUT.nc] [--overwrite] [--kmeans K] [--structure-factor]\n"
+        "                      [--from T0] [--bootstrap B] [--backend auto|cpu|cuda] [--quiet]\n"
+        "\n"
+        "Runs the analyses of cohort run again on the archive C of IN.nc (a run with\n"
+        "output.archive = final or snapshots), reading it chunk by chunk, and writes them to\n"
+        "a new file OUT.nc (default: IN.analysis.nc) with the coordinates, the swept\n"
+        "parameters and IN's provenance. IN is only read; OUT.nc appears only on success.\n"
+        "With the same backend the results equal the run's own, bit for bit.\n"
+        "\n"
+        "  --structure-factor  structure_factor(t, k) and k1(t) at every archived time\n"
+        "  --kmeans K          k-means with K clusters (1..16, or auto: the K in 2..8 of the\n"
+        "                      highest mean silhouette) of the final fields: label,\n"
+        "                      centroid, cluster_size, kmeans_inertia, label_map for a grid of\n"
+        "                      two swept keys; restarts, iterations and tolerance from IN's\n"
+        "                      analysis.kmeans_* keys\n"
+        "  --from T0           the structure factor only at archived times t >= T0 [0]\n"
+        "  --bootstrap B       the length's law (ell_vs_log_t_*, s_exponent*) with its\n"
+        "                      least-squares errors and B resamples of its block bootstrap:\n"
+        "                      <slope>_se, <slope>_ci95 and the same of the intercept, from\n"
+        "                      IN's <l>_block_moments (no archive needed)\n"
+        "  -o OUT.nc           output file\n"
+        "  --overwrite         replace OUT.nc, or an interrupted run's files beside it\n"
+        "                      (otherwise refused, exit 2)\n"
+        "  --backend B         auto (cuda when a device is present), cpu or cuda [auto]\n"
+        "  --quiet             no progress or summary on stderr\n"
+        "\n"
+        "Without --structure-factor, --kmeans or --bootstrap, the analyses IN's run asked for.\n");
+}
+int cli_analyze(int argc, char **argv, int full_argc, char **full_argv)
+{
+    analyze_options opt = {.backend = "auto", .kmeans = -1, .structure_factor = -1};
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_analyze_usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            opt.quiet = 1;
+        } else if (!strcmp(arg, "--structure-factor")) {
+            opt.structure_factor = 1;
+        } else if (!strcmp(arg, "--overwrite")) {
+            opt.overwrite = 1;
+        } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--backend") || !strcmp(arg, "--kmeans") ||
+                    !strcmp(arg, "--from") || !strcmp(arg, "--bootstrap")) &&
+                   !value) {
+            fprintf(stderr, "cohort analyze: %s needs a value (see cohort analyze --help)\n", arg);
+            return EXIT_BAD_INPUT;
+        } else if (!strcmp(arg, "-o")) {
+            opt.output_path = argv[++i];
+        } else if (!strcmp(arg, "--backend")) {
+            opt.backend = argv[++i];
+        } else if (!strcmp(arg, "--kmeans") && !strcmp(value, "auto")) {
+            opt.kmeans_auto = 1;
+            ++i;
+        } else if (!strcmp(arg, "--kmeans")) {
+            char *end = NULL;
+            errno = 0;
+            const long k = strtol(value, &end, 10);
+            if (end == value || *end || errno || k < 1 || k > 16) {
+                fprintf(stderr,
+                        "cohort analyze: --kmeans '%s': expected clusters in [1, 16] or auto\n",
+                        value);
+                return EXIT_BAD_INPUT;
+            }
+            opt.kmeans = (int)k;
+            ++i;
+        } else if (!strcmp(arg, "--bootstrap")) {
+            char *end = NULL;
+            errno = 0;
+            const long b = strtol(value, &end, 10);
+            if (end == value || *end || errno || b < 2 || b > 100000) {
+                fprintf(stderr,
+                        "cohort analyze: --bootstrap '%s': expected resamples in [2, 100000]\n",
+                        value);
+                return EXIT_BAD_INPUT;
+            }
+            opt.bootstrap = (int)b;
+            ++i;
+        } else if (!strcmp(arg, "--from")) {
+            char *end = NULL;
+            errno = 0;
+            opt.from = strtod(value, &end);
+            if (end == value || *end || errno || !(opt.from >= 0.0) || !isfinite(opt.from)) {
+                fprintf(stderr, "cohort analyze: --from '%s': expected a time >= 0\n", value);
+                return EXIT_BAD_INPUT;
+            }
+            ++i;
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "cohort analyze: unknown option '%s' (see cohort analyze --help)\n",
+                    arg);
+            return EXIT_BAD_INPUT;
+        } else if (!opt.input) {
+            opt.input = arg;
+        } else {
+            fprintf(stderr, "cohort analyze: one input file only ('%s', then '%s')\n", opt.input,
+                    arg);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!opt.input) {
+        fprintf(stderr, "cohort analyze: no input file\n\n");
+        print_analyze_usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (!cli_known_backend("analyze", opt.backend)) {
+        return EXIT_BAD_INPUT;
+    }
+    char command_line[4096], version[256];
+    cli_provenance(full_argc, full_argv, command_line, sizeof command_line, version,
+                   sizeof version);
+    opt.command_line = command_line;
+    opt.version = version;
+    return analyze_archive(&opt);
+}
