@@ -136,6 +136,11 @@ int main(void)
     }
     expect_error("[grid]\nlength = 2*tau\n", NULL, "grid.length = '2*tau'", NULL);
     expect_error("[grid]\nn = 64\nn = 128\n", NULL, "given twice", ":2");
+    /* the repeat is named at its own line, the first at its */
+    expect_error("[grid]\nn = 64\n\n[time]\nt_end = 1\n[grid]\nn = 128\n", NULL,
+                 ":7: grid.n given twice", "(first at");
+    expect_error("[grid]\nn = 64\n\n[time]\nt_end = 1\n[grid]\nn = 128\n", NULL, "given twice",
+                 ":2)");
     expect_error("[sweep]\nmodel.f0 = 0:2\n", NULL, "expected start:stop:count", NULL);
     expect_error("[sweep]\nmodel.f0 = 0:2:0\n", NULL, "count <= 2^24", NULL);
     expect_error("[sweep]\nmodel.f0 = 1,,2\n", NULL, "expected numbers", NULL);

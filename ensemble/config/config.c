@@ -488,8 +488,9 @@ typedef struct load_state {
     size_t err_len;
 } load_state;
 
-/* The line of `name` in [section] of the file (inih reports none to its handler). */
-static int line_of(const char *text, const char *section, const char *name)
+/* The line of the nth `name` (from 1) in [section] of the file (inih reports none to its
+ * handler). */
+static int line_of(const char *text, const char *section, const char *name, int nth)
 {
     char current[CONFIG_TEXT] = "";
     int line = 0;
@@ -510,7 +511,7 @@ static int line_of(const char *text, const char *section, const char *name)
         } else if (!strcmp(current, section) && !strncmp(s, name, strlen(name))) {
             const char *q = s + strlen(name);
             while (q < p + n && isspace((unsigned char)*q)) ++q;
-            if (*q == '=' || *q == ':') return line;
+            if ((*q == '=' || *q == ':') && --nth == 0) return line;
         }
         p += n + (eol ? 1 : 0);
     }
@@ -602,9 +603,10 @@ static int config_ini_entry(void *user, const char *section, const char *name, c
     load_state *st = user;
     if (st->rc != COHORT_OK) return 1; /* report the first problem only */
     char origin[CONFIG_ORIGIN];
-    const int line = line_of(st->text, section, name);
-    snprintf(origin, sizeof origin, "%s:%d", st->path, line);
     const int k = find_key(section, name);
+    /* a repeated key: the line of its second occurrence, not its first */
+    const int line = line_of(st->text, section, name, k >= 0 && st->seen[k] ? 2 : 1);
+    snprintf(origin, sizeof origin, "%s:%d", st->path, line);
     if (k >= 0) {
         if (st->seen[k]) {
             st->rc = fail(st->err, st->err_len, "%s: %s.%s given twice (first at %s)", origin,
