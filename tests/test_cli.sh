@@ -28,6 +28,15 @@ expect 0 'usage: cohort models' -- models --help
 expect 2 "unexpected argument 'x'" -- models x
 expect 2 "unexpected argument 'x'" -- models --table x
 expect 0 'ch1d_forced.+f0' -- models --table
+# issue 52: help CMD, -V, and init saying what it wrote
+expect 0 'usage: cohort run CONFIG.ini' -- help run
+expect 0 'usage: cohort merge PART.nc' -- help merge
+expect 2 "unknown command 'bogus' \(commands: run, init, merge" -- help bogus
+expect 0 'NetCDF-C [0-9]' -- -V
+cli_dir=$(mktemp -d)
+expect 0 "wrote $cli_dir/h.ini: a starter configuration of heat1d; run it with: cohort run $cli_dir/h.ini" \
+    -- init heat1d -o "$cli_dir/h.ini"
+rm -rf "$cli_dir"
 expect 0 'usage: cohort selfcheck' -- selfcheck --help
 expect 2 "--n '2'.*integer in \[5, " -- selfcheck --n 2
 expect 2 "--n 'x7'" -- selfcheck --n x7

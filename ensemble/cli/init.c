@@ -92,9 +92,12 @@ static int init_write(const init_options *opt)
     cohort_config c;
     int status = starter_config(m, &c);
     if (status) return status;
-    if (opt->output_path)
+    if (opt->output_path) {
         status = write_file(&c, opt->output_path, opt->overwrite);
-    else
+        if (status == 0) /* on stderr, as every command's summary */
+            fprintf(stderr, "wrote %s: a starter configuration of %s; run it with: cohort run %s\n",
+                    opt->output_path, m->name, opt->output_path);
+    } else
         status = config_write_starter(&c, stdout) == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
     config_free(&c);
     return status;
