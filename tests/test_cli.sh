@@ -28,7 +28,9 @@ expect 0 'usage: cohort models' -- models --help
 expect 2 "unexpected argument 'x'" -- models x
 expect 2 "unexpected argument 'x'" -- models --table x
 expect 0 'ch1d_forced.+f0' -- models --table
-# issue 52: help CMD, -V, and init saying what it wrote
+# issue 52: the [sweep] keys listed, help CMD, -V, and init saying what it wrote
+expect 0 'design = grid  \(one of grid\|zip\)' -- models
+expect 0 'replicates = 1  \(an integer in \[1, 2\^30\]\)' -- models
 expect 0 'usage: cohort run CONFIG.ini' -- help run
 expect 0 'usage: cohort merge PART.nc' -- help merge
 expect 2 "unknown command 'bogus' \(commands: run, init, merge" -- help bogus

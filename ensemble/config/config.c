@@ -1048,6 +1048,16 @@ void config_print_models(FILE *out)
                                              : "(none)",
                 range, schema[k].meaning);
     }
+    /* the [sweep] lines, which apply() reads apart from the schema */
+    fprintf(out,
+            "the [sweep] section (a value per member; it sets ensemble.members):\n"
+            "  SECTION.KEY = START:STOP:COUNT or = V1,V2,...  (a model parameter, initial.mean or "
+            "initial.amplitude)\n"
+            "      e.g. model.gamma = 0.01:0.03:5; several lines sweep several keys\n"
+            "  design = grid  (one of grid|zip)\n"
+            "      grid: every combination of the swept values; zip: the i-th values together\n"
+            "  replicates = 1  (an integer in [1, 2^30])\n"
+            "      members at each point of the sweep, each with its own noise\n");
 }
 
 void config_print_model_table(FILE *out)
