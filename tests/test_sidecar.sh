@@ -211,6 +211,22 @@ refused "r\.nc is the finished run that r\.nc\.checkpoint was taken of, and this
     run long.ini -o r.nc --resume --set model.gamma=0.02
 cmp -s r.nc r-before.nc && cmp -s r.nc.checkpoint r-stale.checkpoint && ok ||
     bad "the refused --resume changed r.nc or its checkpoint"
+# a run killed before its first checkpoint: --resume says that its work is lost, a plain run
+# refuses its orphan partial file, and --overwrite discards it
+"$cohort" run --backend cpu --quiet long.ini -o o2.nc --set output.checkpoint_every=600 &
+pid=$!
+wait_for o2.nc.partial
+kill -9 $pid
+wait $pid 2> /dev/null
+if [ -e o2.nc ]; then
+    bad "the run to o2.nc ended before it was killed"
+else
+    refused "no checkpoint of o2\.nc .*its work is lost; run it again without --resume, with --overwrite" \
+        run long.ini -o o2.nc --resume
+    refused "o2\.nc\.partial exists without a checkpoint" run long.ini -o o2.nc
+    run long.ini -o o2.nc --overwrite 2> /dev/null && "$compare" ref.nc o2.nc > /dev/null && ok ||
+        bad "--overwrite over an orphan partial file"
+fi
 # a failure before the first checkpoint says that the work is lost
 msg=$(ulimit -f 64 && run long.ini -o lost.nc --set output.checkpoint_every=600 2>&1)
 status=$?

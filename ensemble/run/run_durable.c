@@ -222,11 +222,14 @@ int run_checkpoint_matches(run_state *s)
 {
     struct stat none;
     if (stat(s->checkpoint_path, &none) != 0) {
-        fprintf(stderr,
-                "cohort run: --resume: there is no checkpoint of %s (%s): the run was never "
-                "started, finished, or stopped before its first checkpoint; run it without "
-                "--resume\n",
-                s->path, s->checkpoint_path);
+        /* an orphan partial file: a run stopped before its first checkpoint, whose work is lost */
+        const int orphan = stat(s->partial_path, &none) == 0;
+        fprintf(stderr, "cohort run: --resume: there is no checkpoint of %s (%s): %s\n", s->path,
+                s->checkpoint_path,
+                orphan ? "the run stopped before its first checkpoint, and its work is lost; run "
+                         "it again without --resume, with --overwrite to discard its partial file"
+                       : "the run was never started, finished, or stopped before its first "
+                         "checkpoint; run it without --resume");
         return 0;
     }
     if (checkpoint_load(s->checkpoint_path, &s->ck) != COHORT_OK) {

@@ -54,6 +54,7 @@ int run_open(run_state *s)
 {
     s->config_text = config_render(s->c);
     s->checkpoint_path = sidecar_name_alloc(s->path, SIDECAR_CHECKPOINT);
+    sidecar_name(s->path, SIDECAR_PARTIAL, s->partial_path, sizeof s->partial_path);
     if (!s->config_text || !s->checkpoint_path) {
         fprintf(stderr, "cohort run: out of memory\n");
         return EXIT_FAILURE_RUNNING;
@@ -66,7 +67,6 @@ int run_open(run_state *s)
     }
     char *history = output_history(s->opt->command_line, NULL);
     run_open_spec(s, history);
-    sidecar_name(s->path, SIDECAR_PARTIAL, s->partial_path, sizeof s->partial_path);
     int created = !history ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history") : COHORT_OK;
     /* --resume: the partial file as the checkpoint saw it, from the checkpoint's copy */
     if (created == COHORT_OK && s->ck) {
