@@ -35,6 +35,10 @@ int config_list_has(const char *list, char separator, const char *word);
 
 /* The schema, in the order keys are listed and written. */
 const config_key *config_schema(size_t *count);
+/* The sections, in the order a configuration is written. */
+const char *const *config_sections(size_t *count);
+/* Key k's allowed values as messages and listings state them ("an integer in [1, 16]"). */
+void config_describe_range(const config_key *k, char *out, size_t len);
 
 enum { CONFIG_TEXT = 256, CONFIG_MAX_SWEEPS = 8, CONFIG_ORIGIN = 300 };
 

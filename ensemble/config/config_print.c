@@ -1,0 +1,201 @@
+/* What a configuration prints for people: `cohort init`'s commented starter and `cohort
+ * models`' listing, both from the schema (config.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cohort_error.h"
+#include "config/config.h"
+#include "models/model.h"
+
+/* `text` as comment lines "; ..." of at most 99 columns, broken at spaces. */
+static void comment_wrapped(FILE *out, const char *text)
+{
+    enum { WIDTH = 97 };
+    while (*text) {
+        size_t n = strlen(text);
+        if (n > WIDTH) {
+            n = WIDTH;
+            while (n > 0 && text[n] != ' ') --n;
+            if (n == 0) n = strcspn(text, " ");
+        }
+        fprintf(out, "; %.*s\n", (int)n, text);
+        text += n;
+        while (*text == ' ') ++text;
+    }
+}
+
+/* Whether the model reads key k: its model list names it, or (empty list) every model does,
+ * except a steady model, which reads no [time] or [initial]. */
+static int model_reads(const config_key *schema, const cohort_model *m, size_t k)
+{
+    if (schema[k].models[0]) return config_list_has(schema[k].models, ' ', m->name);
+    const int stepping =
+        !strcmp(schema[k].section, "time") || !strcmp(schema[k].section, "initial");
+    return !(m->steady && stepping);
+}
+
+/* Key k of the starter: its meaning, units, range and default as a comment, then its value. */
+static void starter_key(FILE *out, const config_key *schema, const cohort_config *c,
+                        const cohort_model *m, size_t k)
+{
+    const int j =
+        strcmp(schema[k].section, "model") ? -1 : cohort_model_param_index(m, schema[k].name);
+    const char *meaning = j >= 0 ? m->params[j].meaning : schema[k].meaning;
+    const char *fallback = j >= 0 ? m->params[j].default_value : schema[k].default_value;
+    const config_value *v = &c->values[k];
+    /* the value a configuration without this key gets: the model's where it decides */
+    const int decided = !strcmp(v->origin, "default");
+    char range[256], about[2048];
+    /* the values this model takes of the keys whose values vary by model */
+    const char *own =
+        !strcmp(schema[k].name, "kind")       ? m->initial_kinds
+        : !strcmp(schema[k].name, "boundary") ? m->boundaries
+        : !strcmp(schema[k].name, "stepper")  ? (m->stepping ? m->stepping->steppers : NULL)
+        : !strcmp(schema[k].name, "method")   ? (m->steady ? m->steady->solver_methods : NULL)
+                                              : NULL;
+    if (own && schema[k].type == CONFIG_ENUM)
+        snprintf(range, sizeof range, "one of %s", own);
+    else
+        config_describe_range(&schema[k], range, sizeof range);
+    const char *units = !strcmp(schema[k].units, "1") ? "dimensionless" : schema[k].units;
+    snprintf(about, sizeof about, "%s.%s: %s [%s%s%s; default %s%s]", schema[k].section,
+             schema[k].name, meaning, units, units[0] ? "; " : "", range,
+             decided ? v->text : fallback,
+             decided && strcmp(v->text, fallback) ? ", the model's" : "");
+    comment_wrapped(out, about);
+    fprintf(out, "%s = %s\n", schema[k].name, v->text);
+}
+
+int config_write_starter(const cohort_config *c, FILE *out)
+{
+    const cohort_model *m = cohort_model_find(config_get(c, "model", "name")->text);
+    if (!m) return COHORT_ERR_CONFIG;
+    size_t n_keys = 0, n_sections = 0;
+    const config_key *schema = config_schema(&n_keys);
+    const char *const *sections = config_sections(&n_sections);
+    char head[4096];
+    snprintf(head, sizeof head,
+             "cohort starter configuration for %s (cohort init %s): %s. Equation: %s. Scheme: %s. "
+             "From: %s.",
+             m->name, m->name, m->summary, m->equation, m->scheme, m->citation);
+    comment_wrapped(out, head);
+    fprintf(out,
+            ";\n; Run it: cohort run %s.ini    (it writes %s.nc; cohort models lists every model)\n"
+            "; Every key %s reads follows: its meaning, [units; allowed values; default],\n"
+            "; then its value, sized to run in a few seconds on a laptop's CPU.\n",
+            m->name, m->name, m->name);
+    for (size_t s = 0; s < n_sections; ++s) {
+        if (!strcmp(sections[s], "sweep")) continue;
+        int first = 1;
+        for (size_t k = 0; k < n_keys; ++k) {
+            if (strcmp(schema[k].section, sections[s]) || !model_reads(schema, m, k)) continue;
+            if (first) fprintf(out, "\n[%s]\n", sections[s]);
+            first = 0;
+            starter_key(out, schema, c, m, k);
+        }
+    }
+    char swept[CONFIG_TEXT + 16] = "initial.mean";
+    if (m->n_params > 0) snprintf(swept, sizeof swept, "model.%s", m->params[0].key);
+    fprintf(out,
+            "\n; [sweep] runs the members over a grid of values (design = grid, the default) or\n"
+            "; side by side (design = zip), each point sweep.replicates times, for example:\n"
+            "; [sweep]\n; %s = start:stop:count    (or = v1,v2,...)\n",
+            swept);
+    return ferror(out) ? COHORT_ERR_IO : COHORT_OK;
+}
+
+/* The defaults of shared keys that each model owns (model_defaults), as `cohort models` states
+ * them; NULL for a key whose default is the schema's. */
+static const char *model_owned_default(const char *section, const char *name)
+{
+    static const struct {
+        const char *section, *name, *text;
+    } owned[] = {
+        {"initial", "kind", "the model's first (listed with it above)"},
+        {"time", "output_every", "1; adaptive models: t_end / 10"},
+        {"ensemble", "members", "4096; 1 where every member would be alike (no noise, no sweep)"},
+    };
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; ++i)
+        if (!strcmp(owned[i].section, section) && !strcmp(owned[i].name, name))
+            return owned[i].text;
+    return NULL;
+}
+
+void config_print_models(FILE *out)
+{
+    size_t n_keys = 0;
+    const config_key *schema = config_schema(&n_keys);
+    size_t n_models = 0;
+    const cohort_model *const *models = cohort_models(&n_models);
+    char range[256];
+    for (size_t m = 0; m < n_models; ++m) {
+        const cohort_model *d = models[m];
+        fprintf(out, "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s",
+                d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
+                d->initial_kinds, d->conserves_mean ? "yes" : "no");
+        if (d->statistics)
+            fprintf(out, "; reports %s = %s", d->statistics->length_name,
+                    d->statistics->length_meaning);
+        for (int q = 0; d->observing && q < d->observing->n_observables; ++q)
+            fprintf(out, "%s%s", q ? ", " : "; reports ", d->observing->observables[q].name);
+        if (d->observing && d->observing->exact_kind)
+            fprintf(out, "; with initial.kind = %s, errors against the exact solution",
+                    d->observing->exact_kind);
+        fputc('\n', out);
+        for (size_t k = 0; k < n_keys; ++k) {
+            if (!schema[k].models[0] || !config_list_has(schema[k].models, ' ', d->name)) continue;
+            config_describe_range(&schema[k], range, sizeof range);
+            char key[64];
+            snprintf(key, sizeof key, "%s.%s", schema[k].section, schema[k].name);
+            /* a model key: this model's own default and meaning */
+            const int j = strcmp(schema[k].section, "model")
+                              ? -1
+                              : cohort_model_param_index(d, schema[k].name);
+            const cohort_model_param *own = j >= 0 ? &d->params[j] : NULL;
+            fprintf(out, "    %-12s default %-6s %s: %s%s\n", key,
+                    own ? own->default_value : schema[k].default_value, range,
+                    own ? own->meaning : schema[k].meaning,
+                    j >= 0 && j == d->per_member_param ? " (sweepable per member)" : "");
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "keys every model reads:\n");
+    for (size_t k = 0; k < n_keys; ++k) {
+        if (schema[k].models[0]) continue;
+        config_describe_range(&schema[k], range, sizeof range);
+        const char *owned = model_owned_default(schema[k].section, schema[k].name);
+        fprintf(out, "  %s.%s = %s  (%s)\n      %s\n", schema[k].section, schema[k].name,
+                owned                        ? owned
+                : schema[k].default_value[0] ? schema[k].default_value
+                                             : "(none)",
+                range, schema[k].meaning);
+    }
+    /* the [sweep] lines, which apply() reads apart from the schema */
+    fprintf(out,
+            "the [sweep] section (a value per member; it sets ensemble.members):\n"
+            "  SECTION.KEY = START:STOP:COUNT or = V1,V2,...  (a model parameter, initial.mean or "
+            "initial.amplitude)\n"
+            "      e.g. model.gamma = 0.01:0.03:5; several lines sweep several keys\n"
+            "  design = grid  (one of grid|zip)\n"
+            "      grid: every combination of the swept values; zip: the i-th values together\n"
+            "  replicates = 1  (an integer in [1, 2^30])\n"
+            "      members at each point of the sweep, each with its own noise\n");
+}
+
+void config_print_model_table(FILE *out)
+{
+    size_t n_models = 0;
+    const cohort_model *const *models = cohort_models(&n_models);
+    /* a model without parameters gets one line with key "-" and range (-inf, inf) */
+    static const cohort_model_param none = {"-", "-", -INFINITY, INFINITY, 0, "1", ""};
+    for (size_t m = 0; m < n_models; ++m)
+        for (int j = 0; j < (models[m]->n_params ? models[m]->n_params : 1); ++j) {
+            const cohort_model *d = models[m];
+            const cohort_model_param *q = d->n_params ? &d->params[j] : &none;
+            fprintf(out, "%s\t%d\t%d\t%.3g\t%s\t%s\t%.17g\t%.17g\t%d\t%.*s\t%d\t%d\n", d->name,
+                    d->dimension, d->conserves_mean, d->cpu_cuda_rtol, q->key, q->default_value,
+                    q->min, q->max, q->min_exclusive, (int)strcspn(d->initial_kinds, "|"),
+                    d->initial_kinds, d->boundaries != NULL, d->steady != NULL);
+        }
+}
