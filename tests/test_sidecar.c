@@ -148,6 +148,14 @@ static void prepare_case(void)
     EXPECT(sidecar_prepare("p.nc", "-o", SIDECAR_OVERWRITE, err, sizeof err) == 0 &&
                access("p.nc.partial", F_OK) && access("p.nc.checkpoint", F_OK),
            "overwrite: %s", err);
+    /* a plain create removes nothing it did not make, not even a temporary's name */
+    write_text("p.nc.partial.tmp-QwErTy", "temporary\n");
+    EXPECT(sidecar_prepare("p.nc", "-o", SIDECAR_CREATE, err, sizeof err) == 0 &&
+               holds("p.nc.partial.tmp-QwErTy", "temporary\n"),
+           "create: %s", err);
+    EXPECT(sidecar_prepare("p.nc", "-o", SIDECAR_OVERWRITE, err, sizeof err) == 0 &&
+               access("p.nc.partial.tmp-QwErTy", F_OK) != 0,
+           "overwrite kept a killed run's temporary: %s", err);
     symlink("victim", "p.nc.partial");
     EXPECT(sidecar_prepare("p.nc", "-o", SIDECAR_OVERWRITE, err, sizeof err) == 2 &&
                strstr(err, "p.nc.partial is a symbolic link") && holds("victim", "victim\n"),

@@ -143,15 +143,17 @@ static int own_temporary(const char *rest)
     const size_t n = strlen(rest), tail = strlen(".tmp-XXXXXX");
     if (n < tail || strncmp(rest + n - tail, ".tmp-", 5)) return 0;
     char *kind = strndup(rest, n - tail);
-    int own =
-        kind && (!*kind || !strcmp(kind, SIDECAR_PARTIAL) || !strcmp(kind, SIDECAR_CHECKPOINT) ||
-                 !strcmp(kind, SIDECAR_RANKS) || (numbered_tail(kind) && kind[1] == 'c'));
+    int own = kind && (!*kind || !strcmp(kind, SIDECAR_PARTIAL) ||
+                       !strcmp(kind, SIDECAR_CHECKPOINT) || !strcmp(kind, SIDECAR_RANKS) ||
+                       (!strncmp(kind, SIDECAR_CHECKPOINT ".", 12) && numbered_tail(kind)));
     free(kind);
     return own;
 }
 
-/* The temporaries a run of OUT killed while writing one left (sidecar_temp's names), removed:
- * they are OUT's, and OUT's lock is held. A link is removed, never followed. */
+/* The temporaries a run of OUT killed while writing one left (sidecar_temp's names), removed,
+ * under OUT's lock, only where the command continues that run (--resume: the same run id) or
+ * discards it (--overwrite): a plain command removes nothing it did not create. A link is
+ * removed, never followed. */
 static void sweep_temporaries(const char *out)
 {
     const char *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
@@ -202,7 +204,7 @@ int sidecar_prepare(const char *out, const char *option, enum sidecar_mode mode,
         snprintf(err, len, "cannot remove %s: %s", partial, strerror(errno));
         return EXIT_BAD_INPUT;
     }
-    sweep_temporaries(out);
+    if (mode == SIDECAR_OVERWRITE) sweep_temporaries(out); /* discarded on purpose */
     return 0;
 }
 

@@ -42,8 +42,9 @@ enum sidecar_mode {
 
 /* Under OUT's lock, before OUT.partial is created: no link where OUT.partial or OUT.checkpoint
  * stands; with SIDECAR_CREATE, no OUT.checkpoint (an interrupted run: resume or discard it) and no
- * OUT.partial (a run stopped before its first checkpoint); with SIDECAR_OVERWRITE both go. 0, or
- * 2 with err. `command` ("cohort analyze") names the command in the advice. */
+ * OUT.partial (a run stopped before its first checkpoint); with SIDECAR_OVERWRITE both go. With
+ * SIDECAR_RESUME and SIDECAR_OVERWRITE, the temporaries a killed run left go too. 0, or 2 with
+ * err. */
 int sidecar_prepare(const char *out, const char *option, enum sidecar_mode mode, char *err,
                     size_t len);
 
