@@ -355,11 +355,6 @@ int checkpoint_get_ordered_sum(const checkpoint *c, const char *name, ordered_su
     return COHORT_OK;
 }
 
-void checkpoint_copy_name(const char *path, int64_t generation, char *name, size_t len)
-{
-    sidecar_copy_name(path, generation, name, len);
-}
-
 void checkpoint_remove(const char *path)
 {
     checkpoint *ck = NULL;
@@ -367,7 +362,7 @@ void checkpoint_remove(const char *path)
     if (checkpoint_load(path, &ck) == COHORT_OK &&
         checkpoint_get_i64(ck, "generation", &generation) == COHORT_OK) {
         char copy[PATH_MAX + 64];
-        checkpoint_copy_name(path, generation, copy, sizeof copy);
+        sidecar_copy_name(path, generation, copy, sizeof copy);
         remove(copy);
     }
     checkpoint_free(ck);

@@ -41,10 +41,6 @@ int checkpoint_copy_file(const char *from, const char *to);
  * system has no hard links, a copy (checkpoint_copy_file). */
 int checkpoint_link_file(const char *from, const char *to);
 
-/* The name of a checkpoint's copy of the partial NetCDF file at `generation`:
- * `path`.<generation>.nc. */
-void checkpoint_copy_name(const char *path, int64_t generation, char *name, size_t len);
-
 /* Removes the checkpoint `path` and the copy of the partial file it names (an interrupted run
  * given up with --overwrite); a missing or damaged checkpoint is removed alone. */
 void checkpoint_remove(const char *path);

@@ -40,8 +40,8 @@ int sidecar_copy_name(const char *checkpoint_path, int64_t generation, char *nam
 
 int sidecar_part_name(const char *out, int64_t first, int64_t end, char *name, size_t len)
 {
-    const int n =
-        snprintf(name, len, "%s.part-%lld-%lld.nc", out, (long long)first, (long long)end);
+    const int n = snprintf(name, len, "%s" SIDECAR_PART "%lld-%lld.nc", out, (long long)first,
+                           (long long)end);
     return n >= 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -57,7 +57,7 @@ static size_t digits(const char *s)
 static int numbered_tail(const char *at)
 {
     size_t a;
-    if (!strncmp(at, ".part-", 6) && (a = digits(at + 6)) > 0 && at[6 + a] == '-') {
+    if (!strncmp(at, SIDECAR_PART, 6) && (a = digits(at + 6)) > 0 && at[6 + a] == '-') {
         const size_t b = digits(at + 7 + a);
         return b > 0 && !strcmp(at + 7 + a + b, ".nc");
     }

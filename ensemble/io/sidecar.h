@@ -16,6 +16,7 @@
 #define SIDECAR_PARTIAL ".partial"
 #define SIDECAR_CHECKPOINT ".checkpoint"
 #define SIDECAR_RANKS ".ranks"
+#define SIDECAR_PART ".part-" /* OUT.part-<first>-<end>.nc */
 
 /* `out` followed by `suffix`; 0, or -1 where it does not fit in len. */
 int sidecar_name(const char *out, const char *suffix, char *name, size_t len);

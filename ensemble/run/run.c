@@ -48,13 +48,14 @@ static int64_t chunk_size(const cohort_backend *be, const run_plan *p, int64_t m
     return fit < members ? fit : members;
 }
 
-/* Where the run stands, as a checkpoint records it: within the chunk ch (in flight), or (ch NULL)
- * before the chunk at member m0. By name: the fields' order is the checkpoint's layout. */
+/* Where the run stands, as a checkpoint records it: in the chunk ch at member m0 (in flight), or
+ * (ch NULL) before the chunk at member m0. By name: the fields' order is the checkpoint's
+ * layout. */
 static run_position run_position_of(const run_state *s, const run_chunk *ch, int64_t m0)
 {
     run_position at = {.first = s->first,
                        .end = s->end,
-                       .m0 = ch ? ch->m0 : m0,
+                       .m0 = m0,
                        .member_steps = s->member_steps,
                        .n_chunks = s->n_chunks};
     if (ch) at.count = ch->count, at.step = ch->step, at.r = ch->r, at.q = ch->q;
@@ -78,7 +79,7 @@ static int run_chunk_events(run_state *s, run_chunk *ch)
             COHORT_CALL(run_snapshot_take(s, ch, next));
         if (!run_signal && cohort_seconds() - s->last_checkpoint >= s->checkpoint_every &&
             (ch->r < p->n_records || ch->q < p->n_snapshots)) {
-            const run_position at = run_position_of(s, ch, 0);
+            const run_position at = run_position_of(s, ch, ch->m0);
             COHORT_CALL(run_checkpoint(s, &at));
         }
     }
@@ -97,7 +98,7 @@ static int run_chunks(run_state *s)
         count = ch.count;
         if (rc == COHORT_OK) rc = run_chunk_events(s, &ch);
         if (run_signal && rc == COHORT_OK) { /* stopped within the chunk: checkpoint it */
-            const run_position at = run_position_of(s, &ch, 0);
+            const run_position at = run_position_of(s, &ch, m0);
             return run_checkpoint(s, &at);
         }
         if (rc == COHORT_OK) rc = run_chunk_end(s, &ch);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
+#include "io/sidecar.h"
 #include "run/run_state.h"
 
 /* ---- interruption: SIGINT, SIGTERM and SIGUSR1 (Slurm's warning) finish the step, checkpoint
@@ -44,7 +45,7 @@ void run_signals_restore(void)
  * again from the copy). */
 void run_copy_name(const run_state *s, int64_t generation, char *name, size_t len)
 {
-    checkpoint_copy_name(s->checkpoint_path, generation, name, len);
+    sidecar_copy_name(s->checkpoint_path, generation, name, len);
 }
 
 /* The accumulators' moments and sums of record r (put: into w; else from s->ck). */
