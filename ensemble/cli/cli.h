@@ -12,6 +12,9 @@ typedef int cli_command_fn(int argc, char **argv, int full_argc, char **full_arg
 
 cli_command_fn cli_run, cli_init, cli_merge, cli_analyze, cli_info, cli_models, cli_selfcheck;
 
+/* The library's reports (report.h) from now on printed as `cohort COMMAND: ...`. */
+void cli_report_as(const char *command);
+
 /* The command line as typed and "cohort VERSION (git HASH)": a file's history and source. */
 void cli_provenance(int argc, char **argv, char *command_line, size_t command_len, char *version,
                     size_t version_len);

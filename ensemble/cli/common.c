@@ -1,8 +1,10 @@
-/* What the subcommands share: their provenance text and the check of --backend. */
+/* What the subcommands share: the printing of the library's reports, their provenance text and
+ * the check of --backend. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report.h"
 
 extern const char cohort_version[];
 extern const char cohort_git_hash[];
@@ -34,4 +36,31 @@ int cli_known_backend(const char *command, const char *name)
     fprintf(stderr, "cohort %s: --backend '%s': allowed values are auto, cpu, cuda\n", command,
             name);
     return 0;
+}
+
+static const char *reporting_command = "";
+static int progress_line_open; /* a progress line on a terminal, not ended by a newline */
+
+/* Errors and notes as `cohort CMD: TEXT`, results as they are; a report after a progress line on
+ * a terminal starts a line of its own. */
+static void cli_report_sink(enum report_kind kind, const char *text)
+{
+    const size_t n = strlen(text);
+    if (kind == REPORT_PROGRESS) {
+        fputs(text, stderr);
+        progress_line_open = n > 0 && text[n - 1] != '\n';
+    } else {
+        if (progress_line_open) fputc('\n', stderr);
+        progress_line_open = 0;
+        if (kind == REPORT_RESULT)
+            fprintf(stderr, "%s\n", text);
+        else
+            fprintf(stderr, "cohort %s: %s\n", reporting_command, text);
+    }
+    fflush(stderr);
+}
+void cli_report_as(const char *command)
+{
+    reporting_command = command;
+    report_set_sink(cli_report_sink);
 }

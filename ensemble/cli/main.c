@@ -13,49 +13,63 @@
 extern const char cohort_version[];
 extern const char cohort_git_hash[];
 
+/* The subcommands: name, synopsis, what it does (cohort --help prints them in this order). */
 static const struct {
     const char *name;
     cli_command_fn *run;
+    const char *synopsis;
+    const char *summary;
 } commands[] = {
-    {"run", cli_run},
-    {"init", cli_init},
-    {"merge", cli_merge},
-    {"analyze", cli_analyze},
-    {"info", cli_info},
-    {"models", cli_models},
-    {"selfcheck", cli_selfcheck},
+    {"run", cli_run,
+     "CONFIG.ini [--set section.key=value]... [-o OUT.nc] [--overwrite]\n"
+     "             [--backend auto|cpu|cuda] [--quiet] [--resume] [--members A:B]",
+     "run an ensemble and write its statistics and states as NetCDF-4"},
+    {"init", cli_init, "MODEL [-o FILE.ini] [--overwrite]",
+     "a commented starter configuration of MODEL: every key it reads, with its\n"
+     "meaning, units, range and default, sized to run in seconds on a laptop"},
+    {"merge", cli_merge, "PART.nc... -o OUT.nc [--overwrite] [--backend auto|cpu|cuda]",
+     "join the parts of a run split by cohort run --members A:B into the whole run's file"},
+    {"analyze", cli_analyze,
+     "IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor] [--from T0]\n"
+     "                       [--bootstrap B]",
+     "the structure factor and k-means again on the archive of a finished run"},
+    {"info", cli_info, "FILE.nc", "what a file holds and how it was made"},
+    {"models", cli_models, "[--table]",
+     "every model, its parameters, defaults, ranges and meaning"},
+    {"selfcheck", cli_selfcheck, "[--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]",
+     "solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
+     "that share one left-hand side, and check every member's residual"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
+/* text with each line after the first indented by indent spaces */
+static void print_indented(FILE *out, const char *text, int indent)
+{
+    for (const char *line = text; *line;) {
+        const size_t n = strcspn(line, "\n");
+        fprintf(out, "%*s%.*s\n", line == text ? 0 : indent, "", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "cohort %s: ensembles of small independent PDE systems on a GPU or the CPU\n"
-            "\n"
-            "usage:\n"
-            "  cohort run CONFIG.ini [--set section.key=value]... [-o OUT.nc]\n"
-            "             [--backend auto|cpu|cuda] [--quiet]\n"
-            "      run an ensemble and write its statistics and states as NetCDF-4\n"
-            "  cohort merge PART.nc... -o OUT.nc\n"
-            "      join the parts of a run split by cohort run --members A:B into the whole run's "
-            "file\n"
-            "  cohort analyze IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor] [--from T0]\n"
-            "                       [--bootstrap B]\n"
-            "      the structure factor and k-means again on the archive of a finished run\n"
-            "  cohort selfcheck [--backend auto|cpu|cuda] [--n N] [--members M] [--seed S]\n"
-            "      solve random batches of tri- and pentadiagonal systems (plain and periodic)\n"
-            "      that share one left-hand side, and check every member's residual\n"
-            "  cohort init MODEL [-o FILE.ini] [--overwrite]\n"
-            "      a commented starter configuration of MODEL: every key it reads, with its\n"
-            "      meaning, units, range and default, sized to run in seconds on a laptop\n"
-            "  cohort info FILE.nc   what a file holds and how it was made\n"
-            "  cohort models         every model, its parameters, defaults, ranges and meaning\n"
-            "  cohort --version      version, git hash, libraries, CUDA (also -V)\n"
-            "  cohort --help         this text; `cohort help COMMAND` or `cohort COMMAND --help`\n"
-            "                        for a command's options\n"
-            "\n"
-            "exit status: 0 success, 2 bad usage or input, 1 failure while running\n",
+            "cohort %s: ensembles of small independent PDE systems on a GPU or the CPU\n\n"
+            "usage:\n",
             cohort_version);
+    for (int c = 0; c < N_COMMANDS; ++c) {
+        fprintf(out, "  cohort %s ", commands[c].name);
+        print_indented(out, commands[c].synopsis, 0);
+        fputs("      ", out);
+        print_indented(out, commands[c].summary, 6);
+    }
+    fprintf(out,
+            "  cohort --version   version, git hash, libraries, CUDA (also -V)\n"
+            "  cohort --help      this text; `cohort help COMMAND` or `cohort COMMAND --help`\n"
+            "                     for a command's options\n"
+            "\n"
+            "exit status: 0 success, 2 bad usage or input, 1 failure while running, 128 + N a run\n"
+            "stopped by signal N\n");
 }
 static void print_version(void)
 {
@@ -94,7 +108,10 @@ int main(int argc, char **argv)
         char help[] = "--help";
         char *asked[] = {argv[2], help, NULL};
         for (int c = 0; c < N_COMMANDS; ++c)
-            if (!strcmp(argv[2], commands[c].name)) return commands[c].run(2, asked, argc, argv);
+            if (!strcmp(argv[2], commands[c].name)) {
+                cli_report_as(commands[c].name);
+                return commands[c].run(2, asked, argc, argv);
+            }
         return unknown_command(argv[2]);
     }
     if (!strcmp(command, "--version") || !strcmp(command, "-V") || !strcmp(command, "version")) {
@@ -102,7 +119,9 @@ int main(int argc, char **argv)
         return EXIT_DONE;
     }
     for (int c = 0; c < N_COMMANDS; ++c)
-        if (!strcmp(command, commands[c].name))
+        if (!strcmp(command, commands[c].name)) {
+            cli_report_as(commands[c].name);
             return commands[c].run(argc - 1, argv + 1, argc, argv);
+        }
     return unknown_command(command);
 }

@@ -1,8 +1,6 @@
 #include "config/plan.h"
 
-#include <gsl/gsl_version.h>
 #include <math.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,57 +486,4 @@ void run_plan_free(run_plan *p)
     free(p->record_step);
     free(p->snapshot_step);
     p->record_step = p->snapshot_step = NULL;
-}
-
-void run_plan_output_spec(const run_plan *p, const char *model, const cohort_backend *be,
-                          run_provenance *pv, output_spec *spec)
-{
-    char cuda[128];
-    be->describe(pv->device, sizeof pv->device);
-    cohort_cuda_versions(cuda, sizeof cuda);
-    snprintf(pv->libraries, sizeof pv->libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(),
-             GSL_VERSION, cuda);
-    spec->members = p->members;
-    spec->n = p->n;
-    spec->nx = p->values.nx;
-    spec->ny = p->model->dimension == 2 ? p->values.ny : 0;
-    spec->length = p->values.length;
-    spec->length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
-    spec->field_meaning = p->model->field_meaning;
-    if (p->model->boundaries) { /* nodes 0 .. nx at origin + i L / nx */
-        spec->closed = 1;
-        spec->origin = p->values.origin;
-        spec->nx = p->values.nx + 1;
-        spec->ny = p->model->dimension == 2 ? p->values.ny + 1 : 0;
-    }
-    spec->backend = be->name;
-    spec->device = pv->device;
-    spec->libraries = pv->libraries;
-    spec->model = model;
-    spec->seed = p->ic.seed;
-    spec->n_params = p->n_sweeps;
-    for (int j = 0; j < p->n_sweeps; ++j) {
-        size_t n_keys;
-        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
-        snprintf(pv->keys[j], sizeof pv->keys[j], "%s.%s", k->section, k->name);
-        spec->param_key[j] = pv->keys[j];
-        spec->param_meaning[j] = k->meaning;
-        spec->param_units[j] = k->units[0] ? k->units : "1";
-        spec->param_grid_count[j] = p->grid ? p->sweep[j]->count : 0;
-        spec->param_values[j] = p->sweep[j]->values;
-    }
-}
-
-int run_plan_write_parameters(const run_plan *p, cohort_output *out, int64_t first, int64_t count)
-{
-    if (p->n_sweeps == 0) return COHORT_OK;
-    double *values = malloc((size_t)count * sizeof *values);
-    if (!values) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "parameter values");
-    int rc = COHORT_OK;
-    for (int j = 0; j < p->n_sweeps && rc == COHORT_OK; ++j) {
-        for (int64_t g = 0; g < count; ++g) values[g] = run_plan_swept_value(p, j, first + g);
-        rc = output_write_parameter(out, j, values);
-    }
-    free(values);
-    return rc;
 }

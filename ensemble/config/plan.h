@@ -11,7 +11,6 @@
 #include "backend/backend.h"
 #include "config/config.h"
 #include "config/initial_spec.h"
-#include "io/output.h"
 #include "models/model.h"
 
 /* ensemble.target: the statistics of the accumulators (finish.h) in the order merge data holds them
@@ -80,21 +79,5 @@ cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g);
  * scanned (0). */
 int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double *mean_lo,
                                   double *mean_hi);
-
-/* Text an output_spec points at: the device, the library versions, the swept keys. */
-typedef struct run_provenance {
-    char device[256], libraries[512];
-    char keys[CONFIG_MAX_SWEEPS][2 * CONFIG_TEXT];
-} run_provenance;
-
-/* The parts of an output file's spec that follow from the plan and the backend, the same for
- * `cohort run` and `cohort analyze`: sizes, domain, swept parameters, backend, device, library
- * versions, model and seed (text kept in *pv, which must outlive the spec's use). */
-void run_plan_output_spec(const run_plan *p, const char *model, const cohort_backend *be,
-                          run_provenance *pv, output_spec *spec);
-
-/* The value of each swept parameter of global members [first, first + count), the file's
- * members, into out. */
-int run_plan_write_parameters(const run_plan *p, cohort_output *out, int64_t first, int64_t count);
 
 #endif

@@ -14,6 +14,7 @@
 #include "exit_status.h"
 #include "io/paths.h"
 #include "io/sidecar.h"
+#include "report.h"
 
 enum { OPEN_TRIES = 8, HOST_MAX = 256 };
 
@@ -113,7 +114,7 @@ static void busy_message(const char *path, const lock_holder *h, int known, char
  * locks (locked = -1). 0: stale, taken over (saying so, even to a quiet command: it concerns
  * another run's files); 2 with err: refused. */
 static int left_behind(const char *path, const char *name, const lock_holder *h, int locked,
-                       const char *command, char *err, size_t len)
+                       char *err, size_t len)
 {
     char host[HOST_MAX], who[512];
     this_host(host, sizeof host);
@@ -131,7 +132,7 @@ static int left_behind(const char *path, const char *name, const lock_holder *h,
         busy_message(path, h, 1, err, len);
         return EXIT_BAD_INPUT;
     }
-    fprintf(stderr, "%s: taking over %s, left by %s, which has ended\n", command, name, who);
+    report(REPORT_NOTE, "taking over %s, left by %s, which has ended", name, who);
     return 0;
 }
 
@@ -180,7 +181,7 @@ static int lock_try(const char *path, const char *name, const char *command, int
     } else if (!still_named(*fd, name)) {
         status = 1;
     } else if (!created && known) {
-        status = left_behind(path, name, &h, locked, command, err, len);
+        status = left_behind(path, name, &h, locked, err, len);
     }
     if (status == 0 && !holder_write(*fd, command)) {
         snprintf(err, len, "%s: cannot write its lock %s: %s", path, name, strerror(errno));

@@ -17,8 +17,9 @@
 #include "parts/part_features.h"
 #include "parts/segments.h"
 #include "parts/target.h"
+#include "report.h"
 #include "results/clustering.h"
-#include "run/run_output.h"
+#include "run/run_file.h"
 
 /* What the segments cover: the run's members, or a target run's max_members of which its first
  * round runs first_round (0: no target). */
@@ -80,7 +81,7 @@ static int distributed_start(const cohort_config *c, const run_options *opt,
     const char *out = output_of(c, opt), *path = NULL;
     char manifest[PATH_MAX];
     segments_list_name(out, manifest, sizeof manifest);
-    int status = run_output_path(c, opt, &path);
+    int status = run_file_prepare(c, opt, &path);
     if (!status && exists(manifest) && !opt->overwrite) {
         snprintf(err, len,
                  "%s exists: an interrupted run of this output over several processes; continue "
@@ -128,15 +129,15 @@ static int distributed_decide(const cohort_config *c, const run_options *opt,
     run_plan_free(&p);
     *shape_out = shape;
     if (status) { /* the same on every rank: rank 0 says it */
-        fprintf(stderr, "cohort run: %s\n", err);
+        report(REPORT_ERROR, "%s", err);
         return status;
     }
     if (opt->members_end > 0) {
-        fprintf(stderr, "cohort run: --members: %s; run the part without %s\n",
-                shape.first_round > 0
-                    ? "a run to ensemble.target_sem splits the members itself, in rounds"
-                    : "a run over several processes splits the members itself",
-                shape.first_round > 0 ? "ensemble.target_sem" : "mpirun");
+        report(REPORT_ERROR, "--members: %s; run the part without %s",
+               shape.first_round > 0
+                   ? "a run to ensemble.target_sem splits the members itself, in rounds"
+                   : "a run over several processes splits the members itself",
+               shape.first_round > 0 ? "ensemble.target_sem" : "mpirun");
         return EXIT_BAD_INPUT;
     }
     segments_list_name(output_of(c, opt), manifest, sizeof manifest);
@@ -155,7 +156,7 @@ static int distributed_decide(const cohort_config *c, const run_options *opt,
             *serial = 1; /* OUT.checkpoint, or run_ensemble says there is none */
         else
             status = distributed_start(c, opt, comm, &shape, g, serial, err, sizeof err);
-        if (status && *err) fprintf(stderr, "cohort run: %s\n", err);
+        if (status && *err) report(REPORT_ERROR, "%s", err);
     }
     status = decided_by_root(comm, status);
     *serial = decided_by_root(comm, *serial);
@@ -171,7 +172,7 @@ static int run_serial(const cohort_config *c, const run_options *opt, const coho
     int status = comm->rank == 0 ? run_ensemble(c, &locked) : 0;
     signals_note(1);
     if (comm->rank == 0 && status != 0 && status < 128 && status != EXIT_BAD_INPUT) {
-        fprintf(stderr, "cohort run: rank 0 on %s failed (exit %d)\n", comm->host, status);
+        report(REPORT_ERROR, "rank 0 on %s failed (exit %d)", comm->host, status);
         comm_abort(comm, status);
     }
     return decided_by_root(comm, status);
@@ -198,11 +199,11 @@ static int run_segments(const cohort_config *c, const run_options *opt, const co
         status = run_ensemble(c, &o);      /* under the part's own lock */
         signals_note(1);                   /* run_ensemble restored the defaults */
         if (status != 0 && status < 128) { /* this rank failed: every rank stops */
-            fprintf(stderr,
-                    "cohort run: rank %d on %s failed (exit %d) on members [%lld, %lld); every "
-                    "rank stops; the last checkpoints stand: resume with %s%s\n",
-                    comm->rank, comm->host, status, (long long)g->bounds[s],
-                    (long long)g->bounds[s + 1], opt->command_line, opt->resume ? "" : " --resume");
+            report(REPORT_ERROR,
+                   "rank %d on %s failed (exit %d) on members [%lld, %lld); every "
+                   "rank stops; the last checkpoints stand: resume with %s%s",
+                   comm->rank, comm->host, status, (long long)g->bounds[s],
+                   (long long)g->bounds[s + 1], opt->command_line, opt->resume ? "" : " --resume");
             comm_report_stderr(comm);
             comm_abort(comm, status);
         }
@@ -222,7 +223,7 @@ static int distributed_follow(const cohort_config *c, const run_options *opt, co
     const char **parts = segments_part_names(output_of(c, opt), g);
     if (!parts || run_plan_make(c, &p, err, sizeof err) != 0 ||
         cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        fprintf(stderr, "cohort run: rank %d cannot take part in the k-means\n", team->rank);
+        report(REPORT_ERROR, "rank %d cannot take part in the k-means", team->rank);
         team->abort(team->ctx, EXIT_FAILURE_RUNNING);
         return EXIT_FAILURE_RUNNING;
     }
@@ -264,10 +265,10 @@ static int distributed_join(const run_options *opt, const cohort_comm *comm, con
         for (int s = 0; s < g->count; ++s) segments_part_remove(parts[s]);
         remove(manifest);
         if (!opt->quiet)
-            fprintf(stderr, "wrote %s: %lld members, %d segments over %d ranks\n", out,
-                    (long long)(target ? target->members : g->members), joined, comm->size);
+            report(REPORT_RESULT, "wrote %s: %lld members, %d segments over %d ranks", out,
+                   (long long)(target ? target->members : g->members), joined, comm->size);
     } else {
-        fprintf(stderr, "cohort run: joining the parts failed; they are kept beside %s\n", out);
+        report(REPORT_ERROR, "joining the parts failed; they are kept beside %s", out);
     }
     if (parts) free((void *)parts[0]);
     free(parts);
@@ -313,10 +314,10 @@ static int run_distributed_locked(const cohort_config *c, cohort_config *pc, con
         char manifest[PATH_MAX];
         segments_list_name(output_of(c, opt), manifest, sizeof manifest);
         if (comm->rank == 0 && status > 128)
-            fprintf(stderr,
-                    "cohort run: stopped by signal %d; %s lists the segments, each with its "
-                    "part or checkpoint.\nResume with (any number of ranks): %s%s\n",
-                    status - 128, manifest, opt->command_line, opt->resume ? "" : " --resume");
+            report(REPORT_ERROR,
+                   "stopped by signal %d; %s lists the segments, each with its "
+                   "part or checkpoint.\nResume with (any number of ranks): %s%s",
+                   status - 128, manifest, opt->command_line, opt->resume ? "" : " --resume");
         return status;
     }
     if (shape->first_round > 0) /* the join's plan: the run of the members the target took */
@@ -366,7 +367,7 @@ static int run_decided(const cohort_config *c, const run_options *opt, const coh
 int run_distributed(const cohort_config *c, const run_options *opt, const cohort_comm *comm)
 {
     output_lock *lock = NULL; /* rank 0 holds OUT's, from the segment list to the join */
-    int status = comm->rank == 0 ? run_output_lock(c, opt, &lock) : 0;
+    int status = comm->rank == 0 ? run_file_lock(c, opt, &lock) : 0;
     status = decided_by_root(comm, status);
     segments *g = status ? NULL : calloc(1, sizeof *g);
     if (!status) status = g ? run_decided(c, opt, comm, g) : 1;

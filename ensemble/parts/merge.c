@@ -19,6 +19,7 @@
 #include "io/paths.h"
 #include "io/sidecar.h"
 #include "parts/part_features.h"
+#include "report.h"
 #include "results/finish.h"
 
 typedef struct part_file {
@@ -88,11 +89,16 @@ static int parts_conform(const run_plan *p, const cohort_backend *be, const part
                          char *err, size_t len)
 {
     for (int i = 0; i < n; ++i) {
+        const file_request rq = {.kind = FILE_KIND_PART,
+                                 .plan = p,
+                                 .backend = be,
+                                 .path = parts[i].path,
+                                 .first = parts[i].first,
+                                 .end = parts[i].first + parts[i].held};
         output_spec spec;
-        run_provenance pv;
+        file_provenance pv;
         int value_slot[RUN_VALUES];
-        run_output_spec(p, be, parts[i].first, parts[i].first + parts[i].held, 1, parts[i].path,
-                        &pv, &spec, value_slot);
+        file_spec_build(&rq, &pv, &spec, value_slot);
         if (output_check_file(&spec, parts[i].nc, parts[i].path) != COHORT_OK) {
             snprintf(err, len, "%s", cohort_error_message());
             return EXIT_BAD_INPUT;
@@ -215,7 +221,7 @@ typedef struct merge_provenance {
 
 /* The whole run's file, its provenance the first part's. */
 static int merge_create(const merge_options *opt, const run_plan *p, const cohort_config *c,
-                        const cohort_backend *be, const part_file *first, run_provenance *pv,
+                        const cohort_backend *be, const part_file *first, file_provenance *pv,
                         merge_provenance *given, output_spec *spec, cohort_output **out)
 {
     if (opt->members > 0 && !(given->config = config_render(c)))
@@ -226,12 +232,20 @@ static int merge_create(const merge_options *opt, const run_plan *p, const cohor
     /* a merge the user ran adds its line; cohort run's own (opt->command_line NULL) does not */
     given->history = opt->command_line ? output_history(opt->command_line, given->previous)
                                        : strdup(given->previous ? given->previous : "");
+    const file_request rq = {.kind = FILE_KIND_RUN,
+                             .plan = p,
+                             .backend = be,
+                             .path = opt->output_path,
+                             .first = 0,
+                             .end = p->members,
+                             .history = given->history,
+                             .source = opt->version,
+                             .config = given->config ? given->config : first->config,
+                             .replace = opt->overwrite,
+                             .ran_backend = given->backend,
+                             .ran_device = given->device};
     int value_slot[RUN_VALUES];
-    run_output_spec(p, be, 0, p->members, 0, opt->output_path, pv, spec, value_slot);
-    spec->history = given->history, spec->source = opt->version, spec->replace = opt->overwrite,
-    spec->config = given->config ? given->config : first->config;
-    if (given->backend) spec->backend = given->backend;
-    if (given->device) spec->device = given->device;
+    file_spec_build(&rq, pv, spec, value_slot);
     return given->history ? output_create(spec, out) : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history");
 }
 
@@ -262,8 +276,8 @@ static int merge_fold(const merge_options *opt, const run_plan *p, const cohort_
                               i == 0);
         if (rc == COHORT_OK) rc = part_accumulate(&parts[i], p, a, bad);
         if (!opt->quiet && !opt->joining && rc == COHORT_OK)
-            fprintf(stderr, "cohort merge: %s: members [%lld, %lld)\n", parts[i].path,
-                    parts[i].first, parts[i].first + parts[i].count);
+            report(REPORT_NOTE, "%s: members [%lld, %lld)", parts[i].path, parts[i].first,
+                   parts[i].first + parts[i].count);
     }
     const int clustered = spec->kmeans_k > 0 || spec->kmeans_auto;
     const run_finish_options fo = {.be = be,
@@ -351,7 +365,7 @@ int merge_parts(const merge_options *opt)
     /* the whole run's file, its provenance the parts' */
     p.chunk = parts[0].count;
     output_spec spec;
-    run_provenance provenance;
+    file_provenance provenance;
     status = EXIT_FAILURE_RUNNING;
     int rc = merge_create(opt, &p, &c, be, &parts[0], &provenance, &provided, &spec, &out);
 
@@ -367,10 +381,10 @@ int merge_parts(const merge_options *opt)
     }
     status = 0;
     if (!opt->quiet && !opt->joining)
-        fprintf(stderr, "wrote %s: %lld members from %d parts, %lld diverged\n", opt->output_path,
-                (long long)p.members, opt->n_inputs, (long long)n_diverged);
+        report(REPORT_RESULT, "wrote %s: %lld members from %d parts, %lld diverged",
+               opt->output_path, (long long)p.members, opt->n_inputs, (long long)n_diverged);
 done:
-    if (status) fprintf(stderr, "cohort merge: %s\n", err);
+    if (status) report(REPORT_ERROR, "%s", err);
     output_close(out, 0);
     output_lock_release(lock);
     run_accumulators_free(&a);

@@ -8,6 +8,7 @@
 
 #include "backend/cohort_error.h"
 #include "parts/merge.h"
+#include "report.h"
 
 int target_checked(int64_t b)
 {
@@ -71,7 +72,7 @@ int target_round(const cohort_config *c, const char *out, int ranks, int quiet, 
     char err[1024], manifest[PATH_MAX];
     run_plan p;
     if (run_plan_make(c, &p, err, sizeof err)) { /* it was made before: out of memory */
-        fprintf(stderr, "cohort run: %s\n", err);
+        report(REPORT_ERROR, "%s", err);
         run_plan_free(&p);
         return 1;
     }
@@ -79,16 +80,16 @@ int target_round(const cohort_config *c, const char *out, int ranks, int quiet, 
     int status = parts && target_read(&p, parts, g->bounds, g->count, t) == COHORT_OK ? 0 : 1;
     const int64_t covered = g->bounds[g->count];
     if (status) {
-        fprintf(stderr, "cohort run: %s\n", parts ? cohort_error_message() : "out of memory");
+        report(REPORT_ERROR, "%s", parts ? cohort_error_message() : "out of memory");
     } else if (t->members > 0 || covered >= p.max_members) {
         *done = 1;
         if (t->members == 0) t->members = covered;
         const int reached = t->reached <= p.target_sem;
         if (!quiet || !reached) /* a target missed is a warning, --quiet or not */
-            fprintf(stderr, "cohort run: %s%s's relative standard error %.4g at %lld members: %s\n",
-                    reached ? "" : "warning: ", p.target_name, t->reached, (long long)t->members,
-                    reached ? "ensemble.target_sem reached"
-                            : "ensemble.target_sem not reached by ensemble.max_members");
+            report(REPORT_NOTE, "%s%s's relative standard error %.4g at %lld members: %s",
+                   reached ? "" : "warning: ", p.target_name, t->reached, (long long)t->members,
+                   reached ? "ensemble.target_sem reached"
+                           : "ensemble.target_sem not reached by ensemble.max_members");
     } else { /* sem ~ M^-1/2, and a quarter more at least */
         int64_t next = t->estimate > covered + covered / 4 ? t->estimate : covered + covered / 4;
         next = (next + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
@@ -96,12 +97,12 @@ int target_round(const cohort_config *c, const char *out, int ranks, int quiet, 
         segments_extend(g, next, ranks);
         segments_list_name(out, manifest, sizeof manifest);
         if (!segments_list_write(manifest, g))
-            status = 1, fprintf(stderr, "cohort run: cannot write %s\n", manifest);
+            status = 1, report(REPORT_ERROR, "cannot write %s", manifest);
         if (!quiet)
-            fprintf(stderr,
-                    "cohort run: %s's relative standard error %.4g at %lld members, target %g: "
-                    "running to %lld\n",
-                    p.target_name, t->reached, (long long)covered, p.target_sem, (long long)next);
+            report(REPORT_NOTE,
+                   "%s's relative standard error %.4g at %lld members, target %g: "
+                   "running to %lld",
+                   p.target_name, t->reached, (long long)covered, p.target_sem, (long long)next);
     }
     if (parts) free((void *)parts[0]);
     free(parts);

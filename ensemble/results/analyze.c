@@ -20,8 +20,10 @@
 #include "io/output_lock.h"
 #include "io/paths.h"
 #include "io/sidecar.h"
+#include "report.h"
 #include "results/analyze_fit.h"
 #include "results/clustering.h"
+#include "results/file_spec.h"
 
 /* The archive C of the input: C(member, x), or C(t_snap, member, x) with the snapshot times. */
 typedef struct archive {
@@ -216,8 +218,8 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
         if (rc == COHORT_OK) rc = output_write_time(out, s - first_time, a->times[s]);
         if (rc == COHORT_OK) rc = output_write_spectrum(out, s - first_time, spectrum, k1);
         if (rc == COHORT_OK && !quiet)
-            fprintf(stderr, "structure factor at t = %g: %lld members, k1 = %.6g\n", a->times[s],
-                    (long long)active, k1);
+            report(REPORT_RESULT, "structure factor at t = %g: %lld members, k1 = %.6g",
+                   a->times[s], (long long)active, k1);
     }
     structure_factor_free(sf);
     be->release(dev), be->release(stage);
@@ -325,26 +327,27 @@ static int analyze_create(const analyze_options *opt, analyze_state *st, char *e
         sidecar_prepare(st->out_path, "-o", opt->overwrite ? SIDECAR_OVERWRITE : SIDECAR_CREATE,
                         err, len))
         return EXIT_BAD_INPUT;
-    run_provenance provenance;
+    file_provenance provenance;
     st->in_history = cohort_file_text(st->a.nc, "history");
     char *history = output_history(opt->command_line, st->in_history);
     if (!history) {
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
-    output_spec spec = {.path = st->out_path,
-                        .chunk_members = st->p.members,
-                        .structure_factor = st->sf_on,
-                        .kmeans_k = st->k,
-                        .kmeans_auto = st->k_auto,
-                        .analysis_only = 1,
-                        .analysed_file = opt->input,
-                        .title = "cohort analysis of an archived ensemble",
-                        .history = history,
-                        .replace = opt->overwrite,
-                        .source = opt->version,
-                        .config = st->config_text};
-    run_plan_output_spec(&st->p, st->p.model->name, st->be, &provenance, &spec);
+    const file_request rq = {.kind = FILE_KIND_ANALYSIS,
+                             .plan = &st->p,
+                             .backend = st->be,
+                             .path = st->out_path,
+                             .history = history,
+                             .source = opt->version,
+                             .config = st->config_text,
+                             .replace = opt->overwrite,
+                             .analysed_file = opt->input,
+                             .structure_factor = st->sf_on,
+                             .kmeans_k = st->k,
+                             .kmeans_auto = st->k_auto};
+    output_spec spec;
+    file_spec_build(&rq, &provenance, &spec, NULL);
     const int created = output_create(&spec, &st->out);
     free(history);
     if (created != COHORT_OK) {
@@ -365,7 +368,6 @@ static int analyze_kmeans(const analyze_options *opt, analyze_state *st, int64_t
     if (rc == COHORT_OK) rc = output_put_double(st->out, "kmeans_time", a->times[a->final]);
     clustering_options copt = clustering_options_from_plan(&st->p);
     copt.k = st->k, copt.k_auto = st->k_auto, copt.quiet = opt->quiet;
-    copt.tool = "cohort analyze";
     final_fields f = {a};
     if (rc == COHORT_OK)
         rc = clustering_run(st->be, &st->p, &copt, final_fields_load, &f, excluded, st->out);
@@ -379,7 +381,7 @@ static int analyze_run(const analyze_options *opt, analyze_state *st, char *err,
     archive *a = &st->a;
     const int kmeans = st->k > 0 || st->k_auto;
     const int64_t chunk = st->sf_on || kmeans ? analyze_chunk(st->be, a, st->sf_on) : 1;
-    int rc = run_plan_write_parameters(&st->p, st->out, 0, st->p.members);
+    int rc = file_spec_write_parameters(&st->p, st->out, 0, st->p.members);
     if (rc == COHORT_OK && st->sf_on)
         rc = analyze_structure_factor(st->be, a, &st->p, chunk, opt->from, st->out, opt->quiet);
     if (rc == COHORT_OK && kmeans) rc = analyze_kmeans(opt, st, chunk);
@@ -391,7 +393,7 @@ static int analyze_run(const analyze_options *opt, analyze_state *st, char *err,
         snprintf(err, len, "%s", cohort_error_message());
         return a->bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUNNING;
     }
-    if (!opt->quiet) fprintf(stderr, "wrote %s (analyses of %s)\n", st->out_path, opt->input);
+    if (!opt->quiet) report(REPORT_RESULT, "wrote %s (analyses of %s)", st->out_path, opt->input);
     return 0;
 }
 
@@ -402,7 +404,7 @@ int analyze_archive(const analyze_options *opt)
     int status = analyze_open(opt, &st, err, sizeof err);
     if (!status) status = analyze_create(opt, &st, err, sizeof err);
     if (!status) status = analyze_run(opt, &st, err, sizeof err);
-    if (status) fprintf(stderr, "cohort analyze: %s\n", err);
+    if (status) report(REPORT_ERROR, "%s", err);
     output_close(st.out, 0);
     output_lock_release(st.lock);
     if (st.a.nc >= 0) nc_close(st.a.nc);

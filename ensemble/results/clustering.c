@@ -10,6 +10,7 @@
 #include "analysis/kmeans.h"
 #include "analysis/reduction_numerics.h"
 #include "backend/cohort_error.h"
+#include "report.h"
 
 /* The clustered members (index: their global numbers, ascending) as kmeans_run sees them:
  * members 0 .. active-1. */
@@ -137,8 +138,7 @@ clustering_options clustering_options_from_plan(const run_plan *p)
                                     .k_auto = p->kmeans_auto,
                                     .restarts = p->kmeans_restarts,
                                     .max_iter = p->kmeans_max_iter,
-                                    .tol = p->kmeans_tol,
-                                    .tool = "cohort run"};
+                                    .tol = p->kmeans_tol};
     return opt;
 }
 
@@ -212,9 +212,9 @@ static int clustering_team_run(const cohort_backend *be, const run_plan *p,
     const int fewest = opt->k_auto ? 2 : opt->k;
     if (rc == COHORT_OK && active < fewest) {
         if (root)
-            fprintf(stderr,
-                    "%s: k-means skipped: %lld members did not diverge, fewer than %d clusters\n",
-                    opt->tool, (long long)active, fewest);
+            report(REPORT_NOTE,
+                   "k-means skipped: %lld members did not diverge, fewer than %d clusters",
+                   (long long)active, fewest);
         free(index);
         return COHORT_OK;
     }
@@ -233,12 +233,12 @@ static int clustering_team_run(const cohort_backend *be, const run_plan *p,
     char ranks[64] = "";
     if (opt->team->size > 1) snprintf(ranks, sizeof ranks, " over %d ranks", opt->team->size);
     if (rc == COHORT_OK && !opt->quiet && root)
-        fprintf(stderr,
-                "k-means: %d clusters%s (%s) of %lld members%s, inertia %.6g after %d "
-                "iterations, silhouette %.3f, %.2f s%s\n",
-                k, opt->k_auto ? " (chosen by silhouette)" : "", meanings, (long long)active, ranks,
-                r.inertia, r.iterations, sil, cohort_seconds() - start,
-                r.resident ? "" : " (features streamed)");
+        report(REPORT_RESULT,
+               "k-means: %d clusters%s (%s) of %lld members%s, inertia %.6g after %d "
+               "iterations, silhouette %.3f, %.2f s%s",
+               k, opt->k_auto ? " (chosen by silhouette)" : "", meanings, (long long)active, ranks,
+               r.inertia, r.iterations, sil, cohort_seconds() - start,
+               r.resident ? "" : " (features streamed)");
     sample_free(&sample);
     free(index), free(f.span);
     if (k) kmeans_result_free(&r);
@@ -261,7 +261,7 @@ int clustering_run(const cohort_backend *be, const run_plan *p, const clustering
     if (o.team->size > 1) team_word(o.team, 1); /* the others are in clustering_follow */
     const int rc = clustering_team_run(be, p, &o, fields, ctx, excluded, out);
     if (rc != COHORT_OK && o.team->size > 1) { /* the others may wait in a collective */
-        fprintf(stderr, "%s: k-means: %s\n", o.tool, cohort_error_message());
+        report(REPORT_ERROR, "k-means: %s", cohort_error_message());
         o.team->abort(o.team->ctx, 1);
     }
     return rc;
@@ -273,8 +273,7 @@ int clustering_follow(const cohort_backend *be, const run_plan *p, const cluster
     while (team_word(opt->team, 0)) {
         const int rc = clustering_team_run(be, p, opt, fields, ctx, NULL, NULL);
         if (rc != COHORT_OK) {
-            fprintf(stderr, "%s: k-means on rank %d: %s\n", opt->tool, opt->team->rank,
-                    cohort_error_message());
+            report(REPORT_ERROR, "k-means on rank %d: %s", opt->team->rank, cohort_error_message());
             opt->team->abort(opt->team->ctx, 1);
         }
     }

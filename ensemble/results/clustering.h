@@ -27,7 +27,6 @@ typedef struct clustering_options {
     double tol;
     int quiet;               /* no summary line on stderr */
     const cohort_team *team; /* the ranks that share the k-means (kmeans.h); NULL: alone */
-    const char *tool;        /* "cohort run": the prefix of messages */
 } clustering_options;
 
 /* The options analysis.kmeans* of the plan (k from analysis.kmeans). */

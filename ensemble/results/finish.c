@@ -6,71 +6,12 @@
 #include <string.h>
 
 #include "backend/cohort_error.h"
+#include "report.h"
 #include "results/uncertainty.h"
 
 _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
                "a part's blocks serve the moments and the structure factor alike");
 _Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three doubles");
-
-void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
-                     int part, const char *path, run_provenance *pv, output_spec *spec,
-                     int value_slot[RUN_VALUES])
-{
-    const cohort_model *model = p->model;
-    const int kmeans_k = p->kmeans_k;
-    *spec = (output_spec){.path = path,
-                          .archive_final = p->archive_final,
-                          .n_snapshots = p->n_snapshots,
-                          .member_series = p->member_series,
-                          .archive_float = p->archive_float,
-                          .chunk_members = p->chunk,
-                          .structure_factor = p->structure_factor,
-                          .kmeans_k =
-                              part ? 0 : kmeans_k, /* a part keeps the features for cohort merge */
-                          .member_first = first,
-                          .part_of = part ? p->members : 0,
-                          .kmeans_auto = !part && p->kmeans_auto,
-                          .merge_features = part && (kmeans_k > 0 || p->kmeans_auto),
-                          .title = "cohort ensemble"};
-    run_plan_output_spec(p, model->name, be, pv, spec);
-    spec->members = end - first;
-    /* the model's observables over t; per member its steps and, from the exact solution, the
-     * errors of seed 000 eq. 31-33 */
-    const cohort_model_observing *obs = model->observing;
-    const int n_obs = obs ? obs->n_observables : 0;
-    const int exact =
-        obs && obs->exact_kind && config_list_has(obs->exact_kind, '|', p->values.initial_kind);
-    spec->n_series = n_obs;
-    spec->merge_statistics = part ? 2 + n_obs : 0;
-    spec->merge_sum_rows =
-        part && spec->structure_factor ? structure_factor_sum_rows(p->values.nx, p->values.ny) : 0;
-    for (int q = 0; q < n_obs; ++q) {
-        spec->series_name[q] = obs->observables[q].name;
-        spec->series_meaning[q] = obs->observables[q].meaning;
-        spec->series_units[q] = obs->observables[q].units;
-    }
-    static const char *const value_name[] = {"steps_accepted", "steps_rejected", "error_l1",
-                                             "error_l2", "error_linf"};
-    static const char *const value_meaning[] = {
-        "accepted Runge-Kutta-Merson steps of the member",
-        "rejected Runge-Kutta-Merson steps of the member (error estimate above time.tolerance)",
-        "error in L1(omega_h x [0, T]): sum over the records t_k of theta sum_ij |phi - zeta| h1 "
-        "h2 (seed 000, eq. 31)",
-        "error in L2(omega_h x [0, T]): sqrt of the sum over the records of theta sum_ij (phi - "
-        "zeta)^2 h1 h2 (seed 000, eq. 32)",
-        "error in Linf(omega_h x [0, T]): max over the records and nodes of |phi - zeta| (seed "
-        "000, eq. 33)"};
-    int n_values = 0;
-    for (int q = model->adaptive ? RUN_VALUE_ACCEPTED : RUN_VALUE_L1;
-         q <= (exact ? RUN_VALUE_LINF : RUN_VALUE_REJECTED); ++q)
-        value_slot[n_values++] = q;
-    spec->n_member_values = n_values;
-    for (int q = 0; q < n_values; ++q) {
-        spec->member_value_name[q] = value_name[value_slot[q]];
-        spec->member_value_meaning[q] = value_meaning[value_slot[q]];
-        spec->member_value_int[q] = value_slot[q] <= RUN_VALUE_REJECTED;
-    }
-}
 
 /* Record r's statistics over all members, complete once the last chunk has reached it: t, the
  * length and mass, the model's series and the structure factor. */
@@ -160,7 +101,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     for (int64_t m = o->first; m < o->end; ++m) *n_diverged += a->diverged[m];
     if (rc == COHORT_OK)
         rc = output_write_diverged(out, o->first, o->end - o->first, a->diverged + o->first);
-    if (rc == COHORT_OK) rc = run_plan_write_parameters(p, out, o->first, o->end - o->first);
+    if (rc == COHORT_OK) rc = file_spec_write_parameters(p, out, o->first, o->end - o->first);
     /* an adaptive model's steps are its members' own (steps_accepted): dt is the records' theta */
     if (rc == COHORT_OK)
         rc = output_put_double(out, model->adaptive ? "record_interval" : "dt", p->values.dt);
@@ -175,8 +116,8 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         rc = uncertainty_fit_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1,
                                    &fit_r);
         if (rc == COHORT_OK && !o->quiet)
-            fprintf(stderr, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on\n", exp(c0), c1, fit_r,
-                    fit_from);
+            report(REPORT_RESULT, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on", exp(c0), c1,
+                   fit_r, fit_from);
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
             rc = uncertainty_bootstrap_inverse_k1(out, p, sf, a->ell, p->bootstrap, o->quiet);
     }

@@ -17,25 +17,7 @@
 #include "config/plan.h"
 #include "io/output.h"
 #include "results/clustering.h"
-
-/* The per-member values a run may store (output_spec's member values): an adaptive model's step
- * counts, the errors against the exact solution (seed 000, eq. 31-33). */
-enum {
-    RUN_VALUE_ACCEPTED,
-    RUN_VALUE_REJECTED,
-    RUN_VALUE_L1,
-    RUN_VALUE_L2,
-    RUN_VALUE_LINF,
-    RUN_VALUES
-};
-
-/* The file of a run of plan p over members [first, end) at `path`, a part for cohort merge where
- * `part` (its merge data; a subset of the members always is one): everything but history, source
- * and config, which the caller sets. value_slot[q] says which RUN_VALUE_* member value q of the
- * file is. Text lives in *pv. */
-void run_output_spec(const run_plan *p, const cohort_backend *be, int64_t first, int64_t end,
-                     int part, const char *path, run_provenance *pv, output_spec *spec,
-                     int value_slot[RUN_VALUES]);
+#include "results/file_spec.h"
 
 typedef struct run_accumulators {
     int64_t members, n, n_records; /* members: the whole run's */

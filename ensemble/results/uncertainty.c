@@ -8,6 +8,7 @@
 
 #include "analysis/bootstrap.h"
 #include "backend/cohort_error.h"
+#include "report.h"
 
 /* The fitted line's names: the model's length ("ell", "s") and its slope's and intercept's
  * attributes (ell_vs_log_t_slope, ell_vs_log_t_intercept; s_exponent, s_exponent_intercept). */
@@ -88,16 +89,16 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
              names->length, MOMENTS_BLOCK);
     if (rc == COHORT_OK && opt->with_band) rc = output_write_interval(out, name, meaning, n, band);
     if (rc == COHORT_OK && !opt->quiet && isfinite(b.slope_se))
-        fprintf(stderr,
-                "%s: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap of %lld blocks, %d "
-                "resamples)\n",
-                names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks,
-                b.resamples);
+        report(REPORT_RESULT,
+               "%s: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap of %lld blocks, %d "
+               "resamples)",
+               names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks,
+               b.resamples);
     else if (rc == COHORT_OK && !opt->quiet && b.blocks < 2)
-        fprintf(stderr,
-                "%s: no bootstrap error bars (NaN): the members fill one block of %d, and the "
-                "bootstrap resamples blocks; more than %d members give them\n",
-                names->slope, MOMENTS_BLOCK, MOMENTS_BLOCK);
+        report(REPORT_RESULT,
+               "%s: no bootstrap error bars (NaN): the members fill one block of %d, and the "
+               "bootstrap resamples blocks; more than %d members give them",
+               names->slope, MOMENTS_BLOCK, MOMENTS_BLOCK);
     free(fit), free(x), free(band);
     return rc;
 }
@@ -158,11 +159,11 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
     if (rc == COHORT_OK && n >= 3) {
         rc = uncertainty_fit_store(out, base, log_law ? "_slope" : "", x, y, n, &c0, &c1, &r);
         if (rc == COHORT_OK && !quiet && log_law)
-            fprintf(stderr, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on\n", l, c0, c1, r,
-                    p->fit_from);
+            report(REPORT_RESULT, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on", l, c0, c1,
+                   r, p->fit_from);
         else if (rc == COHORT_OK && !quiet)
-            fprintf(stderr, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on\n", l, exp(c0), c1, r,
-                    p->fit_from);
+            report(REPORT_RESULT, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on", l, exp(c0), c1,
+                   r, p->fit_from);
         const uncertainty_names names = {l, slope, intercept, log_law};
         if (rc == COHORT_OK && opt->with_blocks) rc = write_blocks(out, l, records, p->n_records);
         if (rc == COHORT_OK && opt->resamples > 0)
@@ -190,10 +191,10 @@ int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
                                      0};
     if (rc == COHORT_OK) rc = write_line(out, &names, &b);
     if (rc == COHORT_OK && !quiet && isfinite(b.slope_se))
-        fprintf(stderr,
-                "inverse_k1_exponent: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap "
-                "of %lld blocks, %d resamples)\n",
-                b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks, b.resamples);
+        report(REPORT_RESULT,
+               "inverse_k1_exponent: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap "
+               "of %lld blocks, %d resamples)",
+               b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks, b.resamples);
     free(fit), free(x), free(scratch);
     return rc;
 }

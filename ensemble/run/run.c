@@ -16,7 +16,8 @@
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
 #include "exit_status.h"
-#include "run/run_output.h"
+#include "report.h"
+#include "run/run_file.h"
 #include "run/run_state.h"
 #include "run/steady.h"
 
@@ -124,16 +125,16 @@ static int run_stopped(run_state *s, int rc, int signo)
     char copy[PATH_MAX + 64];
     run_copy_name(s, s->generation, copy, sizeof copy);
     if (!kept) remove(s->checkpoint_path), remove(copy), remove(s->partial_path);
-    if (rc != COHORT_OK) fprintf(stderr, "\ncohort run: %s\n", cohort_error_message());
+    if (rc != COHORT_OK) report(REPORT_ERROR, "%s", cohort_error_message());
     if (kept && !opt->segment)
-        fprintf(stderr,
-                "\ncohort run: stopped by signal %d; %s.partial holds the records so far and %s "
-                "the rest of the run.\nResume with: %s%s\n",
-                signo, s->path, s->checkpoint_path, opt->command_line,
-                opt->resume ? "" : " --resume");
+        report(REPORT_ERROR,
+               "stopped by signal %d; %s.partial holds the records so far and %s "
+               "the rest of the run.\nResume with: %s%s",
+               signo, s->path, s->checkpoint_path, opt->command_line,
+               opt->resume ? "" : " --resume");
     else if (!kept)
-        fprintf(stderr, "\ncohort run: stopped by signal %d before a checkpoint: %s\n", signo,
-                cohort_error_message());
+        report(REPORT_ERROR, "stopped by signal %d before a checkpoint: %s", signo,
+               cohort_error_message());
     return EXIT_SIGNAL_BASE + signo;
 }
 
@@ -153,33 +154,33 @@ static int run_finished(run_state *s, int rc)
     int64_t n_diverged = 0;
     if (rc == COHORT_OK) rc = run_finish(s->out, p, &s->acc, &fo, &n_diverged);
     const int ok = rc == COHORT_OK;
-    if (!ok) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
+    if (!ok) report(REPORT_ERROR, "%s", cohort_error_message());
     const int closed = output_close(s->out, ok ? 1 : s->checkpointed ? OUTPUT_KEEP : 0);
     s->out = NULL;
-    if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
+    if (ok && closed != COHORT_OK) report(REPORT_ERROR, "%s", cohort_error_message());
     if (ok && closed == COHORT_OK && s->generation > 0) {
         char copy[PATH_MAX + 64];
         run_copy_name(s, s->generation, copy, sizeof copy);
         remove(s->checkpoint_path), remove(copy);
     }
     if (!ok && s->checkpointed && !opt->segment)
-        fprintf(stderr, "cohort run: %s.partial and %s are kept: resume with %s%s\n", s->path,
-                s->checkpoint_path, opt->command_line, opt->resume ? "" : " --resume");
+        report(REPORT_ERROR, "%s.partial and %s are kept: resume with %s%s", s->path,
+               s->checkpoint_path, opt->command_line, opt->resume ? "" : " --resume");
     if (!ok && !s->checkpointed && !opt->segment)
-        fprintf(stderr,
-                "cohort run: nothing of this run was kept: it failed after %.0f s, before its "
-                "first checkpoint (one is taken every output.checkpoint_every = %g s and when a "
-                "signal stops the run); its work is lost\n",
-                cohort_seconds() - s->pr.start, s->checkpoint_every);
+        report(REPORT_ERROR,
+               "nothing of this run was kept: it failed after %.0f s, before its "
+               "first checkpoint (one is taken every output.checkpoint_every = %g s and when a "
+               "signal stops the run); its work is lost",
+               cohort_seconds() - s->pr.start, s->checkpoint_every);
     if (ok && closed == COHORT_OK && !opt->quiet)
-        fprintf(stderr,
-                "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld %s "
-                "of %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s\n",
-                s->path, (long long)(s->end - s->first), (long long)s->n, (long long)s->n_chunks,
-                (long long)s->chunk, (long long)p->steps,
-                s->model->adaptive ? "adaptive intervals" : "steps of dt", p->values.dt, p->t_end,
-                (long long)p->n_records, (long long)n_diverged, s->be->name, s->provenance.device,
-                cohort_seconds() - s->pr.start);
+        report(REPORT_RESULT,
+               "wrote %s: %lld members x %lld points in %lld chunks of up to %lld, %lld %s "
+               "of %.6g to t = %g, %lld records, %lld diverged, backend %s (%s), %.2f s",
+               s->path, (long long)(s->end - s->first), (long long)s->n, (long long)s->n_chunks,
+               (long long)s->chunk, (long long)p->steps,
+               s->model->adaptive ? "adaptive intervals" : "steps of dt", p->values.dt, p->t_end,
+               (long long)p->n_records, (long long)n_diverged, s->be->name, s->provenance.device,
+               cohort_seconds() - s->pr.start);
     return ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
 }
 
@@ -188,9 +189,9 @@ static int run_resume(run_state *s)
 {
     COHORT_CALL(run_checkpoint_restore(s));
     if (!s->opt->quiet)
-        fprintf(stderr, "cohort run: resuming at member %lld of [%lld, %lld)%s\n",
-                (long long)s->resume_at.m0, (long long)s->first, (long long)s->end,
-                s->resume_at.count ? " (a chunk in flight)" : "");
+        report(REPORT_NOTE, "resuming at member %lld of [%lld, %lld)%s", (long long)s->resume_at.m0,
+               (long long)s->first, (long long)s->end,
+               s->resume_at.count ? " (a chunk in flight)" : "");
     return COHORT_OK;
 }
 
@@ -212,7 +213,7 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
                    /* --members 0:M is the whole run; a segment is a part even where it is
                     * all of it (a run to ensemble.target_sem whose first round is the whole) */
                    .part = first > 0 || end < p.members || opt->segment,
-                   .path = run_output_name(c, opt),
+                   .path = run_file_name(c, opt),
                    .stepper_member = -1,
                    .checkpoint_every = p.checkpoint_every};
     run_signals_install(); /* a signal while the file is made stops the run before its chunks */
@@ -253,16 +254,16 @@ static void run_note_identical(const cohort_config *c, const run_plan *p)
         snprintf(why, sizeof why, "initial.kind = %s (from %s) adds no noise%s", kind->text,
                  kind->origin, strcmp(kind->text, "uniform") ? "" : " at amplitude 0");
     if (c->n_sweeps == 0 && p->members > 1)
-        fprintf(stderr,
-                "cohort run: note: the %lld members are identical (%s, and nothing is swept): "
-                "ensemble.members = %lld (from %s) runs one member's run %lld times\n",
-                (long long)p->members, why, (long long)members->integer, members->origin,
-                (long long)p->members);
+        report(REPORT_NOTE,
+               "note: the %lld members are identical (%s, and nothing is swept): "
+               "ensemble.members = %lld (from %s) runs one member's run %lld times",
+               (long long)p->members, why, (long long)members->integer, members->origin,
+               (long long)p->members);
     else if (c->n_sweeps > 0 && c->replicates > 1)
-        fprintf(stderr,
-                "cohort run: note: each swept point's %lld replicates are identical (%s): "
-                "sweep.replicates = %lld runs each point %lld times\n",
-                (long long)c->replicates, why, (long long)c->replicates, (long long)c->replicates);
+        report(REPORT_NOTE,
+               "note: each swept point's %lld replicates are identical (%s): "
+               "sweep.replicates = %lld runs each point %lld times",
+               (long long)c->replicates, why, (long long)c->replicates, (long long)c->replicates);
 }
 
 int run_ensemble(const cohort_config *c, const run_options *opt)
@@ -271,22 +272,22 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     run_plan p;
     int status = run_plan_make(c, &p, err, sizeof err);
     if (status) {
-        fprintf(stderr, "cohort run: %s\n", err);
+        report(REPORT_ERROR, "%s", err);
         run_plan_free(&p);
         return status;
     }
     const cohort_backend *be = NULL;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        fprintf(stderr, "cohort run: --backend %s: %s\n", opt->backend, cohort_error_message());
+        report(REPORT_ERROR, "--backend %s: %s", opt->backend, cohort_error_message());
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
     const cohort_model *model = p.model;
     if (model->steady && opt->resume) {
-        fprintf(stderr,
-                "cohort run: --resume: %s is a steady model, whose runs do not "
-                "checkpoint; run it again\n",
-                model->name);
+        report(REPORT_ERROR,
+               "--resume: %s is a steady model, whose runs do not "
+               "checkpoint; run it again",
+               model->name);
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
@@ -304,18 +305,18 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
                           ? "B is neither a multiple of the statistics' block nor the last member"
                           : NULL;
     if (why) {
-        fprintf(stderr,
-                "cohort run: --members %lld:%lld: %s (the run has %lld members; a part starts "
-                "at a multiple of %d and ends at one or at %lld)\n",
-                (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
-                MOMENTS_BLOCK, (long long)members);
+        report(REPORT_ERROR,
+               "--members %lld:%lld: %s (the run has %lld members; a part starts "
+               "at a multiple of %d and ends at one or at %lld)",
+               (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
+               MOMENTS_BLOCK, (long long)members);
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
     if (!opt->quiet && !opt->segment) run_note_identical(c, &p);
     /* one writer per output, from here on: output_lock.h */
     output_lock *lock = NULL;
-    if (!opt->output_locked && run_output_lock(c, opt, &lock)) {
+    if (!opt->output_locked && run_file_lock(c, opt, &lock)) {
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
@@ -327,17 +328,17 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     double worst_limit, mean_lo, mean_hi;
     const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);
     if (unstable > 0 && !opt->quiet)
-        fprintf(stderr,
-                "cohort run: warning: time.dt = %.4g (from %s) is above %s's stability limit "
-                "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
-                "= %.4g): expect them to diverge, or set time.dt below it\n",
-                p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
-                (long long)members, mean_lo, mean_hi, worst_limit);
+        report(REPORT_NOTE,
+               "warning: time.dt = %.4g (from %s) is above %s's stability limit "
+               "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
+               "= %.4g): expect them to diverge, or set time.dt below it",
+               p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
+               (long long)members, mean_lo, mean_hi, worst_limit);
     /* time.dt = auto says what it chose (an adaptive model's is the first trial step) */
     if (config_get(c, "time", "dt")->is_auto && !opt->quiet)
-        fprintf(stderr, "cohort run: time.dt = auto: %s %.6g (%s)\n",
-                model->adaptive ? "first trial step" : "dt =",
-                model->adaptive ? p.values.tau0 : p.values.dt, model->name);
+        report(REPORT_NOTE, "time.dt = auto: %s %.6g (%s)",
+               model->adaptive ? "first trial step" : "dt =",
+               model->adaptive ? p.values.tau0 : p.values.dt, model->name);
     p.chunk = chunk_size(be, &p, end - first);
 
     status = run_members(c, opt, p, be, first, end);

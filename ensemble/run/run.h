@@ -20,7 +20,7 @@ typedef struct run_options {
     int64_t members_first, members_end;
     int segment;       /* a segment of a run over several processes (distributed.h), which gives the
                         * advice on resuming */
-    int output_locked; /* the caller holds the output's lock (run_output_lock) */
+    int output_locked; /* the caller holds the output's lock (run_file_lock) */
 } run_options;
 
 /* Takes the output's lock (unless opt->output_locked) once the configuration is checked, and

@@ -7,6 +7,7 @@
 
 #include "backend/cohort_error.h"
 #include "fields/fields.h"
+#include "report.h"
 #include "run/initial.h"
 #include "run/run_state.h"
 
@@ -22,11 +23,11 @@ void progress_show(progress *pr, int64_t members_done, int64_t members, double t
         pr->total_member_steps > 0 ? (double)member_steps / (double)pr->total_member_steps : 1.0;
     const double rate = member_steps / fmax(now - pr->start, 1e-9);
     const double eta = (double)(pr->total_member_steps - member_steps) / fmax(rate, 1e-9);
-    fprintf(stderr,
-            "%s%5.1f%% of the run (%lld of %lld members finished, the chunk at t = %.4g), %.3g "
-            "member-steps/s, ETA %.0f s%s",
-            pr->tty ? "\r" : "", 100.0 * fmin(done, 1.0), (long long)members_done,
-            (long long)members, t, rate, eta, pr->tty && !final ? "   " : "\n");
+    report(REPORT_PROGRESS,
+           "%s%5.1f%% of the run (%lld of %lld members finished, the chunk at t = %.4g), %.3g "
+           "member-steps/s, ETA %.0f s%s",
+           pr->tty ? "\r" : "", 100.0 * fmin(done, 1.0), (long long)members_done,
+           (long long)members, t, rate, eta, pr->tty && !final ? "   " : "\n");
     fflush(stderr);
 }
 

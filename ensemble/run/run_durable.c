@@ -10,6 +10,7 @@
 
 #include "backend/cohort_error.h"
 #include "io/sidecar.h"
+#include "report.h"
 #include "run/run_state.h"
 
 /* ---- interruption: SIGINT, SIGTERM and SIGUSR1 (Slurm's warning) finish the step, checkpoint
@@ -147,9 +148,9 @@ int run_checkpoint(run_state *s, const run_position *at)
     s->last_checkpoint = cohort_seconds(), s->checkpointed = 1;
     struct stat st;
     if (!s->opt->quiet && stat(s->checkpoint_path, &st) == 0)
-        fprintf(stderr, "%scohort run: checkpoint %s: %.3g MB in %.2f s (member %lld of %lld)\n",
-                isatty(2) ? "\n" : "", s->checkpoint_path, (double)st.st_size * 1e-6,
-                cohort_seconds() - start, (long long)at->m0, (long long)s->acc.members);
+        report(REPORT_NOTE, "checkpoint %s: %.3g MB in %.2f s (member %lld of %lld)",
+               s->checkpoint_path, (double)st.st_size * 1e-6, cohort_seconds() - start,
+               (long long)at->m0, (long long)s->acc.members);
     return COHORT_OK;
 }
 
@@ -202,8 +203,7 @@ static int run_checkpoint_same_config(const run_state *s, int64_t *saved_chunk)
     size_t config_bytes = 0;
     const char *saved = checkpoint_get(s->ck, "config", &config_bytes);
     if (!saved || checkpoint_get_i64(s->ck, "chunk", saved_chunk) != COHORT_OK) {
-        fprintf(stderr, "cohort run: --resume: %s lacks the run's configuration\n",
-                s->checkpoint_path);
+        report(REPORT_ERROR, "--resume: %s lacks the run's configuration", s->checkpoint_path);
         return 0;
     }
     char key[128] = "(the configuration)";
@@ -211,10 +211,10 @@ static int run_checkpoint_same_config(const run_state *s, int64_t *saved_chunk)
     const int same =
         saved_text && !config_rendered_difference(saved_text, s->config_text, key, sizeof key);
     if (!same)
-        fprintf(stderr,
-                "cohort run: --resume: %s differs from the interrupted run's configuration (%s); "
-                "resume with the same file and --set options\n",
-                key, s->checkpoint_path);
+        report(REPORT_ERROR,
+               "--resume: %s differs from the interrupted run's configuration (%s); "
+               "resume with the same file and --set options",
+               key, s->checkpoint_path);
     free(saved_text);
     return same;
 }
@@ -225,31 +225,31 @@ int run_checkpoint_matches(run_state *s)
     if (stat(s->checkpoint_path, &none) != 0) {
         /* an orphan partial file: a run stopped before its first checkpoint, whose work is lost */
         const int orphan = stat(s->partial_path, &none) == 0;
-        fprintf(stderr, "cohort run: --resume: there is no checkpoint of %s (%s): %s\n", s->path,
-                s->checkpoint_path,
-                orphan ? "the run stopped before its first checkpoint, and its work is lost; run "
-                         "it again without --resume, with --overwrite to discard its partial file"
-                       : "the run was never started, finished, or stopped before its first "
-                         "checkpoint; run it without --resume");
+        report(REPORT_ERROR, "--resume: there is no checkpoint of %s (%s): %s", s->path,
+               s->checkpoint_path,
+               orphan ? "the run stopped before its first checkpoint, and its work is lost; run "
+                        "it again without --resume, with --overwrite to discard its partial file"
+                      : "the run was never started, finished, or stopped before its first "
+                        "checkpoint; run it without --resume");
         return 0;
     }
     if (checkpoint_load(s->checkpoint_path, &s->ck) != COHORT_OK) {
-        fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_message());
+        report(REPORT_ERROR, "--resume: %s", cohort_error_message());
         return 0;
     }
     int64_t saved_chunk = 0;
     if (!run_checkpoint_same_config(s, &saved_chunk)) return 0;
     run_position saved;
     if (checkpoint_get_exact(s->ck, "position", &saved, sizeof saved) != COHORT_OK) {
-        fprintf(stderr, "cohort run: --resume: %s\n", cohort_error_message());
+        report(REPORT_ERROR, "--resume: %s", cohort_error_message());
         return 0;
     }
     if (saved.first != s->first || saved.end != s->end) {
-        fprintf(stderr,
-                "cohort run: --resume: the interrupted run covered members [%lld, %lld), this one "
-                "[%lld, %lld) (%s); resume with the same --members\n",
-                (long long)saved.first, (long long)saved.end, (long long)s->first,
-                (long long)s->end, s->checkpoint_path);
+        report(REPORT_ERROR,
+               "--resume: the interrupted run covered members [%lld, %lld), this one "
+               "[%lld, %lld) (%s); resume with the same --members",
+               (long long)saved.first, (long long)saved.end, (long long)s->first, (long long)s->end,
+               s->checkpoint_path);
         return 0;
     }
     s->chunk = s->p.chunk = saved_chunk; /* the run keeps the checkpoint's chunk */

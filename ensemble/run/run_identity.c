@@ -17,6 +17,7 @@
 #include "exit_status.h"
 #include "io/cohort_file.h"
 #include "io/sidecar.h"
+#include "report.h"
 #include "run/run_state.h"
 
 enum { ID_BYTES = 16 };
@@ -81,26 +82,26 @@ static int resume_against_checkpoint(const run_state *s, const file_identity *f)
     checkpoint_free(ck);
     char key[128] = "(the configuration)";
     if (same && !same_run(s, f, key, sizeof key)) {
-        fprintf(stderr,
-                "cohort run: --resume: %s is the finished run that %s was taken of, and this "
-                "command differs from it (%s); nothing was removed\n",
-                s->path, s->checkpoint_path, key);
+        report(REPORT_ERROR,
+               "--resume: %s is the finished run that %s was taken of, and this "
+               "command differs from it (%s); nothing was removed",
+               s->path, s->checkpoint_path, key);
         return EXIT_BAD_INPUT;
     }
     if (same) {
         checkpoint_remove(s->checkpoint_path);
         if (!s->opt->quiet)
-            fprintf(stderr,
-                    "cohort run: --resume: %s is complete: the run finished after its last "
-                    "checkpoint (the same run id); removed %s\n",
-                    s->path, s->checkpoint_path);
+            report(REPORT_NOTE,
+                   "--resume: %s is complete: the run finished after its last "
+                   "checkpoint (the same run id); removed %s",
+                   s->path, s->checkpoint_path);
         return -1;
     }
     if (s->opt->overwrite) return 0;
-    fprintf(stderr,
-            "cohort run: --resume: %s exists and is not the run that %s continues (%s); nothing "
-            "was removed: resume with --overwrite to replace it by that run, or move it away\n",
-            s->path, s->checkpoint_path, f->run_id ? "another run id" : "it has no run id");
+    report(REPORT_ERROR,
+           "--resume: %s exists and is not the run that %s continues (%s); nothing "
+           "was removed: resume with --overwrite to replace it by that run, or move it away",
+           s->path, s->checkpoint_path, f->run_id ? "another run id" : "it has no run id");
     return EXIT_BAD_INPUT;
 }
 
@@ -111,16 +112,16 @@ static int resume_without_checkpoint(const run_state *s, const file_identity *f)
     char key[128] = "(the configuration)";
     if (same_run(s, f, key, sizeof key)) {
         if (!s->opt->quiet)
-            fprintf(stderr,
-                    "cohort run: --resume: %s is complete: this configuration's run of members "
-                    "[%lld, %lld) finished; nothing to resume\n",
-                    s->path, (long long)s->first, (long long)s->end);
+            report(REPORT_NOTE,
+                   "--resume: %s is complete: this configuration's run of members "
+                   "[%lld, %lld) finished; nothing to resume",
+                   s->path, (long long)s->first, (long long)s->end);
         return -1;
     }
-    fprintf(stderr,
-            "cohort run: --resume: %s exists and holds another run (%s differs), and there is "
-            "no checkpoint of this one; run without --resume (with --overwrite to replace it)\n",
-            s->path, key);
+    report(REPORT_ERROR,
+           "--resume: %s exists and holds another run (%s differs), and there is "
+           "no checkpoint of this one; run without --resume (with --overwrite to replace it)",
+           s->path, key);
     return EXIT_BAD_INPUT;
 }
 
@@ -132,7 +133,7 @@ int run_resume_existing(const run_state *s)
     file_identity f;
     if (file_identity_read(s->path, &f, err, sizeof err)) {
         if (s->opt->overwrite) return 0;
-        fprintf(stderr, "cohort run: --resume: %s exists: %s; nothing was removed\n", s->path, err);
+        report(REPORT_ERROR, "--resume: %s exists: %s; nothing was removed", s->path, err);
         return EXIT_BAD_INPUT;
     }
     struct stat ck;

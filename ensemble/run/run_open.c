@@ -9,6 +9,7 @@
 #include "backend/cohort_error.h"
 #include "exit_status.h"
 #include "io/sidecar.h"
+#include "report.h"
 #include "run/run_state.h"
 
 /* Before the file: -1 where a --resume finds the run complete, 2 where the path or an
@@ -19,7 +20,7 @@ static int run_open_checks(run_state *s)
     const int existing = opt->resume ? run_resume_existing(s) : 0;
     if (existing) return existing;
     /* the path, and an interrupted run's checkpoint refused, or given up with --overwrite */
-    if (run_output_path(s->c, opt, &s->path)) return EXIT_BAD_INPUT;
+    if (run_file_prepare(s->c, opt, &s->path)) return EXIT_BAD_INPUT;
     if (opt->resume && !run_checkpoint_matches(s)) return EXIT_BAD_INPUT;
     return 0;
 }
@@ -40,10 +41,18 @@ static int run_open_identity(run_state *s)
  * whether the k-means features are kept (for the run's clustering, or a part's merge data). */
 static void run_open_spec(run_state *s, const char *history)
 {
-    run_output_spec(&s->p, s->be, s->first, s->end, s->part, s->path, &s->provenance, &s->spec,
-                    s->value_slot);
-    s->spec.history = history, s->spec.source = s->opt->version, s->spec.config = s->config_text;
-    s->spec.replace = s->opt->overwrite, s->spec.run_id = s->run_id;
+    const file_request rq = {.kind = s->part ? FILE_KIND_PART : FILE_KIND_RUN,
+                             .plan = &s->p,
+                             .backend = s->be,
+                             .path = s->path,
+                             .first = s->first,
+                             .end = s->end,
+                             .history = history,
+                             .source = s->opt->version,
+                             .config = s->config_text,
+                             .run_id = s->run_id,
+                             .replace = s->opt->overwrite};
+    file_spec_build(&rq, &s->provenance, &s->spec, s->value_slot);
     s->archive = s->spec.archive_final, s->n_obs = s->spec.n_series;
     s->n_values = s->spec.n_member_values;
     s->exact = s->n_values > 0 && s->value_slot[s->n_values - 1] == RUN_VALUE_LINF;
@@ -56,13 +65,13 @@ int run_open(run_state *s)
     s->checkpoint_path = sidecar_name_alloc(s->path, SIDECAR_CHECKPOINT);
     sidecar_name(s->path, SIDECAR_PARTIAL, s->partial_path, sizeof s->partial_path);
     if (!s->config_text || !s->checkpoint_path) {
-        fprintf(stderr, "cohort run: out of memory\n");
+        report(REPORT_ERROR, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
     const int checked = run_open_checks(s);
     if (checked) return checked;
     if (run_open_identity(s) != COHORT_OK) {
-        fprintf(stderr, "cohort run: %s\n", cohort_error_message());
+        report(REPORT_ERROR, "%s", cohort_error_message());
         return EXIT_FAILURE_RUNNING;
     }
     char *history = output_history(s->opt->command_line, NULL);
@@ -80,8 +89,7 @@ int run_open(run_state *s)
     free(history);
     s->spec.history = NULL;
     if (created == COHORT_OK) return 0;
-    fprintf(stderr, "cohort run: %s%s (from %s)\n", s->ck ? "--resume: " : "",
-            cohort_error_message(),
-            s->opt->output_path ? "-o" : config_get(s->c, "output", "path")->origin);
+    report(REPORT_ERROR, "%s%s (from %s)", s->ck ? "--resume: " : "", cohort_error_message(),
+           s->opt->output_path ? "-o" : config_get(s->c, "output", "path")->origin);
     return EXIT_BAD_INPUT;
 }

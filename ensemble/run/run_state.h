@@ -22,7 +22,7 @@
 #include "io/output.h"
 #include "results/finish.h"
 #include "run/run.h"
-#include "run/run_output.h"
+#include "run/run_file.h"
 
 /* stored as it is in a checkpoint: int64_t fields only, no padding */
 typedef struct run_position {
@@ -77,7 +77,7 @@ typedef struct run_state {
     char partial_path[PATH_MAX + 16];
     char run_id[RUN_ID_LEN]; /* new, or the checkpoint's on --resume */
     output_spec spec;
-    run_provenance provenance;
+    file_provenance provenance;
     int value_slot[RUN_VALUES];
     cohort_output *out;
     int archive, n_obs, n_values, exact, keep_features;

@@ -106,7 +106,7 @@ int selfcheck_run(const selfcheck_options *opt, FILE *out, int *passed)
     char device[256];
     COHORT_CALL(be->describe(device, sizeof device));
     fprintf(out,
-            "cohort selfcheck: %lld random systems of n = %lld per kind, one shared left-hand "
+            "selfcheck: %lld random systems of n = %lld per kind, one shared left-hand "
             "side each, on backend %s: %s\n",
             (long long)opt->members, (long long)opt->n, be->name, device);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);

@@ -8,6 +8,8 @@
 #include "backend/cohort_error.h"
 #include "exit_status.h"
 #include "io/output.h"
+#include "report.h"
+#include "results/file_spec.h"
 
 /* What a steady run cannot do is refused, not ignored, before anything is done: 0, or 2. */
 static int steady_refusals(const cohort_config *c, const cohort_model *model)
@@ -24,8 +26,8 @@ static int steady_refusals(const cohort_config *c, const cohort_model *model)
         const config_value *v = config_get(c, cannot[q].section, cannot[q].name);
         if (cannot[q].refused_text ? strcmp(v->text, cannot[q].refused_text) : !v->integer)
             continue;
-        fprintf(stderr, "cohort run: %s: %s.%s = %s: %s is steady: %s\n", v->origin,
-                cannot[q].section, cannot[q].name, v->text, model->name, cannot[q].why);
+        report(REPORT_ERROR, "%s: %s.%s = %s: %s is steady: %s", v->origin, cannot[q].section,
+               cannot[q].name, v->text, model->name, cannot[q].why);
         return EXIT_BAD_INPUT;
     }
     return 0;
@@ -39,7 +41,7 @@ typedef struct steady_run {
     char *config_text;
     int64_t chunk, checks, *check_iterations;
     output_spec spec;
-    run_provenance provenance;
+    file_provenance provenance;
     cohort_output *out;
     double *fields, *values, *hist, *member_param;
     unsigned char *diverged;
@@ -47,49 +49,36 @@ typedef struct steady_run {
     int64_t stepper_member, converged, iterations;
 } steady_run;
 
-/* The file: the interior points (i h, j k), i = 1 .. nx, a closed grid from h to 1 - h; the
- * model's member values and its history at every check. */
+/* The file (file_spec.c): the interior points, the model's member values and its history at
+ * every check. */
 static int steady_open(const cohort_config *c, const run_options *opt, steady_run *r)
 {
-    const cohort_model *model = r->p->model;
     char *history = output_history(opt->command_line, NULL);
     r->config_text = config_render(c);
     r->check_iterations = malloc((size_t)(r->checks > 0 ? r->checks : 1) * sizeof(int64_t));
     for (int64_t k = 0; r->check_iterations && k < r->checks; ++k)
         r->check_iterations[k] = (k + 1) * r->p->values.check_every;
-    const double h = 1.0 / (double)(r->p->values.nx + 1), k = 1.0 / (double)(r->p->values.ny + 1);
+    const file_request rq = {.kind = FILE_KIND_STEADY,
+                             .plan = r->p,
+                             .backend = r->be,
+                             .path = r->path,
+                             .history = history,
+                             .source = opt->version,
+                             .config = r->config_text,
+                             .replace = opt->overwrite,
+                             .chunk = r->chunk,
+                             .n_checks = r->checks,
+                             .check_iterations = r->check_iterations};
     output_spec *spec = &r->spec;
-    *spec = (output_spec){.path = r->path,
-                          .archive_final = r->p->archive_final,
-                          .archive_float = r->p->archive_float,
-                          .chunk_members = r->chunk,
-                          .title = "cohort steady ensemble",
-                          .history = history,
-                          .replace = opt->overwrite,
-                          .source = opt->version,
-                          .config = r->config_text};
-    run_plan_output_spec(r->p, model->name, r->be, &r->provenance, spec);
-    spec->closed = 1, spec->origin = h, spec->length = 1.0 - 2.0 * h;
-    spec->origin_y = k, spec->length_y = 1.0 - 2.0 * k;
-    spec->field_name = "u";
-    spec->steady = 1;
-    spec->n_checks = r->checks, spec->check_iterations = r->check_iterations;
-    spec->history_name = model->steady->history_name,
-    spec->history_meaning = model->steady->history_meaning;
-    spec->n_member_values = model->steady->n_member_values;
-    for (int q = 0; q < model->steady->n_member_values; ++q) {
-        spec->member_value_name[q] = model->steady->member_values[q].name;
-        spec->member_value_meaning[q] = model->steady->member_values[q].meaning;
-        spec->member_value_int[q] = 1;
-    }
+    file_spec_build(&rq, &r->provenance, spec, NULL);
     const int rc = history && r->config_text && r->check_iterations
                        ? output_create(spec, &r->out)
                        : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history and configuration text");
     free(history);
     spec->history = NULL;
     if (rc == COHORT_OK) return 0;
-    fprintf(stderr, "cohort run: %s (from %s)\n", cohort_error_message(),
-            opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
+    report(REPORT_ERROR, "%s (from %s)", cohort_error_message(),
+           opt->output_path ? "-o" : config_get(c, "output", "path")->origin);
     return EXIT_BAD_INPUT;
 }
 
@@ -142,11 +131,11 @@ static int steady_solve(const run_options *opt, steady_run *r, double *seconds)
         count = m0 + chunk <= members ? chunk : members - m0;
         COHORT_CALL(steady_chunk(r, m0, &count));
         if (!opt->quiet)
-            fprintf(stderr, "%lld/%lld members solved, %lld converged\n", (long long)(m0 + count),
-                    (long long)members, (long long)r->converged);
+            report(REPORT_RESULT, "%lld/%lld members solved, %lld converged",
+                   (long long)(m0 + count), (long long)members, (long long)r->converged);
     }
     COHORT_CALL(output_write_diverged(r->out, 0, members, r->diverged));
-    COHORT_CALL(run_plan_write_parameters(r->p, r->out, 0, members));
+    COHORT_CALL(file_spec_write_parameters(r->p, r->out, 0, members));
     *seconds = cohort_seconds() - start;
     return output_put_double(r->out, "solve_seconds", *seconds);
 }
@@ -165,22 +154,22 @@ int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
     const int64_t fit = ((int64_t)1 << 30) / (int64_t)(6 * sizeof(double)) / p->n;
     const int64_t wanted = p->chunk_wanted ? p->chunk_wanted : fit > 1 ? fit : 1;
     r.chunk = p->chunk = wanted < p->members ? wanted : p->members;
-    if (!status) status = run_output_path(c, opt, &r.path);
+    if (!status) status = run_file_prepare(c, opt, &r.path);
     if (!status) status = steady_open(c, opt, &r);
     double seconds = 0.0;
     if (!status) {
         const int rc = steady_solve(opt, &r, &seconds);
         const int ok = rc == COHORT_OK;
-        if (!ok) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
+        if (!ok) report(REPORT_ERROR, "%s", cohort_error_message());
         const int closed = output_close(r.out, ok);
-        if (ok && closed != COHORT_OK) fprintf(stderr, "cohort run: %s\n", cohort_error_message());
+        if (ok && closed != COHORT_OK) report(REPORT_ERROR, "%s", cohort_error_message());
         if (ok && closed == COHORT_OK && !opt->quiet)
-            fprintf(stderr,
-                    "wrote %s: %lld members of %lld x %lld interior points, %lld converged, %lld "
-                    "iterations in all, solver %s, %.2f s\n",
-                    r.path, (long long)p->members, (long long)p->values.nx, (long long)p->values.ny,
-                    (long long)r.converged, (long long)r.iterations,
-                    config_get(c, "solver", "method")->text, seconds);
+            report(REPORT_RESULT,
+                   "wrote %s: %lld members of %lld x %lld interior points, %lld converged, %lld "
+                   "iterations in all, solver %s, %.2f s",
+                   r.path, (long long)p->members, (long long)p->values.nx, (long long)p->values.ny,
+                   (long long)r.converged, (long long)r.iterations,
+                   config_get(c, "solver", "method")->text, seconds);
         status = ok && closed == COHORT_OK ? 0 : EXIT_FAILURE_RUNNING;
     }
     if (r.stepper) p->model->stepper_free(r.stepper);

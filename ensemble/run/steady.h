@@ -8,7 +8,7 @@
 #include "config/config.h"
 #include "config/plan.h"
 #include "run/run.h"
-#include "run/run_output.h"
+#include "run/run_file.h"
 
 /* Takes over the plan (frees it). Returns 0, 2 (bad input, nothing written) or 1 (failure). */
 int run_steady(const cohort_config *c, const run_options *opt, run_plan *p,
