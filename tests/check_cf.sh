@@ -23,7 +23,8 @@ check() {
     fi
 }
 
-"$cohort" models --table > table.tsv || bad "cohort models --table"
+"$cohort" models --table > table-with-header.tsv || bad "cohort models --table"
+tail -n +2 table-with-header.tsv > table.tsv
 for model in $(cut -f1 table.tsv | uniq); do
     line=$(grep "^$model	" table.tsv | head -1)
     dimension=$(echo "$line" | cut -f2) kind=$(echo "$line" | cut -f10)

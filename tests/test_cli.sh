@@ -28,6 +28,7 @@ expect 0 'usage: cohort models' -- models --help
 expect 2 "unexpected argument 'x'" -- models x
 expect 2 "unexpected argument 'x'" -- models --table x
 expect 0 'ch1d_forced.+f0' -- models --table
+expect 0 '^model	dimension	conserves_mean	cpu_cuda_rtol	key	default	min	max	min_exclusive	initial_kind	bounded	steady' -- models --table
 # issue 52: the [sweep] keys listed, help CMD, -V, and init saying what it wrote
 expect 0 'design = grid  \(one of grid\|zip\)' -- models
 expect 0 'replicates = 1  \(an integer in \[1, 2\^30\]\)' -- models
@@ -38,6 +39,43 @@ expect 0 'NetCDF-C [0-9]' -- -V
 cli_dir=$(mktemp -d)
 expect 0 "wrote $cli_dir/h.ini: a starter configuration of heat1d; run it with: cohort run $cli_dir/h.ini" \
     -- init heat1d -o "$cli_dir/h.ini"
+# a configuration's syntax, as INI files are commonly written: a '#' comment line is one; a
+# broken section header is named on its own line, not as an unknown key on the next; a '#'
+# after a value is refused, saying to use ';'; a repeated key names both lines
+printf '# a comment\n[model]\nname = ch1d ; the model\n[time]\nt_end = 0.5\n' > "$cli_dir/hash.ini"
+expect 0 "wrote $cli_dir/hash.nc" -- run "$cli_dir/hash.ini" --set ensemble.members=2 \
+    --set grid.n=16 -o "$cli_dir/hash.nc"
+printf '[model]\nname = ch1d\n\n[time\nt_end = 2\n' > "$cli_dir/header.ini"
+expect 2 "header.ini:4: '\[time': a section header needs its closing '\]'" -- \
+    run "$cli_dir/header.ini" -o "$cli_dir/header.nc"
+printf '[model]\nname = ch1d\n[time]\nt_end = 2 # two\n' > "$cli_dir/inline.ini"
+expect 2 "inline.ini:4: time.t_end = '2 # two': '#' starts a comment only at the start of a line; a comment after a value starts with ';'" -- \
+    run "$cli_dir/inline.ini" -o "$cli_dir/inline.nc"
+printf '[model]\nname = ch1d\ngamma = 0.02\n[time]\nt_end = 2\n[model]\ngamma = 0.03\n' > "$cli_dir/dup.ini"
+expect 2 "dup.ini:7: model.gamma given twice \(first at .*dup.ini:3\)" -- \
+    run "$cli_dir/dup.ini" -o "$cli_dir/dup.nc"
+# each model's starter and listing hold only the text that applies to it, numbers short
+check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi; }
+for m in mcf2d heat1d convdiff2d willmore2d ch1d; do
+    "$cohort" init $m -o "$cli_dir/$m.ini" > /dev/null 2>&1
+done
+check "mcf2d's starter mentions heat1d's rod" "! grep -Eq \"heat1d's|rod\" '$cli_dir/mcf2d.ini'"
+check "heat1d's starter calls its domain periodic" "! grep -qi periodic '$cli_dir/heat1d.ini'"
+check "mcf2d (no length) has fit_from or member_series" \
+    "! grep -Eq '^(fit_from|member_series) =' '$cli_dir/mcf2d.ini'"
+check "ch1d (a length) lacks fit_from" "grep -q '^fit_from = ' '$cli_dir/ch1d.ini'"
+check "convdiff2d's grid is not the unit square's" \
+    "grep -q 'interior points along x of the unit square' '$cli_dir/convdiff2d.ini' && ! grep -q '^length =' '$cli_dir/convdiff2d.ini'"
+check "willmore2d's output_every is not short" "grep -qx 'output_every = 0.0005' '$cli_dir/willmore2d.ini'"
+"$cohort" models > "$cli_dir/models.txt" 2>&1
+check "cohort models lists output.checkpoint_every other than once" \
+    "[ \$(grep -c 'output.checkpoint_every' '$cli_dir/models.txt') -eq 1 ]"
+check "cohort models lacks each model's starter values" \
+    "grep -q \"cohort init's values: grid.nx = 32, grid.ny = 32, time.t_end = 0.1\" '$cli_dir/models.txt'"
+check "cohort models shows heat1d's boundary default as dirichlet" \
+    "grep -q 'model.boundary default neumann one of neumann' '$cli_dir/models.txt'"
+[ ! -e "$cli_dir/header.nc" ] && [ ! -e "$cli_dir/inline.nc" ] && [ ! -e "$cli_dir/dup.nc" ] ||
+    { failed=$((failed + 1)); echo "FAIL: a refused configuration left a file"; }
 rm -rf "$cli_dir"
 expect 0 'usage: cohort selfcheck' -- selfcheck --help
 expect 2 "--n '2'.*integer in \[5, " -- selfcheck --n 2

@@ -19,7 +19,8 @@ no_source_line() {
     if printf '%s' "$2" | grep -Eq '\.(c|cu|cuh|h):[0-9]+'; then bad "$1 names a source line: $2"; else ok; fi
 }
 
-"$cohort" models --table > table.tsv || bad "cohort models --table"
+"$cohort" models --table > table-with-header.tsv || bad "cohort models --table"
+tail -n +2 table-with-header.tsv > table.tsv
 for model in $(cut -f1 table.tsv | uniq); do
     line=$(grep "^$model	" table.tsv | head -1)
     dimension=$(echo "$line" | cut -f2) kind=$(echo "$line" | cut -f10) steady=$(echo "$line" | cut -f12)

@@ -11,7 +11,8 @@ cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?work
 test_workdir "$dir"
 test_needs_backend "$cohort" "$backend"
 
-"$cohort" models --table > table.tsv || bad "cohort models --table"
+"$cohort" models --table > table-with-header.tsv || bad "cohort models --table"
+tail -n +2 table-with-header.tsv > table.tsv
 for model in $(cut -f1 table.tsv | uniq); do
     line=$(grep "^$model	" table.tsv | head -1)
     dimension=$(echo "$line" | cut -f2) conserves=$(echo "$line" | cut -f3)

@@ -10,9 +10,11 @@ int cli_info(int argc, char **argv, int full_argc, char **full_argv)
 {
     (void)full_argc, (void)full_argv;
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: cohort info FILE.nc\n\nPrints what a cohort file holds (sizes, "
-               "variables) and how it was made (model, seed, backend, device, versions, "
-               "command line, fit results, the resolved configuration).\n");
+        printf("usage: cohort info FILE.nc\n"
+               "\n"
+               "Prints what a cohort file holds (sizes, variables) and how it was made (model,\n"
+               "seed, backend, device, versions, command line, fit results, the resolved\n"
+               "configuration).\n");
         return 0;
     }
     if (argc != 2) {

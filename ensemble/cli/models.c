@@ -10,13 +10,18 @@ int cli_models(int argc, char **argv, int full_argc, char **full_argv)
 {
     (void)full_argc, (void)full_argv;
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: cohort models [--table]\n\nLists every model with the equation, the "
-               "scheme and the parameters it reads (default, range, meaning), then the keys "
-               "every model reads. --table prints one tab-separated line per model parameter "
-               "for scripts: model, dimension, conserves_mean, cpu_cuda_rtol, key, default, "
-               "min, max, min_exclusive, first initial kind, bounded (1: model.boundary, no "
-               "structure factor), steady (1: solved to solver.tolerance, not stepped); a "
-               "model without parameters has one line with key -.\n");
+        printf("usage: cohort models [--table]\n"
+               "\n"
+               "Lists every model with the equation, the scheme and the keys it reads (default,\n"
+               "range, meaning), then the keys every model reads and the [sweep] section.\n"
+               "\n"
+               "  --table   for scripts: a header line naming the columns, then one\n"
+               "            tab-separated line per model parameter: model, dimension,\n"
+               "            conserves_mean, cpu_cuda_rtol, key, default, min, max,\n"
+               "            min_exclusive, initial_kind (the first it accepts), bounded (1:\n"
+               "            model.boundary, no structure factor), steady (1: solved to\n"
+               "            solver.tolerance, not stepped); a model without parameters has\n"
+               "            one line with key -\n");
         return 0;
     }
     const int table = argc > 1 && !strcmp(argv[1], "--table");

@@ -18,6 +18,25 @@ typedef enum {
     CONFIG_STRING /* free text (paths) */
 } config_type;
 
+/* Which models read a key. */
+typedef enum {
+    CONFIG_READ_BY_ALL,      /* every model */
+    CONFIG_READ_BY_1D,       /* the 1D models (grid.n) */
+    CONFIG_READ_BY_2D,       /* the 2D models (grid.nx, grid.ny) */
+    CONFIG_READ_BY_BOUNDED,  /* the models on a bounded grid (model->boundaries) */
+    CONFIG_READ_BY_ADAPTIVE, /* the adaptive models (model->adaptive) */
+    CONFIG_READ_BY_STEPPED,  /* the models that offer several steppers */
+    CONFIG_READ_BY_STEADY,   /* the steady models (model->steady) */
+    CONFIG_READ_BY_EVOLVING, /* the time-dependent models */
+    CONFIG_READ_BY_PARAMETER /* a model parameter: the models that declare it */
+} config_readers;
+
+/* A key's text for the models of `readers`, where it differs from its general meaning. */
+typedef struct config_meaning_variant {
+    config_readers readers;
+    const char *text;
+} config_meaning_variant;
+
 typedef struct config_key {
     const char *section, *name;
     config_type type;
@@ -26,8 +45,13 @@ typedef struct config_key {
     int min_exclusive;         /* min itself is not allowed */
     int allow_auto;            /* "auto" is also accepted */
     const char *allowed;       /* CONFIG_ENUM; CONFIG_STRING: what the text is (NULL: a path) */
-    const char *models;        /* the models that read it ("" = all) */
+    config_readers readers;    /* which models read it */
+    const char *models;        /* those models, space-separated ("" = all; set by the schema) */
     const char *units, *meaning;
+    /* the text for the models of the first variant that reads it (a bounded model's grid.n: the
+     * cells of the rod), else `meaning` */
+    config_meaning_variant variants[3];
+    int needs_length; /* about the model's length: listed only for models that have one */
 } config_key;
 
 /* Whether `list` ("a|b|c" with separator '|', "a b c" with ' ') holds `word` as a whole item. */
@@ -37,6 +61,13 @@ int config_list_has(const char *list, char separator, const char *word);
 const config_key *config_schema(size_t *count);
 /* The sections, in the order a configuration is written. */
 const char *const *config_sections(size_t *count);
+struct cohort_model;
+/* Key k's meaning as model m reads it (the variant for m's kind of model; initial.kind: the
+ * kinds m starts from), into out; m NULL: for every model. */
+void config_key_meaning(const config_key *k, const struct cohort_model *m, char *out, size_t len);
+/* Whether model m reads key k (listings): its readers name it; a steady model reads no [time]
+ * and no [initial] key. */
+int config_model_reads(const config_key *k, const struct cohort_model *m);
 /* Key k's allowed values as messages and listings state them ("an integer in [1, 16]"). */
 void config_describe_range(const config_key *k, char *out, size_t len);
 

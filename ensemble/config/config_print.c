@@ -25,14 +25,19 @@ static void comment_wrapped(FILE *out, const char *text)
     }
 }
 
-/* Whether the model reads key k: its model list names it, or (empty list) every model does,
- * except a steady model, which reads no [time] or [initial]. */
-static int model_reads(const config_key *schema, const cohort_model *m, size_t k)
+/* Key k's allowed values for model m: its own initial kinds, boundaries, steppers or solver
+ * methods where the key chooses among them. */
+static void key_range_for(const config_key *k, const cohort_model *m, char *range, size_t len)
 {
-    if (schema[k].models[0]) return config_list_has(schema[k].models, ' ', m->name);
-    const int stepping =
-        !strcmp(schema[k].section, "time") || !strcmp(schema[k].section, "initial");
-    return !(m->steady && stepping);
+    const char *own = !strcmp(k->name, "kind")       ? m->initial_kinds
+                      : !strcmp(k->name, "boundary") ? m->boundaries
+                      : !strcmp(k->name, "stepper")  ? (m->stepping ? m->stepping->steppers : NULL)
+                      : !strcmp(k->name, "method") ? (m->steady ? m->steady->solver_methods : NULL)
+                                                   : NULL;
+    if (own && k->type == CONFIG_ENUM)
+        snprintf(range, len, "one of %s", own);
+    else
+        config_describe_range(k, range, len);
 }
 
 /* Key k of the starter: its meaning, units, range and default as a comment, then its value. */
@@ -41,23 +46,16 @@ static void starter_key(FILE *out, const config_key *schema, const cohort_config
 {
     const int j =
         strcmp(schema[k].section, "model") ? -1 : cohort_model_param_index(m, schema[k].name);
-    const char *meaning = j >= 0 ? m->params[j].meaning : schema[k].meaning;
+    char meaning[2048], range[256], about[4096];
+    if (j >= 0)
+        snprintf(meaning, sizeof meaning, "%s", m->params[j].meaning);
+    else
+        config_key_meaning(&schema[k], m, meaning, sizeof meaning);
     const char *fallback = j >= 0 ? m->params[j].default_value : schema[k].default_value;
     const config_value *v = &c->values[k];
     /* the value a configuration without this key gets: the model's where it decides */
     const int decided = !strcmp(v->origin, "default");
-    char range[256], about[2048];
-    /* the values this model takes of the keys whose values vary by model */
-    const char *own =
-        !strcmp(schema[k].name, "kind")       ? m->initial_kinds
-        : !strcmp(schema[k].name, "boundary") ? m->boundaries
-        : !strcmp(schema[k].name, "stepper")  ? (m->stepping ? m->stepping->steppers : NULL)
-        : !strcmp(schema[k].name, "method")   ? (m->steady ? m->steady->solver_methods : NULL)
-                                              : NULL;
-    if (own && schema[k].type == CONFIG_ENUM)
-        snprintf(range, sizeof range, "one of %s", own);
-    else
-        config_describe_range(&schema[k], range, sizeof range);
+    key_range_for(&schema[k], m, range, sizeof range);
     const char *units = !strcmp(schema[k].units, "1") ? "dimensionless" : schema[k].units;
     snprintf(about, sizeof about, "%s.%s: %s [%s%s%s; default %s%s]", schema[k].section,
              schema[k].name, meaning, units, units[0] ? "; " : "", range,
@@ -89,7 +87,8 @@ int config_write_starter(const cohort_config *c, FILE *out)
         if (!strcmp(sections[s], "sweep")) continue;
         int first = 1;
         for (size_t k = 0; k < n_keys; ++k) {
-            if (strcmp(schema[k].section, sections[s]) || !model_reads(schema, m, k)) continue;
+            if (strcmp(schema[k].section, sections[s]) || !config_model_reads(&schema[k], m))
+                continue;
             if (first) fprintf(out, "\n[%s]\n", sections[s]);
             first = 0;
             starter_key(out, schema, c, m, k);
@@ -122,54 +121,83 @@ static const char *model_owned_default(const char *section, const char *name)
     return NULL;
 }
 
+/* Whether key k is listed with each model that reads it rather than once for all: keys of some
+ * models only, not those every time-dependent model reads. */
+static int listed_per_model(const config_key *k)
+{
+    return k->models[0] && k->readers != CONFIG_READ_BY_EVOLVING;
+}
+
+/* Model d's entry: what it is, then the keys only some models read, with d's own defaults,
+ * ranges and texts, then the values its starter (cohort init) gives the shared keys. */
+static void print_model(FILE *out, const cohort_model *d, const config_key *schema, size_t n_keys)
+{
+    fprintf(out, "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s",
+            d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
+            d->initial_kinds, d->conserves_mean ? "yes" : "no");
+    if (d->statistics)
+        fprintf(out, "; reports %s = %s", d->statistics->length_name,
+                d->statistics->length_meaning);
+    for (int q = 0; d->observing && q < d->observing->n_observables; ++q)
+        fprintf(out, "%s%s", q ? ", " : "; reports ", d->observing->observables[q].name);
+    if (d->observing && d->observing->exact_kind)
+        fprintf(out, "; with initial.kind = %s, errors against the exact solution",
+                d->observing->exact_kind);
+    fputc('\n', out);
+    char range[256], meaning[2048], key[64];
+    for (size_t k = 0; k < n_keys; ++k) {
+        if (!listed_per_model(&schema[k]) || !config_model_reads(&schema[k], d)) continue;
+        key_range_for(&schema[k], d, range, sizeof range);
+        snprintf(key, sizeof key, "%s.%s", schema[k].section, schema[k].name);
+        /* a model key: this model's own default and meaning */
+        const int j =
+            strcmp(schema[k].section, "model") ? -1 : cohort_model_param_index(d, schema[k].name);
+        const cohort_model_param *own = j >= 0 ? &d->params[j] : NULL;
+        config_key_meaning(&schema[k], d, meaning, sizeof meaning);
+        /* the model's first boundary condition is its default (heat1d's rod: neumann) */
+        char first_of[64] = "";
+        if (!strcmp(key, "model.boundary") && d->boundaries)
+            snprintf(first_of, sizeof first_of, "%.*s", (int)strcspn(d->boundaries, "|"),
+                     d->boundaries);
+        fprintf(out, "    %-12s default %-6s %s: %s%s\n", key,
+                own           ? own->default_value
+                : first_of[0] ? first_of
+                              : schema[k].default_value,
+                range, own ? own->meaning : meaning,
+                j >= 0 && j == d->per_member_param ? " (sweepable per member)" : "");
+    }
+    const char *const *starter = d->defaults ? d->defaults->starter : NULL;
+    for (int i = 0; starter && starter[i]; i += 2)
+        fprintf(out, "%s%s = %s", i ? ", " : "  cohort init's values: ", starter[i],
+                starter[i + 1]);
+    if (starter && starter[0]) fputc('\n', out);
+}
+
 void config_print_models(FILE *out)
 {
     size_t n_keys = 0;
     const config_key *schema = config_schema(&n_keys);
     size_t n_models = 0;
     const cohort_model *const *models = cohort_models(&n_models);
-    char range[256];
     for (size_t m = 0; m < n_models; ++m) {
-        const cohort_model *d = models[m];
-        fprintf(out, "%s\n  %dD: %s\n  %s\n  %s\n  from: %s\n  initial.kind: %s; conserves <C>: %s",
-                d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
-                d->initial_kinds, d->conserves_mean ? "yes" : "no");
-        if (d->statistics)
-            fprintf(out, "; reports %s = %s", d->statistics->length_name,
-                    d->statistics->length_meaning);
-        for (int q = 0; d->observing && q < d->observing->n_observables; ++q)
-            fprintf(out, "%s%s", q ? ", " : "; reports ", d->observing->observables[q].name);
-        if (d->observing && d->observing->exact_kind)
-            fprintf(out, "; with initial.kind = %s, errors against the exact solution",
-                    d->observing->exact_kind);
-        fputc('\n', out);
-        for (size_t k = 0; k < n_keys; ++k) {
-            if (!schema[k].models[0] || !config_list_has(schema[k].models, ' ', d->name)) continue;
-            config_describe_range(&schema[k], range, sizeof range);
-            char key[64];
-            snprintf(key, sizeof key, "%s.%s", schema[k].section, schema[k].name);
-            /* a model key: this model's own default and meaning */
-            const int j = strcmp(schema[k].section, "model")
-                              ? -1
-                              : cohort_model_param_index(d, schema[k].name);
-            const cohort_model_param *own = j >= 0 ? &d->params[j] : NULL;
-            fprintf(out, "    %-12s default %-6s %s: %s%s\n", key,
-                    own ? own->default_value : schema[k].default_value, range,
-                    own ? own->meaning : schema[k].meaning,
-                    j >= 0 && j == d->per_member_param ? " (sweepable per member)" : "");
-        }
+        print_model(out, models[m], schema, n_keys);
         fputc('\n', out);
     }
-    fprintf(out, "keys every model reads:\n");
+    char range[256], meaning[2048];
+    fprintf(out, "keys every model reads (steady models: no [time] or [initial] key; models "
+                 "without a length: no fit_from or member_series):\n");
     for (size_t k = 0; k < n_keys; ++k) {
-        if (schema[k].models[0]) continue;
+        if (listed_per_model(&schema[k])) continue;
         config_describe_range(&schema[k], range, sizeof range);
+        config_key_meaning(&schema[k], NULL, meaning, sizeof meaning);
         const char *owned = model_owned_default(schema[k].section, schema[k].name);
-        fprintf(out, "  %s.%s = %s  (%s)\n      %s\n", schema[k].section, schema[k].name,
+        fprintf(out, "  %s.%s = %s  (%s)\n      %s%s\n", schema[k].section, schema[k].name,
                 owned                        ? owned
                 : schema[k].default_value[0] ? schema[k].default_value
                                              : "(none)",
-                range, schema[k].meaning);
+                range,
+                schema[k].readers == CONFIG_READ_BY_EVOLVING ? "time-dependent models: " : "",
+                meaning);
     }
     /* the [sweep] lines, which apply() reads apart from the schema */
     fprintf(out,
@@ -189,6 +217,8 @@ void config_print_model_table(FILE *out)
     const cohort_model *const *models = cohort_models(&n_models);
     /* a model without parameters gets one line with key "-" and range (-inf, inf) */
     static const cohort_model_param none = {"-", "-", -INFINITY, INFINITY, 0, "1", ""};
+    fprintf(out, "model\tdimension\tconserves_mean\tcpu_cuda_rtol\tkey\tdefault\tmin\tmax\t"
+                 "min_exclusive\tinitial_kind\tbounded\tsteady\n");
     for (size_t m = 0; m < n_models; ++m)
         for (int j = 0; j < (models[m]->n_params ? models[m]->n_params : 1); ++j) {
             const cohort_model *d = models[m];
