@@ -41,12 +41,51 @@ static void print_analyze_usage(FILE *out)
         "\n"
         "Without --structure-factor, --kmeans or --bootstrap, the analyses IN's run asked for.\n");
 }
+/* An option that takes a value: 1 taken, 0 not such an option, -1 refused (said why). */
+static int analyze_valued_option(analyze_options *opt, const char *arg, const char *value)
+{
+    if (strcmp(arg, "-o") && strcmp(arg, "--backend") && strcmp(arg, "--kmeans") &&
+        strcmp(arg, "--from") && strcmp(arg, "--bootstrap"))
+        return 0;
+    if (!value) {
+        fprintf(stderr, "cohort analyze: %s needs a value (see cohort analyze --help)\n", arg);
+        return -1;
+    }
+    long long v = 0;
+    if (!strcmp(arg, "-o")) {
+        opt->output_path = value;
+    } else if (!strcmp(arg, "--backend")) {
+        opt->backend = value;
+    } else if (!strcmp(arg, "--kmeans") && !strcmp(value, "auto")) {
+        opt->kmeans_auto = 1;
+    } else if (!strcmp(arg, "--kmeans")) {
+        if (!cli_integer("analyze", arg, value, 1, 16, "clusters", " or auto", &v)) return -1;
+        opt->kmeans = (int)v;
+    } else if (!strcmp(arg, "--bootstrap")) {
+        if (!cli_integer("analyze", arg, value, 2, 100000, "resamples", "", &v)) return -1;
+        opt->bootstrap = (int)v;
+    } else {
+        char *end = NULL;
+        errno = 0;
+        opt->from = strtod(value, &end);
+        if (end == value || *end || errno || !(opt->from >= 0.0) || !isfinite(opt->from)) {
+            fprintf(stderr, "cohort analyze: --from '%s': expected a time >= 0\n", value);
+            return -1;
+        }
+    }
+    return 1;
+}
+
 int cli_analyze(int argc, char **argv, int full_argc, char **full_argv)
 {
     analyze_options opt = {.backend = "auto", .kmeans = -1, .structure_factor = -1};
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+        const int valued = analyze_valued_option(&opt, arg, value);
+        if (valued < 0) return EXIT_BAD_INPUT;
+        if (valued > 0) {
+            ++i;
+        } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             print_analyze_usage(stdout);
             return 0;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
@@ -55,51 +94,6 @@ int cli_analyze(int argc, char **argv, int full_argc, char **full_argv)
             opt.structure_factor = 1;
         } else if (!strcmp(arg, "--overwrite")) {
             opt.overwrite = 1;
-        } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--backend") || !strcmp(arg, "--kmeans") ||
-                    !strcmp(arg, "--from") || !strcmp(arg, "--bootstrap")) &&
-                   !value) {
-            fprintf(stderr, "cohort analyze: %s needs a value (see cohort analyze --help)\n", arg);
-            return EXIT_BAD_INPUT;
-        } else if (!strcmp(arg, "-o")) {
-            opt.output_path = argv[++i];
-        } else if (!strcmp(arg, "--backend")) {
-            opt.backend = argv[++i];
-        } else if (!strcmp(arg, "--kmeans") && !strcmp(value, "auto")) {
-            opt.kmeans_auto = 1;
-            ++i;
-        } else if (!strcmp(arg, "--kmeans")) {
-            char *end = NULL;
-            errno = 0;
-            const long k = strtol(value, &end, 10);
-            if (end == value || *end || errno || k < 1 || k > 16) {
-                fprintf(stderr,
-                        "cohort analyze: --kmeans '%s': expected clusters in [1, 16] or auto\n",
-                        value);
-                return EXIT_BAD_INPUT;
-            }
-            opt.kmeans = (int)k;
-            ++i;
-        } else if (!strcmp(arg, "--bootstrap")) {
-            char *end = NULL;
-            errno = 0;
-            const long b = strtol(value, &end, 10);
-            if (end == value || *end || errno || b < 2 || b > 100000) {
-                fprintf(stderr,
-                        "cohort analyze: --bootstrap '%s': expected resamples in [2, 100000]\n",
-                        value);
-                return EXIT_BAD_INPUT;
-            }
-            opt.bootstrap = (int)b;
-            ++i;
-        } else if (!strcmp(arg, "--from")) {
-            char *end = NULL;
-            errno = 0;
-            opt.from = strtod(value, &end);
-            if (end == value || *end || errno || !(opt.from >= 0.0) || !isfinite(opt.from)) {
-                fprintf(stderr, "cohort analyze: --from '%s': expected a time >= 0\n", value);
-                return EXIT_BAD_INPUT;
-            }
-            ++i;
         } else if (arg[0] == '-') {
             fprintf(stderr, "cohort analyze: unknown option '%s' (see cohort analyze --help)\n",
                     arg);
@@ -117,9 +111,7 @@ int cli_analyze(int argc, char **argv, int full_argc, char **full_argv)
         print_analyze_usage(stderr);
         return EXIT_BAD_INPUT;
     }
-    if (!cli_known_backend("analyze", opt.backend)) {
-        return EXIT_BAD_INPUT;
-    }
+    if (!cli_known_backend("analyze", opt.backend)) return EXIT_BAD_INPUT;
     char command_line[4096], version[256];
     cli_provenance(full_argc, full_argv, command_line, sizeof command_line, version,
                    sizeof version);

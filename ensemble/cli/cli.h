@@ -19,6 +19,11 @@ void cli_report_as(const char *command);
 void cli_provenance(int argc, char **argv, char *command_line, size_t command_len, char *version,
                     size_t version_len);
 
+/* text as a whole decimal integer in [lo, hi] into *value, 1; otherwise 0, having said for
+ * `cohort COMMAND` "OPTION 'TEXT': expected WHAT in [lo, hi]ALSO" (what: "an integer"). */
+int cli_integer(const char *command, const char *option, const char *text, long long lo,
+                long long hi, const char *what, const char *also, long long *value);
+
 /* --backend's value is one of auto, cpu, cuda; otherwise says so for `cohort COMMAND`. */
 int cli_known_backend(const char *command, const char *name);
 

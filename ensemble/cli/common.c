@@ -1,6 +1,8 @@
 /* What the subcommands share: the printing of the library's reports, their provenance text and
  * the check of --backend. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -63,4 +65,19 @@ void cli_report_as(const char *command)
 {
     reporting_command = command;
     report_set_sink(cli_report_sink);
+}
+
+int cli_integer(const char *command, const char *option, const char *text, long long lo,
+                long long hi, const char *what, const char *also, long long *value)
+{
+    char *end = NULL;
+    errno = 0;
+    const long long v = text ? strtoll(text, &end, 10) : 0;
+    if (!text || end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, "cohort %s: %s '%s': expected %s in [%lld, %lld]%s\n", command, option,
+                text ? text : "", what, lo, hi, also);
+        return 0;
+    }
+    *value = v;
+    return 1;
 }

@@ -24,21 +24,6 @@ static void print_selfcheck_usage(FILE *out)
             "  --members M   systems per batch, 1 <= M, N*M <= 2^31 [65536]\n"
             "  --seed S      seed of the random systems, 0 <= S [1]\n");
 }
-/* Parses a whole decimal integer in [lo, hi]; on failure says which option and why. */
-static int parse_integer(const char *option, const char *text, long long lo, long long hi,
-                         long long *value)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = text ? strtoll(text, &end, 10) : 0;
-    if (!text || end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-        fprintf(stderr, "cohort selfcheck: %s '%s': expected an integer in [%lld, %lld]\n", option,
-                text ? text : "", lo, hi);
-        return 0;
-    }
-    *value = v;
-    return 1;
-}
 int cli_selfcheck(int argc, char **argv, int full_argc, char **full_argv)
 {
     (void)full_argc, (void)full_argv;
@@ -52,13 +37,16 @@ int cli_selfcheck(int argc, char **argv, int full_argc, char **full_argv)
         } else if (strcmp(arg, "--backend") == 0 && value) {
             opt.backend = value;
         } else if (strcmp(arg, "--n") == 0) {
-            if (!parse_integer(arg, value, 5, 1 << 20, &v)) return EXIT_BAD_INPUT;
+            if (!cli_integer("selfcheck", arg, value, 5, 1 << 20, "an integer", "", &v))
+                return EXIT_BAD_INPUT;
             opt.n = v;
         } else if (strcmp(arg, "--members") == 0) {
-            if (!parse_integer(arg, value, 1, 1LL << 31, &v)) return EXIT_BAD_INPUT;
+            if (!cli_integer("selfcheck", arg, value, 1, 1LL << 31, "an integer", "", &v))
+                return EXIT_BAD_INPUT;
             opt.members = v;
         } else if (strcmp(arg, "--seed") == 0) {
-            if (!parse_integer(arg, value, 0, LONG_MAX, &v)) return EXIT_BAD_INPUT;
+            if (!cli_integer("selfcheck", arg, value, 0, LONG_MAX, "an integer", "", &v))
+                return EXIT_BAD_INPUT;
             opt.seed = (unsigned long)v;
         } else {
             fprintf(stderr, "cohort selfcheck: unknown or incomplete option '%s'\n\n", arg);

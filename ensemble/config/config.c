@@ -219,11 +219,10 @@ static int line_of(const char *text, const char *section, const char *name, int 
     return 0;
 }
 
-static int apply(cohort_config *c, const char *section, const char *name, const char *value,
-                 const char *origin, char *err, size_t len)
+/* Whether value can stand in the INI text a file stores; otherwise says why. */
+static int value_storable(const char *section, const char *name, const char *value,
+                          const char *origin, char *err, size_t len)
 {
-    size_t n_keys;
-    const config_key *schema = config_schema(&n_keys);
     if (!ini_representable(value))
         return fail(err, len,
                     "%s: %s.%s = '%s': a value cannot hold a control character, begin or end "
@@ -241,6 +240,65 @@ static int apply(cohort_config *c, const char *section, const char *name, const 
                     "%s: %s.%s: a value of %zu characters is too long (a line of the configuration "
                     "holds %d)",
                     origin, section, name, strlen(value), (int)CONFIG_LINE_MAX);
+    return COHORT_OK;
+}
+
+/* A [sweep] line: design, replicates, or a swept key's values (a later line of the same key
+ * replaces an earlier one). */
+static int apply_sweep(cohort_config *c, const char *name, const char *value, const char *origin,
+                       char *err, size_t len)
+{
+    if (!strcmp(name, "design")) {
+        if (strcmp(value, "grid") && strcmp(value, "zip"))
+            return fail(err, len, "%s: sweep.design = '%s': expected grid or zip", origin, value);
+        c->design_grid = !strcmp(value, "grid");
+        return COHORT_OK;
+    }
+    if (!strcmp(name, "replicates")) {
+        char *end = NULL;
+        long long r = strtoll(value, &end, 10);
+        if (end == value || *end || r < 1 || r > (1LL << 30))
+            return fail(err, len, "%s: sweep.replicates = '%s': expected an integer in [1, 2^30]",
+                        origin, value);
+        c->replicates = r;
+        return COHORT_OK;
+    }
+    size_t n_keys;
+    const config_key *schema = config_schema(&n_keys);
+    const char *dot = strchr(name, '.');
+    char sec[CONFIG_TEXT], hint[2 * CONFIG_TEXT + 32] = "";
+    snprintf(sec, sizeof sec, "%.*s", dot ? (int)(dot - name) : 0, name);
+    const int k = dot ? config_schema_find(sec, dot + 1) : -1;
+    if (k < 0 || schema[k].type != CONFIG_REAL ||
+        (strcmp(sec, "model") && strcmp(name, "initial.mean") &&
+         strcmp(name, "initial.amplitude"))) {
+        if (dot) config_schema_suggest_key(sec, dot + 1, hint, sizeof hint);
+        return fail(err, len,
+                    "%s: sweep.%s: not a sweepable key%s; a sweep line is "
+                    "'section.key = start:stop:count' or '= v1,v2,...' for a model "
+                    "parameter, initial.mean or initial.amplitude, or design / "
+                    "replicates",
+                    origin, name, hint);
+    }
+    for (int s = 0; s < c->n_sweeps; ++s)
+        if (c->sweeps[s].key == (size_t)k) {
+            free(c->sweeps[s].values);
+            c->sweeps[s].values = NULL; /* parse_sweep frees what it made on failure */
+            c->sweeps[s].count = 0;
+            return parse_sweep(&schema[k], value, origin, &c->sweeps[s], err, len);
+        }
+    if (c->n_sweeps == CONFIG_MAX_SWEEPS)
+        return fail(err, len, "%s: more than %d swept keys", origin, CONFIG_MAX_SWEEPS);
+    int rc = parse_sweep(&schema[k], value, origin, &c->sweeps[c->n_sweeps], err, len);
+    if (rc == COHORT_OK) ++c->n_sweeps;
+    return rc;
+}
+
+static int apply(cohort_config *c, const char *section, const char *name, const char *value,
+                 const char *origin, char *err, size_t len)
+{
+    int rc = value_storable(section, name, value, origin, err, len);
+    if (rc != COHORT_OK) return rc;
     char hint[2 * CONFIG_TEXT + 32];
     if (!config_schema_known_section(section)) {
         config_schema_suggest_section(section, hint, sizeof hint);
@@ -249,56 +307,9 @@ static int apply(cohort_config *c, const char *section, const char *name, const 
                     "[ensemble] [initial] [sweep] [output] [analysis]",
                     origin, section, hint);
     }
-    if (!strcmp(section, "sweep")) {
-        if (!strcmp(name, "design")) {
-            if (strcmp(value, "grid") && strcmp(value, "zip"))
-                return fail(err, len, "%s: sweep.design = '%s': expected grid or zip", origin,
-                            value);
-            c->design_grid = !strcmp(value, "grid");
-            return COHORT_OK;
-        }
-        if (!strcmp(name, "replicates")) {
-            char *end = NULL;
-            long long r = strtoll(value, &end, 10);
-            if (end == value || *end || r < 1 || r > (1LL << 30))
-                return fail(err, len,
-                            "%s: sweep.replicates = '%s': expected an integer in [1, "
-                            "2^30]",
-                            origin, value);
-            c->replicates = r;
-            return COHORT_OK;
-        }
-        const char *dot = strchr(name, '.');
-        char sec[CONFIG_TEXT];
-        snprintf(sec, sizeof sec, "%.*s", dot ? (int)(dot - name) : 0, name);
-        const int k = dot ? config_schema_find(sec, dot + 1) : -1;
-        if (k < 0 || schema[k].type != CONFIG_REAL ||
-            (strcmp(sec, "model") && strcmp(name, "initial.mean") &&
-             strcmp(name, "initial.amplitude"))) {
-            if (dot)
-                config_schema_suggest_key(sec, dot + 1, hint, sizeof hint);
-            else
-                hint[0] = '\0';
-            return fail(err, len,
-                        "%s: sweep.%s: not a sweepable key%s; a sweep line is "
-                        "'section.key = start:stop:count' or '= v1,v2,...' for a model "
-                        "parameter, initial.mean or initial.amplitude, or design / "
-                        "replicates",
-                        origin, name, hint);
-        }
-        for (int s = 0; s < c->n_sweeps; ++s)
-            if (c->sweeps[s].key == (size_t)k) { /* a later line replaces an earlier one */
-                free(c->sweeps[s].values);
-                c->sweeps[s].values = NULL; /* parse_sweep frees what it made on failure */
-                c->sweeps[s].count = 0;
-                return parse_sweep(&schema[k], value, origin, &c->sweeps[s], err, len);
-            }
-        if (c->n_sweeps == CONFIG_MAX_SWEEPS)
-            return fail(err, len, "%s: more than %d swept keys", origin, CONFIG_MAX_SWEEPS);
-        int rc = parse_sweep(&schema[k], value, origin, &c->sweeps[c->n_sweeps], err, len);
-        if (rc == COHORT_OK) ++c->n_sweeps;
-        return rc;
-    }
+    if (!strcmp(section, "sweep")) return apply_sweep(c, name, value, origin, err, len);
+    size_t n_keys;
+    const config_key *schema = config_schema(&n_keys);
     const int k = config_schema_find(section, name);
     if (k < 0) {
         config_schema_suggest_key(section, name, hint, sizeof hint);
@@ -451,6 +462,32 @@ static int model_defaults(cohort_config *c, char *err, size_t len)
     return rc;
 }
 
+/* The file's text over the defaults: every line within what libinih reads whole, each key
+ * once, the first problem reported with its file:line. */
+static int load_text(cohort_config *c, const char *name, const char *text, size_t n_keys, char *err,
+                     size_t err_len)
+{
+    int line = 1;
+    for (const char *p = text; *p; ++line) {
+        const size_t n = strcspn(p, "\n");
+        if (n > CONFIG_LINE_MAX)
+            return fail(err, err_len, "%s:%d: a line of %zu characters; lines hold at most %d",
+                        name, line, n, (int)CONFIG_LINE_MAX);
+        p += n + (p[n] == '\n');
+    }
+    load_state st = {c, name, text, calloc(n_keys, 1), COHORT_OK, err, err_len};
+    if (!st.seen) return fail(err, err_len, "out of memory");
+    const int syntax = ini_parse_string(st.text, config_ini_entry, &st);
+    free(st.seen);
+    if (st.rc != COHORT_OK || syntax <= 0) return st.rc;
+    char header[64];
+    if (unclosed_section_line(text, 0, header, sizeof header) == syntax)
+        return fail(err, err_len, "%s:%d: '%s': a section header needs its closing ']' ([section])",
+                    name, syntax, header);
+    return fail(err, err_len, "%s:%d: not an INI line ('[section]' or 'key = value')", name,
+                syntax);
+}
+
 /* Defaults, then `text` (NULL: none; `name` in messages), then the --set arguments, then the
  * model's own defaults of the keys still unset. */
 static int load(cohort_config *c, const char *name, const char *text, const char *const *sets,
@@ -466,36 +503,7 @@ static int load(cohort_config *c, const char *name, const char *text, const char
     int rc = COHORT_OK;
     for (size_t k = 0; k < n_keys && rc == COHORT_OK; ++k)
         rc = assign(&schema[k], schema[k].default_value, "default", &c->values[k], err, err_len);
-    if (rc == COHORT_OK && text) {
-        int line = 1;
-        for (const char *p = text; *p && rc == COHORT_OK; ++line) {
-            const size_t n = strcspn(p, "\n");
-            if (n > CONFIG_LINE_MAX)
-                rc = fail(err, err_len, "%s:%d: a line of %zu characters; lines hold at most %d",
-                          name, line, n, (int)CONFIG_LINE_MAX);
-            p += n + (p[n] == '\n');
-        }
-    }
-    if (rc == COHORT_OK && text) {
-        load_state st = {c, name, text, calloc(n_keys, 1), COHORT_OK, err, err_len};
-        if (!st.seen) rc = fail(err, err_len, "out of memory");
-        if (rc == COHORT_OK) {
-            const int syntax = ini_parse_string(st.text, config_ini_entry, &st);
-            if (st.rc != COHORT_OK)
-                rc = st.rc;
-            else if (syntax > 0) {
-                char header[64];
-                rc = unclosed_section_line(st.text, 0, header, sizeof header) == syntax
-                         ? fail(err, err_len,
-                                "%s:%d: '%s': a section header needs its closing ']' ([section])",
-                                name, syntax, header)
-                         : fail(err, err_len,
-                                "%s:%d: not an INI line ('[section]' or 'key = value')", name,
-                                syntax);
-            }
-        }
-        free(st.seen);
-    }
+    if (rc == COHORT_OK && text) rc = load_text(c, name, text, n_keys, err, err_len);
     for (int i = 0; i < n_sets && rc == COHORT_OK; ++i) {
         char origin[CONFIG_ORIGIN], section[CONFIG_TEXT];
         snprintf(origin, sizeof origin, "--set %s", sets[i]);

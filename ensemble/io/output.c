@@ -182,10 +182,9 @@ static int define_archive(cohort_output *o, const output_spec *s, int dim_member
 
 /* What a run writes besides the analyses: the statistics over t, the divergence flags, the
  * archive and the per-member series. */
-static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
-                                int dim_y, int dim_t)
+/* The model's observables over t: mean, variance and standard error of each. */
+static int define_observables(cohort_output *o, const output_spec *s, int dim_t)
 {
-    o->var_ell_mean = o->var_ell_var = o->var_ell_sem = -1;
     o->n_series = s->n_series;
     for (int q = 0; q < s->n_series; ++q) {
         static const char *const suffix[3] = {"mean", "var", "sem"};
@@ -199,6 +198,12 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
             if (w < 2) COHORT_CALL(put_text(o, o->var_series[q][w], "units", s->series_units[q]));
         }
     }
+    return COHORT_OK;
+}
+
+/* The model's values of each member: step counts, errors against the exact solution. */
+static int define_member_values(cohort_output *o, const output_spec *s, int dim_member)
+{
     for (int q = 0; q < s->n_member_values; ++q) {
         o->member_value_int[q] = s->member_value_int[q];
         NC_CALL(o, nc_def_var(o->ncid, s->member_value_name[q],
@@ -207,64 +212,99 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
         COHORT_CALL(put_text(o, o->var_member_value[q], "long_name", s->member_value_meaning[q]));
         COHORT_CALL(put_text(o, o->var_member_value[q], "units", "1"));
     }
-    const char *l = s->length_name ? s->length_name : "ell";
-    char name[3][16], text[3][128];
-    snprintf(name[0], sizeof name[0], "%s_mean", l);
-    snprintf(name[1], sizeof name[1], "%s_var", l);
-    snprintf(name[2], sizeof name[2], "%s_sem", l);
-    snprintf(text[0], sizeof text[0], "ensemble mean of the coarsening length %s = 1/(1 - <C^2>)",
-             l);
-    snprintf(text[1], sizeof text[1], "ensemble variance of the coarsening length %s", l);
-    snprintf(text[2], sizeof text[2], "standard error of %s_mean, sqrt(%s_var / n_active)", l, l);
+    return COHORT_OK;
+}
+
+/* The length's mean, variance and standard error over t, the mean of <C> and the members
+ * counted. */
+static int define_length_and_mass(cohort_output *o, const output_spec *s, int dim_t)
+{
+    o->var_ell_mean = o->var_ell_var = o->var_ell_sem = -1;
     if (s->length_name) {
+        const char *l = s->length_name;
+        char name[3][16], text[3][128];
+        snprintf(name[0], sizeof name[0], "%s_mean", l);
+        snprintf(name[1], sizeof name[1], "%s_var", l);
+        snprintf(name[2], sizeof name[2], "%s_sem", l);
+        snprintf(text[0], sizeof text[0],
+                 "ensemble mean of the coarsening length %s = 1/(1 - <C^2>)", l);
+        snprintf(text[1], sizeof text[1], "ensemble variance of the coarsening length %s", l);
+        snprintf(text[2], sizeof text[2], "standard error of %s_mean, sqrt(%s_var / n_active)", l,
+                 l);
         COHORT_CALL(define_series(o, dim_t, name[0], NC_DOUBLE, text[0], &o->var_ell_mean));
         COHORT_CALL(define_series(o, dim_t, name[1], NC_DOUBLE, text[1], &o->var_ell_var));
         COHORT_CALL(define_series(o, dim_t, name[2], NC_DOUBLE, text[2], &o->var_ell_sem));
     }
     o->var_mass_mean = o->var_n_active = -1;
-    if (!s->steady) {
-        COHORT_CALL(define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>",
-                                  &o->var_mass_mean));
-        COHORT_CALL(define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
-                                  &o->var_n_active));
-    }
+    if (s->steady) return COHORT_OK;
+    COHORT_CALL(
+        define_series(o, dim_t, "mass_mean", NC_DOUBLE, "ensemble mean of <C>", &o->var_mass_mean));
+    return define_series(o, dim_t, "n_active", NC_INT64, "members included (not diverged)",
+                         &o->var_n_active);
+}
+
+/* diverged(member): the members the statistics leave out. */
+static int define_diverged(cohort_output *o, int dim_member)
+{
     NC_CALL(o, nc_def_var(o->ncid, "diverged", NC_BYTE, 1, &dim_member, &o->var_diverged));
     COHORT_CALL(put_text(o, o->var_diverged, "long_name",
                          "member whose state became NaN or Inf (excluded from the statistics)"));
     const signed char flags[2] = {0, 1};
     NC_CALL(o, nc_put_att_schar(o->ncid, o->var_diverged, "flag_values", NC_BYTE, 2, flags));
-    COHORT_CALL(put_text(o, o->var_diverged, "flag_meanings", "finite diverged"));
+    return put_text(o, o->var_diverged, "flag_meanings", "finite diverged");
+}
+
+/* A steady run's solver history: check(check) and HISTORY(member, check). */
+static int define_check_history(cohort_output *o, const output_spec *s, int dim_member,
+                                size_t chunk_members)
+{
+    int dim_check, var_check;
+    NC_CALL(o, nc_def_dim(o->ncid, "check", (size_t)s->n_checks, &dim_check));
+    NC_CALL(o, nc_def_var(o->ncid, "check", NC_INT64, 1, &dim_check, &var_check));
+    COHORT_CALL(put_text(o, var_check, "long_name", "iterations done at the check"));
+    COHORT_CALL(put_text(o, var_check, "units", "1"));
+    const int dims[2] = {dim_member, dim_check};
+    const size_t chunk[2] = {chunk_members, (size_t)s->n_checks};
+    NC_CALL(o, nc_def_var(o->ncid, s->history_name, NC_DOUBLE, 2, dims, &o->var_history));
+    NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_history, NC_CHUNKED, chunk));
+    NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_history, 1, 1, 1));
+    const double fill = NAN; /* after the member converged */
+    NC_CALL(o, nc_def_var_fill(o->ncid, o->var_history, NC_FILL, &fill));
+    COHORT_CALL(put_text(o, o->var_history, "long_name", s->history_meaning));
+    COHORT_CALL(put_text(o, o->var_history, "units", "1"));
+    o->var_check = var_check;
+    return COHORT_OK;
+}
+
+/* ell(t, member): each member's length at every record. */
+static int define_member_series(cohort_output *o, const output_spec *s, int dim_member, int dim_t,
+                                size_t chunk_members)
+{
+    const int dims[2] = {dim_t, dim_member};
+    const size_t chunk[2] = {1, chunk_members};
+    NC_CALL(o, nc_def_var(o->ncid, s->length_name, NC_DOUBLE, 2, dims, &o->var_ell_member));
+    NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
+    COHORT_CALL(put_text(o, o->var_ell_member, "long_name",
+                         "coarsening length 1/(1 - <C^2>) of each member"));
+    return put_text(o, o->var_ell_member, "units", "1");
+}
+
+/* A run's variables, in the order files have always listed them. */
+static int define_run_variables(cohort_output *o, const output_spec *s, int dim_member, int dim_x,
+                                int dim_y, int dim_t)
+{
     const size_t chunk_members =
         (size_t)(s->chunk_members < s->members ? s->chunk_members : s->members);
+    COHORT_CALL(define_observables(o, s, dim_t));
+    COHORT_CALL(define_member_values(o, s, dim_member));
+    COHORT_CALL(define_length_and_mass(o, s, dim_t));
+    COHORT_CALL(define_diverged(o, dim_member));
     if (s->archive_final || s->n_snapshots > 0)
         COHORT_CALL(define_archive(o, s, dim_member, dim_x, dim_y, chunk_members));
     o->var_history = o->var_check = -1, o->n_checks = s->n_checks;
-    if (s->n_checks > 0) {
-        int dim_check, var_check;
-        NC_CALL(o, nc_def_dim(o->ncid, "check", (size_t)s->n_checks, &dim_check));
-        NC_CALL(o, nc_def_var(o->ncid, "check", NC_INT64, 1, &dim_check, &var_check));
-        COHORT_CALL(put_text(o, var_check, "long_name", "iterations done at the check"));
-        COHORT_CALL(put_text(o, var_check, "units", "1"));
-        const int dims[2] = {dim_member, dim_check};
-        const size_t chunk[2] = {chunk_members, (size_t)s->n_checks};
-        NC_CALL(o, nc_def_var(o->ncid, s->history_name, NC_DOUBLE, 2, dims, &o->var_history));
-        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_history, NC_CHUNKED, chunk));
-        NC_CALL(o, nc_def_var_deflate(o->ncid, o->var_history, 1, 1, 1));
-        const double fill = NAN; /* after the member converged */
-        NC_CALL(o, nc_def_var_fill(o->ncid, o->var_history, NC_FILL, &fill));
-        COHORT_CALL(put_text(o, o->var_history, "long_name", s->history_meaning));
-        COHORT_CALL(put_text(o, o->var_history, "units", "1"));
-        o->var_check = var_check;
-    }
-    if (s->member_series && s->length_name) {
-        const int dims[2] = {dim_t, dim_member};
-        const size_t chunk[2] = {1, chunk_members};
-        NC_CALL(o, nc_def_var(o->ncid, l, NC_DOUBLE, 2, dims, &o->var_ell_member));
-        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
-        COHORT_CALL(put_text(o, o->var_ell_member, "long_name",
-                             "coarsening length 1/(1 - <C^2>) of each member"));
-        COHORT_CALL(put_text(o, o->var_ell_member, "units", "1"));
-    }
+    if (s->n_checks > 0) COHORT_CALL(define_check_history(o, s, dim_member, chunk_members));
+    if (s->member_series && s->length_name)
+        COHORT_CALL(define_member_series(o, s, dim_member, dim_t, chunk_members));
     return COHORT_OK;
 }
 
@@ -357,6 +397,59 @@ static int write_coordinates(cohort_output *o, const output_spec *s, int var_mem
     return COHORT_OK;
 }
 
+/* Each swept parameter's value per member, and a grid sweep's coordinate of it (dim_grid[j]). */
+static int define_parameters(cohort_output *o, const output_spec *s, int dim_member,
+                             int dim_grid[8])
+{
+    for (int j = 0; j < s->n_params; ++j) {
+        char name[NC_MAX_NAME - 8], grid[NC_MAX_NAME + 1];
+        snprintf(name, sizeof name, "%s", s->param_key[j]);
+        for (char *c = name; *c; ++c) *c = *c == '.' ? '_' : *c;
+        NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 1, &dim_member, &o->var_param[j]));
+        COHORT_CALL(put_text(o, o->var_param[j], "parameter", s->param_key[j]));
+        COHORT_CALL(
+            put_text(o, o->var_param[j], "long_name",
+                     s->param_meaning[j] ? s->param_meaning[j] : "swept parameter of each member"));
+        COHORT_CALL(put_text(o, o->var_param[j], "units", s->param_units[j]));
+        if (s->param_grid_count[j] > 0) {
+            int dim, var;
+            snprintf(grid, sizeof grid, "%s_grid", name);
+            NC_CALL(o, nc_def_dim(o->ncid, grid, (size_t)s->param_grid_count[j], &dim));
+            dim_grid[j] = dim;
+            NC_CALL(o, nc_def_var(o->ncid, grid, NC_DOUBLE, 1, &dim, &var));
+            COHORT_CALL(put_text(o, var, "parameter", s->param_key[j]));
+            COHORT_CALL(put_text(o, var, "long_name", "values of the swept parameter"));
+            COHORT_CALL(put_text(o, var, "units", s->param_units[j]));
+            NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
+        }
+    }
+    return COHORT_OK;
+}
+
+/* The global attributes: CF's, what the run was and how it was made. */
+static int define_global_attributes(cohort_output *o, const output_spec *s)
+{
+    COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "history", s->history));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "analysed_file", s->analysed_file));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "source", s->source));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "model", s->model));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "config", s->config));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "run_id", s->run_id));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "backend", s->backend));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "device", s->device));
+    COHORT_CALL(put_text(o, NC_GLOBAL, "libraries", s->libraries));
+    /* backend/philox.h: the scheme since 2026-11-22 */
+    COHORT_CALL(put_text(o, NC_GLOBAL, "rng",
+                         "Philox4x32-10 (Random123 on cpu, cuRAND's device API on cuda): member g "
+                         "draws stream g of the seed; value i is component i % 2 of "
+                         "curand_uniform2_double after curand_init(seed, g, 2 (i - i % 2))"));
+    const unsigned long long seed = s->seed;
+    NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
+    return COHORT_OK;
+}
+
 static int define_file(cohort_output *o, const output_spec *s)
 {
     int dim_member, dim_x, dim_y = -1, dim_t, var_member, var_x, var_y = -1;
@@ -391,47 +484,9 @@ static int define_file(cohort_output *o, const output_spec *s)
     }
     o->var_c = o->var_t_snap = o->var_ell_member = o->var_check = o->var_history = -1;
     if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_y, dim_t));
-    for (int j = 0; j < s->n_params; ++j) {
-        char name[NC_MAX_NAME - 8], grid[NC_MAX_NAME + 1];
-        snprintf(name, sizeof name, "%s", s->param_key[j]);
-        for (char *c = name; *c; ++c) *c = *c == '.' ? '_' : *c;
-        NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 1, &dim_member, &o->var_param[j]));
-        COHORT_CALL(put_text(o, o->var_param[j], "parameter", s->param_key[j]));
-        COHORT_CALL(
-            put_text(o, o->var_param[j], "long_name",
-                     s->param_meaning[j] ? s->param_meaning[j] : "swept parameter of each member"));
-        COHORT_CALL(put_text(o, o->var_param[j], "units", s->param_units[j]));
-        if (s->param_grid_count[j] > 0) {
-            int dim, var;
-            snprintf(grid, sizeof grid, "%s_grid", name);
-            NC_CALL(o, nc_def_dim(o->ncid, grid, (size_t)s->param_grid_count[j], &dim));
-            dim_grid[j] = dim;
-            NC_CALL(o, nc_def_var(o->ncid, grid, NC_DOUBLE, 1, &dim, &var));
-            COHORT_CALL(put_text(o, var, "parameter", s->param_key[j]));
-            COHORT_CALL(put_text(o, var, "long_name", "values of the swept parameter"));
-            COHORT_CALL(put_text(o, var, "units", s->param_units[j]));
-            NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
-        }
-    }
+    COHORT_CALL(define_parameters(o, s, dim_member, dim_grid));
     COHORT_CALL(define_analyses(o, s, dim_member, dim_x, dim_y, dim_t, dim_grid));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "Conventions", "CF-1.11"));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "title", s->title));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "history", s->history));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "analysed_file", s->analysed_file));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "source", s->source));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "model", s->model));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "config", s->config));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "run_id", s->run_id));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "backend", s->backend));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "device", s->device));
-    COHORT_CALL(put_text(o, NC_GLOBAL, "libraries", s->libraries));
-    /* backend/philox.h: the scheme since 2026-11-22 */
-    COHORT_CALL(put_text(o, NC_GLOBAL, "rng",
-                         "Philox4x32-10 (Random123 on cpu, cuRAND's device API on cuda): member g "
-                         "draws stream g of the seed; value i is component i % 2 of "
-                         "curand_uniform2_double after curand_init(seed, g, 2 (i - i % 2))"));
-    const unsigned long long seed = s->seed;
-    NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
+    COHORT_CALL(define_global_attributes(o, s));
     if (s->part_of > 0) COHORT_CALL(define_merge_group(o, s, dim_member, dim_t));
     NC_CALL(o, nc_enddef(o->ncid));
     return write_coordinates(o, s, var_member, var_x, var_y);

@@ -323,6 +323,31 @@ static int merge_plan(const merge_options *opt, part_file *parts, cohort_config 
     return 0;
 }
 
+/* Before anything is written: the backend, the parts (each what its run writes), the output's
+ * lock and what stands at and beside the output. 0, or 2 with err. */
+static int merge_admit(const merge_options *opt, const run_plan *p, const part_file *parts,
+                       const cohort_backend **be, output_lock **lock, char *err, size_t len)
+{
+    if (cohort_backend_get(opt->backend, be) != COHORT_OK) {
+        snprintf(err, len, "--backend %s: %s", opt->backend, cohort_error_message());
+        return EXIT_BAD_INPUT;
+    }
+    if (parts_conform(p, *be, parts, opt->n_inputs, err, len)) return EXIT_BAD_INPUT;
+    /* one writer per output; the join of an MPI run holds its output's lock already */
+    if (!opt->joining &&
+        (sidecar_check_not_owned(opt->output_path, "-o", err, len) ||
+         output_lock_acquire(opt->output_path, "-o", "cohort merge", lock, err, len)))
+        return EXIT_BAD_INPUT;
+    /* the join of an MPI run owns what a join before it left; the run checked the rest */
+    if (paths_check_output(opt->output_path, "-o", opt->inputs, opt->n_inputs, opt->overwrite, err,
+                           len) ||
+        sidecar_prepare(opt->output_path, "-o",
+                        opt->overwrite || opt->joining ? SIDECAR_OVERWRITE : SIDECAR_CREATE, err,
+                        len))
+        return EXIT_BAD_INPUT;
+    return 0;
+}
+
 int merge_parts(const merge_options *opt)
 {
     char err[1024] = "";
@@ -342,25 +367,9 @@ int merge_parts(const merge_options *opt)
     for (int i = 0; i < opt->n_inputs; ++i) parts[i].path = opt->inputs[i], parts[i].nc = -1;
     status = merge_plan(opt, parts, &c, &config_loaded, &p, err, sizeof err);
     if (status) goto done;
-    status = EXIT_BAD_INPUT;
     const cohort_backend *be = NULL;
-    if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
-        snprintf(err, sizeof err, "--backend %s: %s", opt->backend, cohort_error_message());
-        goto done;
-    }
-    if (parts_conform(&p, be, parts, opt->n_inputs, err, sizeof err)) goto done;
-    /* one writer per output; the join of an MPI run holds its output's lock already */
-    if (!opt->joining &&
-        (sidecar_check_not_owned(opt->output_path, "-o", err, sizeof err) ||
-         output_lock_acquire(opt->output_path, "-o", "cohort merge", &lock, err, sizeof err)))
-        goto done;
-    /* the join of an MPI run owns what a join before it left; the run checked the rest */
-    if (paths_check_output(opt->output_path, "-o", opt->inputs, opt->n_inputs, opt->overwrite, err,
-                           sizeof err) ||
-        sidecar_prepare(opt->output_path, "-o",
-                        opt->overwrite || opt->joining ? SIDECAR_OVERWRITE : SIDECAR_CREATE, err,
-                        sizeof err))
-        goto done;
+    status = merge_admit(opt, &p, parts, &be, &lock, err, sizeof err);
+    if (status) goto done;
 
     /* the whole run's file, its provenance the parts' */
     p.chunk = parts[0].count;

@@ -266,6 +266,52 @@ static void run_note_identical(const cohort_config *c, const run_plan *p)
                (long long)c->replicates, why, (long long)c->replicates, (long long)c->replicates);
 }
 
+/* --members A:B: a part of the run, cut at the statistics' blocks so that `cohort merge` joins
+ * the parts' accumulators exactly; [first, end) the members to run. 0, or 2 reported. */
+static int run_member_range(const run_options *opt, const run_plan *p, int64_t *first, int64_t *end)
+{
+    const int64_t members = p->members;
+    const int subset = opt->members_end > 0;
+    *first = subset ? opt->members_first : 0;
+    *end = subset ? opt->members_end : members;
+    const char *why = !subset                  ? NULL
+                      : p->model->steady       ? "a steady model's run is not split"
+                      : *end > members         ? "B is past the ensemble's last member"
+                      : *first % MOMENTS_BLOCK ? "A is not a multiple of the statistics' block"
+                      : *end % MOMENTS_BLOCK && *end != members
+                          ? "B is neither a multiple of the statistics' block nor the last member"
+                          : NULL;
+    if (!why) return 0;
+    report(REPORT_ERROR,
+           "--members %lld:%lld: %s (the run has %lld members; a part starts "
+           "at a multiple of %d and ends at one or at %lld)",
+           (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
+           MOMENTS_BLOCK, (long long)members);
+    return EXIT_BAD_INPUT;
+}
+
+/* What a time-dependent run says of its step before it starts: a dt above the model's stability
+ * limit for some members, and the dt that time.dt = auto chose. */
+static void run_note_step(const cohort_config *c, const run_options *opt, const run_plan *p)
+{
+    if (opt->quiet) return;
+    const cohort_model *model = p->model;
+    double worst_limit, mean_lo, mean_hi;
+    const int64_t unstable = run_plan_unstable_members(p, &worst_limit, &mean_lo, &mean_hi);
+    if (unstable > 0)
+        report(REPORT_NOTE,
+               "warning: time.dt = %.4g (from %s) is above %s's stability limit "
+               "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
+               "= %.4g): expect them to diverge, or set time.dt below it",
+               p->values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
+               (long long)p->members, mean_lo, mean_hi, worst_limit);
+    /* an adaptive model's is the first trial step */
+    if (config_get(c, "time", "dt")->is_auto)
+        report(REPORT_NOTE, "time.dt = auto: %s %.6g (%s)",
+               model->adaptive ? "first trial step" : "dt =",
+               model->adaptive ? p->values.tau0 : p->values.dt, model->name);
+}
+
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
@@ -277,41 +323,21 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         return status;
     }
     const cohort_backend *be = NULL;
+    int64_t first = 0, end = 0;
     if (cohort_backend_get(opt->backend, &be) != COHORT_OK) {
         report(REPORT_ERROR, "--backend %s: %s", opt->backend, cohort_error_message());
-        run_plan_free(&p);
-        return EXIT_BAD_INPUT;
-    }
-    const cohort_model *model = p.model;
-    if (model->steady && opt->resume) {
+        status = EXIT_BAD_INPUT;
+    } else if (p.model->steady && opt->resume) {
         report(REPORT_ERROR,
-               "--resume: %s is a steady model, whose runs do not "
-               "checkpoint; run it again",
-               model->name);
-        run_plan_free(&p);
-        return EXIT_BAD_INPUT;
+               "--resume: %s is a steady model, whose runs do not checkpoint; run it again",
+               p.model->name);
+        status = EXIT_BAD_INPUT;
+    } else {
+        status = run_member_range(opt, &p, &first, &end);
     }
-    const int64_t members = p.members;
-    /* --members A:B: a part of the run, cut at the statistics' blocks so that `cohort merge` joins
-     * the parts' accumulators exactly */
-    const int subset = opt->members_end > 0;
-    const int64_t first = subset ? opt->members_first : 0,
-                  end = subset ? opt->members_end : members;
-    const char *why = !subset                 ? NULL
-                      : model->steady         ? "a steady model's run is not split"
-                      : end > members         ? "B is past the ensemble's last member"
-                      : first % MOMENTS_BLOCK ? "A is not a multiple of the statistics' block"
-                      : end % MOMENTS_BLOCK && end != members
-                          ? "B is neither a multiple of the statistics' block nor the last member"
-                          : NULL;
-    if (why) {
-        report(REPORT_ERROR,
-               "--members %lld:%lld: %s (the run has %lld members; a part starts "
-               "at a multiple of %d and ends at one or at %lld)",
-               (long long)opt->members_first, (long long)opt->members_end, why, (long long)members,
-               MOMENTS_BLOCK, (long long)members);
+    if (status) {
         run_plan_free(&p);
-        return EXIT_BAD_INPUT;
+        return status;
     }
     if (!opt->quiet && !opt->segment) run_note_identical(c, &p);
     /* one writer per output, from here on: output_lock.h */
@@ -320,28 +346,13 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return EXIT_BAD_INPUT;
     }
-    if (model->steady) {
+    if (p.model->steady) {
         status = run_steady(c, opt, &p, be);
-        output_lock_release(lock);
-        return status;
+    } else {
+        run_note_step(c, opt, &p);
+        p.chunk = chunk_size(be, &p, end - first);
+        status = run_members(c, opt, p, be, first, end);
     }
-    double worst_limit, mean_lo, mean_hi;
-    const int64_t unstable = run_plan_unstable_members(&p, &worst_limit, &mean_lo, &mean_hi);
-    if (unstable > 0 && !opt->quiet)
-        report(REPORT_NOTE,
-               "warning: time.dt = %.4g (from %s) is above %s's stability limit "
-               "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
-               "= %.4g): expect them to diverge, or set time.dt below it",
-               p.values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
-               (long long)members, mean_lo, mean_hi, worst_limit);
-    /* time.dt = auto says what it chose (an adaptive model's is the first trial step) */
-    if (config_get(c, "time", "dt")->is_auto && !opt->quiet)
-        report(REPORT_NOTE, "time.dt = auto: %s %.6g (%s)",
-               model->adaptive ? "first trial step" : "dt =",
-               model->adaptive ? p.values.tau0 : p.values.dt, model->name);
-    p.chunk = chunk_size(be, &p, end - first);
-
-    status = run_members(c, opt, p, be, first, end);
     output_lock_release(lock);
     return status;
 }
