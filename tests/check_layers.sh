@@ -2,7 +2,8 @@
 # The architecture as the includes draw it (docs/design.md, "The tree of ensemble/"):
 # ensemble -> analysis -> solvers -> backend, and inside ensemble/ the folders one way,
 # cli -> parts -> run -> results -> config -> io; no file outside cli/ includes a cli/ header;
-# exit statuses defined in exit_status.h alone; the `cohort CMD:` prefix printed by cli/ alone.
+# the writer's insides (io/output_internal.h) in io/output*.c alone; exit statuses defined in
+# exit_status.h alone; the `cohort CMD:` prefix printed by cli/ alone.
 # Usage: check_layers.sh SOURCE_DIR
 cd "${1:?usage: check_layers.sh SOURCE_DIR}" || exit 1
 failures=0
@@ -27,6 +28,8 @@ hits=$(grep -rlE '#include <netcdf' solvers analysis ensemble/config)
 [ -z "$hits" ] || bad "NetCDF outside the writer's layers:" $hits
 hits=$(grep -rl '#include "io/output.h"' ensemble/config)
 [ -z "$hits" ] || bad "the plan includes the writer:" $hits
+hits=$(grep -rl '#include "io/output_internal.h"' ensemble | grep -v '^ensemble/io/output[a-z_]*\.[ch]$')
+[ -z "$hits" ] || bad "the writer's insides included outside io/output*.c:" $hits
 # exit statuses: defined once
 hits=$(grep -rnE '(EXIT_BAD_INPUT|EXIT_USAGE|EXIT_FAILURE_RUNNING)[[:space:]]*=' ensemble solvers analysis |
     grep -v '^ensemble/exit_status.h:')
