@@ -26,6 +26,8 @@ hits=$(grep -rlE '#include "(models|analysis)/' solvers/backend)
 [ -z "$hits" ] || bad "solvers/backend includes a model or an analysis:" $hits
 hits=$(grep -rlE '#include <netcdf' solvers analysis ensemble/config)
 [ -z "$hits" ] || bad "NetCDF outside the writer's layers:" $hits
+hits=$(grep -rl '#include <netcdf' ensemble | grep -v '^ensemble/io/')
+[ -z "$hits" ] || bad "NetCDF spoken outside io/ (reading: io/cohort_file.h; writing: io/output.h):" $hits
 hits=$(grep -rl '#include "io/output.h"' ensemble/config)
 [ -z "$hits" ] || bad "the plan includes the writer:" $hits
 hits=$(grep -rl '#include "io/output_internal.h"' ensemble | grep -v '^ensemble/io/output[a-z_]*\.[ch]$')

@@ -1,13 +1,13 @@
 /* cohort: the command-line program. A table of its subcommands, one line each; every subcommand
  * is a file of cli/ (cli.h). Only the command line chooses exit statuses (exit_status.h). */
 #include <gsl/gsl_version.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend/backend.h"
 #include "cli/cli.h"
 #include "exit_status.h"
+#include "io/output.h"
 #include "parts/comm.h"
 
 extern const char cohort_version[];
@@ -77,7 +77,7 @@ static void print_version(void)
     cohort_cuda_versions(cuda, sizeof cuda);
     const int usable = cohort_cuda_usable(why, sizeof why);
     printf("cohort %s (git %s)\n", cohort_version, cohort_git_hash);
-    printf("NetCDF-C %s\nGSL %s\n%s\n", nc_inq_libvers(), GSL_VERSION, cuda);
+    printf("NetCDF-C %s\nGSL %s\n%s\n", output_netcdf_version(), GSL_VERSION, cuda);
     printf("cuda backend: %s\n", usable ? "usable" : why);
     char mpi[512];
     comm_describe(mpi, sizeof mpi);

@@ -1,10 +1,14 @@
 #include "io/cohort_file.h"
 
+#include <math.h>
 #include <netcdf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exit_status.h"
+
+_Static_assert(COHORT_FILE_NAME_MAX == NC_MAX_NAME + 1, "a dimension's name fits");
+_Static_assert(COHORT_FILE_DIMS_MAX == NC_MAX_VAR_DIMS, "a variable's dimensions fit");
 
 char *cohort_file_text(int nc, const char *name)
 {
@@ -115,4 +119,95 @@ int cohort_file_describe(const char *path, FILE *out, char *err, size_t err_len)
     free(config);
     nc_close(nc);
     return 0;
+}
+
+int cohort_file_open_data(const char *path, int *nc)
+{
+    return nc_open(path, NC_NOWRITE, nc) == NC_NOERR ? 0 : -1;
+}
+
+void cohort_file_close(int nc)
+{
+    nc_close(nc);
+}
+
+int cohort_file_part(int nc, long long *first, long long *total, long long *members)
+{
+    int grp = -1, dim = -1, part = 1;
+    size_t length = 0;
+    if (nc_get_att_longlong(nc, NC_GLOBAL, "members_first", first) != NC_NOERR)
+        *first = -1, part = 0;
+    if (nc_get_att_longlong(nc, NC_GLOBAL, "members_total", total) != NC_NOERR)
+        *total = -1, part = 0;
+    if (nc_inq_ncid(nc, "merge", &grp) != NC_NOERR) part = 0;
+    *members =
+        nc_inq_dimid(nc, "member", &dim) == NC_NOERR && nc_inq_dimlen(nc, dim, &length) == NC_NOERR
+            ? (long long)length
+            : -1;
+    return part;
+}
+
+int cohort_file_variable(int nc, const char *group, const char *name, int *grp, int *var)
+{
+    *grp = nc;
+    if (group && nc_inq_ncid(nc, group, grp) != NC_NOERR) return -1;
+    return nc_inq_varid(*grp, name, var) == NC_NOERR ? 0 : -1;
+}
+
+int cohort_file_shape(int grp, int var, int max, int *ndims, size_t *len, int *is_double)
+{
+    int dims[NC_MAX_VAR_DIMS];
+    nc_type type;
+    if (nc_inq_var(grp, var, NULL, &type, ndims, dims, NULL) != NC_NOERR) return -1;
+    if (is_double) *is_double = type == NC_DOUBLE || type == NC_FLOAT;
+    for (int d = 0; d < *ndims && d < max; ++d)
+        if (nc_inq_dimlen(grp, dims[d], &len[d]) != NC_NOERR) return -1;
+    return 0;
+}
+
+int cohort_file_dimension(int grp, int var, int d, char *name, size_t *len)
+{
+    int ndims, dims[NC_MAX_VAR_DIMS];
+    if (nc_inq_var(grp, var, NULL, NULL, &ndims, dims, NULL) != NC_NOERR || d >= ndims) return -1;
+    return nc_inq_dim(grp, dims[d], name, len) == NC_NOERR ? 0 : -1;
+}
+
+int cohort_file_read_double(int grp, int var, const size_t *at, const size_t *size, double *out)
+{
+    return at ? nc_get_vara_double(grp, var, at, size, out) : nc_get_var_double(grp, var, out);
+}
+
+int cohort_file_read_int64(int grp, int var, const size_t *at, const size_t *size, long long *out)
+{
+    return at ? nc_get_vara_longlong(grp, var, at, size, out) : nc_get_var_longlong(grp, var, out);
+}
+
+int cohort_file_read_byte(int grp, int var, const size_t *at, const size_t *size,
+                          unsigned char *out)
+{
+    return at ? nc_get_vara_uchar(grp, var, at, size, out) : nc_get_var_uchar(grp, var, out);
+}
+
+const char *cohort_file_strerror(int status)
+{
+    return nc_strerror(status);
+}
+
+int cohort_file_chunking(int grp, int var, size_t *chunk)
+{
+    int storage = 0;
+    return nc_inq_var_chunking(grp, var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED;
+}
+
+void cohort_file_cache_chunk(int grp, int var)
+{
+    size_t chunk[NC_MAX_VAR_DIMS];
+    int ndims = 0;
+    nc_type type;
+    if (nc_inq_var(grp, var, NULL, &type, &ndims, NULL, NULL) != NC_NOERR ||
+        !cohort_file_chunking(grp, var, chunk))
+        return;
+    double bytes = type == NC_DOUBLE ? 8.0 : 4.0;
+    for (int d = 0; d < ndims; ++d) bytes *= (double)chunk[d];
+    nc_set_var_chunk_cache(grp, var, (size_t)fmin(1.5 * bytes, 4.0e9), 1009, 0.75f);
 }

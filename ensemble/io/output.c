@@ -15,6 +15,11 @@
 #include "io/output_internal.h"
 #include "io/sidecar.h"
 
+const char *output_netcdf_version(void)
+{
+    return nc_inq_libvers();
+}
+
 char *output_history(const char *command_line, const char *previous)
 {
     char stamp[64];

@@ -86,6 +86,9 @@ typedef struct output_spec {
 
 typedef struct cohort_output cohort_output;
 
+/* The NetCDF-C library's version, as it states it. */
+const char *output_netcdf_version(void);
+
 /* The history attribute: "<UTC timestamp> <command line>", then the previous history, if any,
  * on the lines below (malloc'd; NULL when out of memory). */
 char *output_history(const char *command_line, const char *previous);

@@ -1,7 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parts/merge.h"
 
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,35 +40,30 @@ static int part_open(part_file *f, char *err, size_t len)
 {
     if (paths_check_input(f->path, "part", err, len)) return EXIT_BAD_INPUT;
     if (cohort_file_open(f->path, &f->nc, &f->source, &f->config, err, len)) return EXIT_BAD_INPUT;
-    int dim = -1, grp = -1;
-    size_t members = 0;
-    if (nc_get_att_longlong(f->nc, NC_GLOBAL, "members_first", &f->first) != NC_NOERR ||
-        nc_get_att_longlong(f->nc, NC_GLOBAL, "members_total", &f->total) != NC_NOERR ||
-        nc_inq_ncid(f->nc, "merge", &grp) != NC_NOERR) {
+    long long members = -1;
+    if (!cohort_file_part(f->nc, &f->first, &f->total, &members)) {
         snprintf(err, len,
                  "%s is not a part of a run (no members_first, members_total and group merge: "
                  "cohort run --members A:B writes parts)",
                  f->path);
         return EXIT_BAD_INPUT;
     }
-    if (nc_inq_dimid(f->nc, "member", &dim) != NC_NOERR ||
-        nc_inq_dimlen(f->nc, dim, &members) != NC_NOERR || f->first < 0 ||
-        f->first + (long long)members > f->total) {
+    if (members < 0 || f->first < 0 || f->first + members > f->total) {
         snprintf(err, len, "%s: its members do not lie in [0, members_total = %lld)", f->path,
                  f->total);
         return EXIT_BAD_INPUT;
     }
-    f->count = f->held = (long long)members;
+    f->count = f->held = members;
     return 0;
 }
 
 /* The part's member coordinate: first, first + 1, ..., as its members_first says. */
 static int part_members_contiguous(const part_file *f, char *err, size_t len)
 {
-    int var = -1;
+    int grp = -1, var = -1;
     long long *member = malloc((size_t)(f->held > 0 ? f->held : 1) * sizeof *member);
-    int ok = member && nc_inq_varid(f->nc, "member", &var) == NC_NOERR &&
-             nc_get_var_longlong(f->nc, var, member) == NC_NOERR;
+    int ok = member && cohort_file_variable(f->nc, NULL, "member", &grp, &var) == 0 &&
+             cohort_file_read_int64(grp, var, NULL, NULL, member) == 0;
     long long k = 0;
     while (ok && k < f->held && member[k] == f->first + k) ++k;
     if (!ok)
@@ -153,21 +147,19 @@ static int parts_check(part_file *parts, int n, long long whole, char *err, size
  * that does not hold what its configuration asks for is bad input (*bad). */
 static int part_accumulate(const part_file *f, const run_plan *p, run_accumulators *a, int *bad)
 {
-    int grp = -1, var = -1, dims[4];
+    int grp = -1, var = -1, ndims = 0;
     size_t len[4] = {0};
     const int64_t b0 = f->first / MOMENTS_BLOCK;
     const int64_t n_blocks = (f->first + f->count + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
     const int statistics = 2 + a->n_obs;
     *bad = 1;
     const size_t at0 = 0, members = (size_t)f->count;
-    if (nc_inq_varid(f->nc, "diverged", &var) != NC_NOERR ||
-        nc_get_vara_uchar(f->nc, var, &at0, &members, a->diverged + f->first) != NC_NOERR)
+    if (cohort_file_variable(f->nc, NULL, "diverged", &grp, &var) ||
+        cohort_file_read_byte(grp, var, &at0, &members, a->diverged + f->first))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: diverged unreadable", f->path);
-    nc_inq_ncid(f->nc, "merge", &grp);
-    if (nc_inq_varid(grp, "moments", &var) != NC_NOERR ||
-        nc_inq_vardimid(grp, var, dims) != NC_NOERR)
+    if (cohort_file_variable(f->nc, "merge", "moments", &grp, &var) ||
+        cohort_file_shape(grp, var, 4, &ndims, len, NULL))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments missing", f->path);
-    for (int d = 0; d < 4; ++d) nc_inq_dimlen(grp, dims[d], &len[d]);
     if ((int64_t)len[0] != p->n_records || (int)len[1] != statistics ||
         (int64_t)len[2] < n_blocks || len[3] != 3)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -182,16 +174,15 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
                                          : &a->obs[(s - 2) * a->n_records + r];
             const size_t at[4] = {(size_t)r, (size_t)s, 0, 0},
                          size[4] = {1, 1, (size_t)n_blocks, 3};
-            if (nc_get_vara_double(grp, var, at, size, (double *)(b->blocks + b0)) != NC_NOERR)
+            if (cohort_file_read_double(grp, var, at, size, (double *)(b->blocks + b0)))
                 return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments unreadable", f->path);
             b->next = f->first + f->count;
         }
     if (a->sf) {
         const int64_t rows = a->sf->rows;
-        if (nc_inq_varid(grp, "spectrum_sums", &var) != NC_NOERR ||
-            nc_inq_vardimid(grp, var, dims) != NC_NOERR)
+        if (cohort_file_variable(f->nc, "merge", "spectrum_sums", &grp, &var) ||
+            cohort_file_shape(grp, var, 3, &ndims, len, NULL))
             return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums missing", f->path);
-        for (int d = 0; d < 3; ++d) nc_inq_dimlen(grp, dims[d], &len[d]);
         if ((int64_t)len[0] != p->n_records || (int64_t)len[1] < n_blocks ||
             (int64_t)len[2] != rows)
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -202,8 +193,7 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
             ordered_sum *s = &a->sf->sums[r];
             if (!s->host) COHORT_CALL(ordered_sum_alloc(s, a->sf->be, a->members, rows, 1, 1));
             const size_t at[3] = {(size_t)r, 0, 0}, size[3] = {1, (size_t)n_blocks, len[2]};
-            if (nc_get_vara_double(grp, var, at, size, s->host + (size_t)b0 * (size_t)rows) !=
-                NC_NOERR)
+            if (cohort_file_read_double(grp, var, at, size, s->host + (size_t)b0 * (size_t)rows))
                 return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums unreadable", f->path);
             s->next = f->first + f->count;
         }
@@ -398,7 +388,7 @@ done:
     output_lock_release(lock);
     run_accumulators_free(&a);
     for (int i = 0; parts && i < opt->n_inputs; ++i) {
-        if (parts[i].nc >= 0) nc_close(parts[i].nc);
+        if (parts[i].nc >= 0) cohort_file_close(parts[i].nc);
         free(parts[i].source), free(parts[i].config);
     }
     free(parts), free(provided.history), free(provided.previous), free(provided.backend),
@@ -412,14 +402,13 @@ int merge_part_moments(const char *path, int64_t record, int statistic, int64_t 
                        moments *blocks)
 {
     int nc = -1, grp = -1, var = -1;
-    if (nc_open(path, NC_NOWRITE, &nc) != NC_NOERR)
+    if (cohort_file_open_data(path, &nc))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: cannot open the part", path);
     const size_t at[4] = {(size_t)record, (size_t)statistic, 0, 0},
                  size[4] = {1, 1, (size_t)n_blocks, 3};
-    const int ok = nc_inq_ncid(nc, "merge", &grp) == NC_NOERR &&
-                   nc_inq_varid(grp, "moments", &var) == NC_NOERR &&
-                   nc_get_vara_double(grp, var, at, size, (double *)blocks) == NC_NOERR;
-    nc_close(nc);
+    const int ok = cohort_file_variable(nc, "merge", "moments", &grp, &var) == 0 &&
+                   cohort_file_read_double(grp, var, at, size, (double *)blocks) == 0;
+    cohort_file_close(nc);
     return ok ? COHORT_OK
               : COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments of record %lld unreadable", path,
                             (long long)record);

@@ -1,8 +1,7 @@
 #include "parts/part_features.h"
 
-#include <netcdf.h>
-
 #include "backend/cohort_error.h"
+#include "io/cohort_file.h"
 
 void part_features_init(part_features *f, const char *const *paths, const int64_t *first, int count,
                         int64_t n)
@@ -12,7 +11,7 @@ void part_features_init(part_features *f, const char *const *paths, const int64_
 
 void part_features_close(part_features *f)
 {
-    if (f->open >= 0) nc_close(f->nc);
+    if (f->open >= 0) cohort_file_close(f->nc);
     f->open = -1;
 }
 
@@ -21,11 +20,10 @@ static int part_open(part_features *f, int i)
 {
     if (f->open == i) return COHORT_OK;
     part_features_close(f);
-    if (nc_open(f->paths[i], NC_NOWRITE, &f->nc) != NC_NOERR)
+    if (cohort_file_open_data(f->paths[i], &f->nc))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: cannot open the part", f->paths[i]);
     f->open = i;
-    if (nc_inq_ncid(f->nc, "merge", &f->grp) != NC_NOERR ||
-        nc_inq_varid(f->grp, "features", &f->var) != NC_NOERR)
+    if (cohort_file_variable(f->nc, "merge", "features", &f->grp, &f->var))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/features missing", f->paths[i]);
     return COHORT_OK;
 }
@@ -53,7 +51,7 @@ int part_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
         COHORT_CALL(part_open(f, i));
         const size_t at[2] = {(size_t)(g - f->first[i]), 0},
                      size[2] = {(size_t)(end - g), (size_t)f->n};
-        if (nc_get_vara_double(f->grp, f->var, at, size, dst + (g - g0) * f->n) != NC_NOERR)
+        if (cohort_file_read_double(f->grp, f->var, at, size, dst + (g - g0) * f->n))
             return COHORT_FAIL(COHORT_ERR_IO,
                                "%s: merge/features of members [%lld, %lld) unreadable", f->paths[i],
                                (long long)g, (long long)end);

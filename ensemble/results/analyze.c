@@ -2,7 +2,6 @@
 #include "results/analyze.h"
 
 #include <math.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +27,7 @@
 /* The archive C of the input: C(member, x), or C(t_snap, member, x) with the snapshot times. */
 typedef struct archive {
     const char *path;
-    int nc, var;
+    int nc, grp, var;
     int snapshots;
     int64_t members, n, n_times;
     int64_t nx, ny; /* n = nx ny; 1D: ny = 1, C(member, x); 2D: C(member, y, x) */
@@ -47,11 +46,12 @@ static int archive_read(archive *a, int64_t time, int64_t g0, int64_t count, dou
     start[d] = (size_t)g0, size[d++] = (size_t)count;
     if (a->ny > 1) start[d] = 0, size[d++] = (size_t)a->ny;
     start[d] = 0, size[d++] = (size_t)a->nx;
-    const int status = nc_get_vara_double(a->nc, a->var, start, size, dst);
-    if (status != NC_NOERR) {
+    const int status = cohort_file_read_double(a->grp, a->var, start, size, dst);
+    if (status) {
         a->bad = 1;
         return COHORT_FAIL(COHORT_ERR_IO, "%s: reading C of members %lld..%lld: %s", a->path,
-                           (long long)g0, (long long)(g0 + count - 1), nc_strerror(status));
+                           (long long)g0, (long long)(g0 + count - 1),
+                           cohort_file_strerror(status));
     }
     return COHORT_OK;
 }
@@ -69,9 +69,9 @@ static int final_fields_load(void *ctx, int64_t g0, int64_t count, double *dst)
 /* Finds C and checks its shape against the plan; err says what is wrong. */
 static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
 {
-    int ndims, dims[NC_MAX_VAR_DIMS];
-    nc_type type;
-    if (nc_inq_varid(a->nc, "C", &a->var) != NC_NOERR) {
+    int ndims = 0, is_double = 0;
+    size_t lengths[4];
+    if (cohort_file_variable(a->nc, NULL, "C", &a->grp, &a->var)) {
         snprintf(err, len,
                  "%s has no archive (variable C): the run had output.archive = none; run it with "
                  "output.archive = final or snapshots",
@@ -80,8 +80,8 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
     }
     const int planar = p->model->dimension == 2;
     const int base = planar ? 3 : 2; /* (member, [y,] x), and t_snap first for snapshots */
-    if (nc_inq_var(a->nc, a->var, NULL, &type, &ndims, dims, NULL) != NC_NOERR ||
-        (type != NC_DOUBLE && type != NC_FLOAT) || ndims < base || ndims > base + 1) {
+    if (cohort_file_shape(a->grp, a->var, 4, &ndims, lengths, &is_double) || !is_double ||
+        ndims < base || ndims > base + 1) {
         snprintf(err, len, "%s: C is not a double or float variable of %d or %d dimensions",
                  a->path, base, base + 1);
         return EXIT_BAD_INPUT;
@@ -96,9 +96,9 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
     if (planar) expected[e] = "y", want[e++] = a->ny;
     expected[e] = "x", want[e++] = a->nx;
     for (int d = 0; d < ndims; ++d) {
-        char name[NC_MAX_NAME + 1];
+        char name[COHORT_FILE_NAME_MAX] = "";
         size_t length = 0;
-        if (nc_inq_dim(a->nc, dims[d], name, &length) != NC_NOERR || strcmp(name, expected[d]) ||
+        if (cohort_file_dimension(a->grp, a->var, d, name, &length) || strcmp(name, expected[d]) ||
             (want[d] >= 0 && (int64_t)length != want[d]) || length == 0) {
             snprintf(err, len,
                      "%s: C has the wrong shape: dimension %d is %s = %zu, expected %s = %lld "
@@ -116,22 +116,15 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;
     }
-    int var_t;
-    if (a->snapshots && (nc_inq_varid(a->nc, "t_snap", &var_t) != NC_NOERR ||
-                         nc_get_var_double(a->nc, var_t, a->times) != NC_NOERR)) {
+    int grp_t, var_t;
+    if (a->snapshots && (cohort_file_variable(a->nc, NULL, "t_snap", &grp_t, &var_t) ||
+                         cohort_file_read_double(grp_t, var_t, NULL, NULL, a->times))) {
         snprintf(err, len, "%s: C has snapshots but t_snap cannot be read", a->path);
         return EXIT_BAD_INPUT;
     }
     if (!a->snapshots) a->times[0] = p->t_end;
     a->final = a->n_times - 1;
-    /* HDF5 decompresses a whole chunk for any part of it: keep one chunk of C in the cache */
-    size_t chunk[NC_MAX_VAR_DIMS] = {1, 1, 1, 1};
-    int storage = 0;
-    if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED) {
-        double bytes = (type == NC_DOUBLE ? 8.0 : 4.0);
-        for (int d = 0; d < ndims; ++d) bytes *= (double)chunk[d];
-        nc_set_var_chunk_cache(a->nc, a->var, (size_t)fmin(1.5 * bytes, 4.0e9), 1009, 0.75f);
-    }
+    cohort_file_cache_chunk(a->grp, a->var);
     return 0;
 }
 
@@ -158,14 +151,14 @@ static int field_active(const double *c, int64_t n)
  * diverged(member): left out of k-means as in the run. */
 static int excluded_members(archive *a, int64_t chunk, unsigned char *excluded, double *buffer)
 {
-    int var;
+    int grp, var;
     memset(excluded, 0, (size_t)a->members);
-    if (nc_inq_varid(a->nc, "diverged", &var) == NC_NOERR) {
-        const int status = nc_get_var_uchar(a->nc, var, excluded);
-        if (status != NC_NOERR) {
+    if (cohort_file_variable(a->nc, NULL, "diverged", &grp, &var) == 0) {
+        const int status = cohort_file_read_byte(grp, var, NULL, NULL, excluded);
+        if (status) {
             a->bad = 1;
             return COHORT_FAIL(COHORT_ERR_IO, "%s: reading diverged: %s", a->path,
-                               nc_strerror(status));
+                               cohort_file_strerror(status));
         }
     }
     for (int64_t g0 = 0, count; g0 < a->members; g0 += count) {
@@ -231,11 +224,9 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
  * the spectra are taken at the run's leading dimension), fewer where memory is short. */
 static int64_t analyze_chunk(const cohort_backend *be, const archive *a, int with_spectra)
 {
-    size_t chunk[NC_MAX_VAR_DIMS] = {0}, free_bytes = 0;
-    int storage = 0;
+    size_t chunk[COHORT_FILE_DIMS_MAX] = {0}, free_bytes = 0;
     int64_t run_chunk = a->members;
-    if (nc_inq_var_chunking(a->nc, a->var, &storage, chunk) == NC_NOERR && storage == NC_CHUNKED)
-        run_chunk = (int64_t)chunk[a->snapshots];
+    if (cohort_file_chunking(a->grp, a->var, chunk)) run_chunk = (int64_t)chunk[a->snapshots];
     if (be->mem_info(&free_bytes, NULL) != COHORT_OK) free_bytes = (size_t)1 << 30;
     double per_member = 2.0 * (double)a->n * sizeof(double); /* staged and interleaved */
     if (with_spectra) per_member += structure_factor_bytes_per_member(a->nx, a->ny);
@@ -407,7 +398,7 @@ int analyze_archive(const analyze_options *opt)
     if (status) report(REPORT_ERROR, "%s", err);
     output_close(st.out, 0);
     output_lock_release(st.lock);
-    if (st.a.nc >= 0) nc_close(st.a.nc);
+    if (st.a.nc >= 0) cohort_file_close(st.a.nc);
     if (st.config_loaded) config_free(&st.c);
     run_plan_free(&st.p);
     free(st.a.times), free(st.source), free(st.config_text), free(st.in_history), free(st.out_path);

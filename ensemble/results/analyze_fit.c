@@ -1,10 +1,10 @@
 #include "results/analyze_fit.h"
 
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "backend/cohort_error.h"
+#include "io/cohort_file.h"
 #include "results/uncertainty.h"
 
 /* <l>_block_moments of the plan's shape, read into v (n_records x blocks x 3). */
@@ -13,13 +13,12 @@ static int read_blocks(int nc, const char *path, const run_plan *p, int64_t bloc
 {
     char name[64];
     snprintf(name, sizeof name, "%s_block_moments", p->model->statistics->length_name);
-    int var, ndims = 0, dims[NC_MAX_VAR_DIMS];
+    int grp, var, ndims = 0;
     size_t len[3] = {0, 0, 0};
     const size_t want[3] = {(size_t)p->n_records, (size_t)blocks, 3};
-    int shaped = nc_inq_varid(nc, name, &var) == NC_NOERR &&
-                 nc_inq_var(nc, var, NULL, NULL, &ndims, dims, NULL) == NC_NOERR && ndims == 3;
-    for (int d = 0; shaped && d < 3; ++d)
-        shaped = nc_inq_dimlen(nc, dims[d], &len[d]) == NC_NOERR && len[d] == want[d];
+    int shaped = cohort_file_variable(nc, NULL, name, &grp, &var) == 0 &&
+                 cohort_file_shape(grp, var, 3, &ndims, len, NULL) == 0 && ndims == 3;
+    for (int d = 0; shaped && d < 3; ++d) shaped = len[d] == want[d];
     if (!shaped) {
         *bad = 1;
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -28,10 +27,11 @@ static int read_blocks(int nc, const char *path, const run_plan *p, int64_t bloc
                            "(--members A:B; merge the parts first)",
                            path, name, want[0], want[1]);
     }
-    const int status = nc_get_var_double(nc, var, v);
-    if (status != NC_NOERR) {
+    const int status = cohort_file_read_double(grp, var, NULL, NULL, v);
+    if (status) {
         *bad = 1;
-        return COHORT_FAIL(COHORT_ERR_IO, "%s: reading %s: %s", path, name, nc_strerror(status));
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: reading %s: %s", path, name,
+                           cohort_file_strerror(status));
     }
     return COHORT_OK;
 }

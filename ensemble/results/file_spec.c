@@ -2,7 +2,6 @@
 #include "results/file_spec.h"
 
 #include <gsl/gsl_version.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,8 +17,8 @@ static void file_spec_common(const file_request *rq, file_provenance *pv, output
     char cuda[128];
     be->describe(pv->device, sizeof pv->device);
     cohort_cuda_versions(cuda, sizeof cuda);
-    snprintf(pv->libraries, sizeof pv->libraries, "NetCDF-C %s; GSL %s; %s", nc_inq_libvers(),
-             GSL_VERSION, cuda);
+    snprintf(pv->libraries, sizeof pv->libraries, "NetCDF-C %s; GSL %s; %s",
+             output_netcdf_version(), GSL_VERSION, cuda);
     *spec = (output_spec){.path = rq->path,
                           .members = p->members,
                           .n = p->n,

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE /* getrandom */
 #include <errno.h>
 #include <fcntl.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +45,17 @@ typedef struct file_identity {
 /* OUT's identity; 0, or 2 with err where it is not a cohort file. */
 static int file_identity_read(const char *path, file_identity *f, char *err, size_t len)
 {
-    int nc = -1, dim = -1;
+    int nc = -1;
     char *source = NULL;
     memset(f, 0, sizeof *f);
     if (cohort_file_open(path, &nc, &source, &f->config, err, len)) return EXIT_BAD_INPUT;
     free(source);
     f->run_id = cohort_file_text(nc, "run_id");
-    if (nc_get_att_longlong(nc, NC_GLOBAL, "members_first", &f->first) != NC_NOERR) f->first = 0;
-    if (nc_inq_dimid(nc, "member", &dim) != NC_NOERR || nc_inq_dimlen(nc, dim, &f->members))
-        f->members = 0;
-    nc_close(nc);
+    long long total, members;
+    cohort_file_part(nc, &f->first, &total, &members);
+    f->first = f->first < 0 ? 0 : f->first;
+    f->members = members < 0 ? 0 : (size_t)members;
+    cohort_file_close(nc);
     return 0;
 }
 
