@@ -54,6 +54,15 @@ expect 2 "inline.ini:4: time.t_end = '2 # two': '#' starts a comment only at the
 printf '[model]\nname = ch1d\ngamma = 0.02\n[time]\nt_end = 2\n[model]\ngamma = 0.03\n' > "$cli_dir/dup.ini"
 expect 2 "dup.ini:7: model.gamma given twice \(first at .*dup.ini:3\)" -- \
     run "$cli_dir/dup.ini" -o "$cli_dir/dup.nc"
+# no silent keys: a file's key that its own model does not read is refused with its line and
+# the models that read it; where --set model.name switches the file to another model, the keys
+# that model ignores are a note
+printf '[model]\nname = ch1d\nf0 = 5\n' > "$cli_dir/silent.ini"
+expect 2 "silent.ini:3: model.f0 does not apply to model.name = ch1d \(it is read by: ch1d_forced" -- \
+    run "$cli_dir/silent.ini" -o "$cli_dir/silent.nc"
+printf '[model]\nname = ch1d_forced\nf0 = 5\n[grid]\nn = 16\n[time]\nt_end = 0.5\n' > "$cli_dir/switch.ini"
+expect 0 "note: model.name = ch1d \(from --set model.name=ch1d\) does not read model.f0 \(.*switch.ini:3\): ignored" -- \
+    run "$cli_dir/switch.ini" --set model.name=ch1d --set ensemble.members=2 -o "$cli_dir/switch.nc"
 # each model's starter and listing hold only the text that applies to it, numbers short
 check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi; }
 for m in mcf2d heat1d convdiff2d willmore2d ch1d; do
@@ -74,7 +83,8 @@ check "cohort models lacks each model's starter values" \
     "grep -q \"cohort init's values: grid.nx = 32, grid.ny = 32, time.t_end = 0.1\" '$cli_dir/models.txt'"
 check "cohort models shows heat1d's boundary default as dirichlet" \
     "grep -q 'model.boundary default neumann one of neumann' '$cli_dir/models.txt'"
-[ ! -e "$cli_dir/header.nc" ] && [ ! -e "$cli_dir/inline.nc" ] && [ ! -e "$cli_dir/dup.nc" ] ||
+[ ! -e "$cli_dir/header.nc" ] && [ ! -e "$cli_dir/inline.nc" ] && [ ! -e "$cli_dir/dup.nc" ] &&
+    [ ! -e "$cli_dir/silent.nc" ] ||
     { failed=$((failed + 1)); echo "FAIL: a refused configuration left a file"; }
 rm -rf "$cli_dir"
 expect 0 'usage: cohort selfcheck' -- selfcheck --help

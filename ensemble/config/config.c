@@ -488,6 +488,36 @@ static int load_text(cohort_config *c, const char *name, const char *text, size_
                 syntax);
 }
 
+/* A key given for a model that does not read it would change nothing, silently: refused, from
+ * the command line or from a file whose own model does not read it. Where --set model.name
+ * switched a file to another model, the file's keys that model ignores are noted instead
+ * (c->ignored): a file may serve several models. */
+static int refuse_unread_keys(cohort_config *c, const char *file_model, char *err, size_t len)
+{
+    size_t n_keys;
+    const config_key *schema = config_schema(&n_keys);
+    const char *model = c->values[config_schema_find("model", "name")].text;
+    for (size_t k = 0; k < n_keys; ++k) {
+        const config_value *v = &c->values[k];
+        if (!strcmp(v->origin, "default") || !schema[k].models[0] ||
+            config_list_has(schema[k].models, ' ', model))
+            continue;
+        const int from_set = !strncmp(v->origin, "--set ", 6);
+        if (!from_set && strcmp(file_model, model) &&
+            config_list_has(schema[k].models, ' ', file_model)) {
+            const size_t used = strlen(c->ignored);
+            snprintf(c->ignored + used, sizeof c->ignored - used, "%s%s.%s (%s)", used ? ", " : "",
+                     schema[k].section, schema[k].name, v->origin);
+            continue;
+        }
+        return fail(err, len,
+                    "%s: %s.%s does not apply to model.name = %s (it is read by: %s; cohort "
+                    "models lists each model's keys)",
+                    v->origin, schema[k].section, schema[k].name, model, schema[k].models);
+    }
+    return COHORT_OK;
+}
+
 /* Defaults, then `text` (NULL: none; `name` in messages), then the --set arguments, then the
  * model's own defaults of the keys still unset. */
 static int load(cohort_config *c, const char *name, const char *text, const char *const *sets,
@@ -504,6 +534,11 @@ static int load(cohort_config *c, const char *name, const char *text, const char
     for (size_t k = 0; k < n_keys && rc == COHORT_OK; ++k)
         rc = assign(&schema[k], schema[k].default_value, "default", &c->values[k], err, err_len);
     if (rc == COHORT_OK && text) rc = load_text(c, name, text, n_keys, err, err_len);
+    /* the model the file itself runs, before --set may switch it */
+    char file_model[CONFIG_TEXT] = "";
+    if (rc == COHORT_OK)
+        snprintf(file_model, sizeof file_model, "%s",
+                 c->values[config_schema_find("model", "name")].text);
     for (int i = 0; i < n_sets && rc == COHORT_OK; ++i) {
         char origin[CONFIG_ORIGIN], section[CONFIG_TEXT];
         snprintf(origin, sizeof origin, "--set %s", sets[i]);
@@ -517,19 +552,7 @@ static int load(cohort_config *c, const char *name, const char *text, const char
         snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
         rc = apply(c, section, key, eq + 1, origin, err, err_len);
     }
-    /* a key overridden on the command line for a model that does not read it would change
-     * nothing, silently: refused instead (a file's keys may serve several models, as when
-     * --set model.name switches between them, so they are not) */
-    const int name_key = config_schema_find("model", "name");
-    const char *model = rc == COHORT_OK ? c->values[name_key].text : "";
-    for (size_t k = 0; k < n_keys && rc == COHORT_OK; ++k)
-        if (!strncmp(c->values[k].origin, "--set ", 6) && schema[k].models[0] &&
-            !config_list_has(schema[k].models, ' ', model))
-            rc = fail(err, err_len,
-                      "%s: %s.%s does not apply to model.name = %s (it is read by: %s; cohort "
-                      "models lists each model's keys)",
-                      c->values[k].origin, schema[k].section, schema[k].name, model,
-                      schema[k].models);
+    if (rc == COHORT_OK) rc = refuse_unread_keys(c, file_model, err, err_len);
     if (rc == COHORT_OK) rc = model_defaults(c, err, err_len);
     if (rc != COHORT_OK) config_free(c);
     return rc;

@@ -95,6 +95,9 @@ typedef struct cohort_config {
     int n_sweeps;
     int design_grid; /* [sweep] design = grid (1) or zip (0) */
     int64_t replicates;
+    /* where --set model.name switched a file to another model: the file's keys that model does
+     * not read ("grid.n (run.ini:4), ..."), for a note; else "" */
+    char ignored[1024];
 } cohort_config;
 
 /* Whether every member of a run of `c` starts alike and so runs alike (cohort's models have no

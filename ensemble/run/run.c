@@ -339,7 +339,12 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
         run_plan_free(&p);
         return status;
     }
-    if (!opt->quiet && !opt->segment) run_note_identical(c, &p);
+    if (!opt->quiet && !opt->segment) {
+        run_note_identical(c, &p);
+        if (c->ignored[0])
+            report(REPORT_NOTE, "note: model.name = %s (from %s) does not read %s: ignored",
+                   p.model->name, config_get(c, "model", "name")->origin, c->ignored);
+    }
     /* one writer per output, from here on: output_lock.h */
     output_lock *lock = NULL;
     if (!opt->output_locked && run_file_lock(c, opt, &lock)) {
