@@ -63,6 +63,18 @@ expect 2 "silent.ini:3: model.f0 does not apply to model.name = ch1d \(it is rea
 printf '[model]\nname = ch1d_forced\nf0 = 5\n[grid]\nn = 16\n[time]\nt_end = 0.5\n' > "$cli_dir/switch.ini"
 expect 0 "note: model.name = ch1d \(from --set model.name=ch1d\) does not read model.f0 \(.*switch.ini:3\): ignored" -- \
     run "$cli_dir/switch.ini" --set model.name=ch1d --set ensemble.members=2 -o "$cli_dir/switch.nc"
+# laws only where they hold: ch1d fits ell against ln t; diffusion1d and the forced flow map
+# fit nothing, store no fit and print none, and keep the mean's band
+for m in ch1d diffusion1d ch1d_forced; do
+    "$cohort" run "$cli_dir/hash.ini" --set model.name=$m --set ensemble.members=4 \
+        --set grid.n=16 --set time.t_end=3 -o "$cli_dir/law-$m.nc" > "$cli_dir/law-$m.log" 2>&1
+    "$cohort" info "$cli_dir/law-$m.nc" > "$cli_dir/law-$m.info" 2>&1
+done
+check "ch1d lacks its fit" "grep -q '^ell_mean = .* ln t' '$cli_dir/law-ch1d.log' && grep -q ell_vs_log_t_slope '$cli_dir/law-ch1d.info'"
+for m in diffusion1d ch1d_forced; do
+    check "$m prints or stores a fit" "! grep -q 'ell_mean = ' '$cli_dir/law-$m.log' && ! grep -Eq 'vs_log_t|_exponent' '$cli_dir/law-$m.info' && grep -q ell_mean_ci95 '$cli_dir/law-$m.info'"
+done
+check "a printed formula holds '+ -'" "! grep -q '+ -' '$cli_dir'/law-*.log"
 # each model's starter and listing hold only the text that applies to it, numbers short
 check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi; }
 for m in mcf2d heat1d convdiff2d willmore2d ch1d; do

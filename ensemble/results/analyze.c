@@ -257,7 +257,8 @@ static int analyses_chosen(const analyze_options *opt, const run_plan *p, int *s
                  (long long)p->members, opt->input);
         return EXIT_BAD_INPUT;
     }
-    if (opt->bootstrap > 0 && !p->model->statistics) {
+    if (opt->bootstrap > 0 &&
+        (!p->model->statistics || p->model->statistics->fit == COHORT_FIT_NONE)) {
         snprintf(err, len, "--bootstrap: %s's model %s fits no coarsening law", opt->input,
                  p->model->name);
         return EXIT_BAD_INPUT;

@@ -73,7 +73,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
 {
     const cohort_model *model = p->model;
     /* 1/k1 as a power of t, where the model's length is one too (ell's law is logarithmic) */
-    const int log_law = model->statistics && model->statistics->fit == COHORT_FIT_LINEAR_IN_LOG_T;
+    const int power_law = model->statistics && model->statistics->fit == COHORT_FIT_POWER_LAW;
     const double fit_from = p->fit_from;
     structure_factor *sf = a->sf;
     double *k1_x = malloc((size_t)p->n_records * sizeof(double));
@@ -112,7 +112,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
             out, p, a->ell,
             &(uncertainty_options){o->part ? 0 : p->bootstrap, !o->part, !o->part, o->quiet});
     double c0 = 0.0, c1 = 0.0, fit_r = 0.0;
-    if (rc == COHORT_OK && !log_law && n_k1 >= 3) {
+    if (rc == COHORT_OK && power_law && n_k1 >= 3) {
         rc = uncertainty_fit_store(out, "inverse_k1_exponent", "", k1_x, k1_y, n_k1, &c0, &c1,
                                    &fit_r);
         if (rc == COHORT_OK && !o->quiet)

@@ -13,7 +13,7 @@
 /* The fitted line's names: the model's length ("ell", "s") and its slope's and intercept's
  * attributes (ell_vs_log_t_slope, ell_vs_log_t_intercept; s_exponent, s_exponent_intercept). */
 typedef struct uncertainty_names {
-    const char *length, *slope, *intercept;
+    const char *length, *slope, *intercept; /* slope NULL: no law holds, the mean's band alone */
     int log_law; /* y = the mean (ell against ln t), else its logarithm */
 } uncertainty_names;
 
@@ -80,7 +80,13 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
     if (rc == COHORT_OK)
         rc = bootstrap_fit_line(&series, fit, x, !names->log_law, opt->resamples, p->ic.seed, &b,
                                 opt->with_band ? band : NULL);
-    if (rc == COHORT_OK) rc = write_line(out, names, &b);
+    if (rc == COHORT_OK && names->slope) {
+        rc = write_line(out, names, &b);
+    } else if (rc == COHORT_OK) { /* the band alone, and what it was drawn from */
+        const double resamples = b.resamples, blocks = (double)b.blocks;
+        rc = output_put_double(out, "bootstrap_resamples", resamples);
+        if (rc == COHORT_OK) rc = output_put_double(out, "bootstrap_blocks", blocks);
+    }
     char name[64], meaning[256];
     snprintf(name, sizeof name, "%s_mean_ci95", names->length);
     snprintf(meaning, sizeof meaning,
@@ -88,13 +94,13 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
              "the members in blocks of %d (bootstrap_resamples)",
              names->length, MOMENTS_BLOCK);
     if (rc == COHORT_OK && opt->with_band) rc = output_write_interval(out, name, meaning, n, band);
-    if (rc == COHORT_OK && !opt->quiet && isfinite(b.slope_se))
+    if (rc == COHORT_OK && !opt->quiet && names->slope && isfinite(b.slope_se))
         report(REPORT_RESULT,
                "%s: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap of %lld blocks, %d "
                "resamples)",
                names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks,
                b.resamples);
-    else if (rc == COHORT_OK && !opt->quiet && b.blocks < 2)
+    else if (rc == COHORT_OK && !opt->quiet && names->slope && b.blocks < 2)
         report(REPORT_RESULT,
                "%s: no bootstrap error bars (NaN): the members fill one block of %d, and the "
                "bootstrap resamples blocks; more than %d members give them",
@@ -147,6 +153,14 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
     const cohort_model_statistics *st = p->model->statistics;
     const int log_law = st->fit == COHORT_FIT_LINEAR_IN_LOG_T;
     const char *l = st->length_name;
+    if (st->fit == COHORT_FIT_NONE) { /* no law: the mean's band alone */
+        const uncertainty_names names = {l, NULL, NULL, 1};
+        int rc = COHORT_OK;
+        if (opt->with_blocks) rc = write_blocks(out, l, records, p->n_records);
+        if (rc == COHORT_OK && opt->resamples > 0 && opt->with_band)
+            rc = write_bootstrap(out, p, records, &names, opt);
+        return rc;
+    }
     double *x = malloc((size_t)p->n_records * sizeof *x),
            *y = malloc((size_t)p->n_records * sizeof *y);
     int rc = x && y ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the fit's points");
@@ -159,8 +173,8 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
     if (rc == COHORT_OK && n >= 3) {
         rc = uncertainty_fit_store(out, base, log_law ? "_slope" : "", x, y, n, &c0, &c1, &r);
         if (rc == COHORT_OK && !quiet && log_law)
-            report(REPORT_RESULT, "%s_mean = %.4g + %.4g ln t (r = %.4f) from t = %g on", l, c0, c1,
-                   r, p->fit_from);
+            report(REPORT_RESULT, "%s_mean = %.4g %s %.4g ln t (r = %.4f) from t = %g on", l, c0,
+                   c1 < 0 ? "-" : "+", fabs(c1), r, p->fit_from);
         else if (rc == COHORT_OK && !quiet)
             report(REPORT_RESULT, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on", l, exp(c0), c1,
                    r, p->fit_from);

@@ -74,10 +74,12 @@ typedef struct cohort_model_state {
     int64_t ld, m0, count;      /* members [m0, m0 + count) of ld */
 } cohort_model_state;
 
-/* How the per-member length scale 1 / (1 - <C^2>) is fitted against t from analysis.fit_from on. */
+/* The law the per-member length scale 1 / (1 - <C^2>) follows in t, fitted from
+ * analysis.fit_from on; where none holds, the run stores the mean and its band alone. */
 typedef enum {
     COHORT_FIT_LINEAR_IN_LOG_T = 0, /* <name>_mean = a + b ln t: <name>_vs_log_t_slope, ... */
-    COHORT_FIT_POWER_LAW = 1        /* <name>_mean = a t^b: <name>_exponent, ... */
+    COHORT_FIT_POWER_LAW = 1,       /* <name>_mean = a t^b: <name>_exponent, ... (and 1/k1) */
+    COHORT_FIT_NONE = 2             /* no coarsening law: no fit stored or printed */
 } cohort_model_fit;
 
 /* A per-member quantity a model reports at every record: its ensemble mean, variance and standard

@@ -34,6 +34,6 @@ const cohort_model cohort_model_hyperdiffusion1d = {
     .stepper_free = model1d_model_stepper_free,
     .stepping = &model1d_stepping,
     .on_chip = &model1d_on_chip,
-    .statistics = &model1d_statistics,
+    .statistics = &model1d_statistics_no_law,
     .defaults = &model1d_defaults,
 };

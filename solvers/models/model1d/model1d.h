@@ -80,6 +80,7 @@ extern const char model1d_citation[];
 extern const cohort_model_stepping model1d_stepping;
 extern const cohort_model_on_chip model1d_on_chip;
 extern const cohort_model_statistics model1d_statistics;
+extern const cohort_model_statistics model1d_statistics_no_law;
 extern const cohort_model_defaults model1d_defaults;
 int model1d_model_stepper_alloc(model1d_kind kind, const cohort_model *m, const cohort_backend *be,
                                 const cohort_model_values *v, void **stepper);

@@ -77,3 +77,11 @@ const cohort_model_statistics model1d_statistics = {
     .length_meaning = "coarsening length 1/(1 - <C^2>)",
     .fit = COHORT_FIT_LINEAR_IN_LOG_T,
 };
+
+/* the same length where no coarsening law holds: diffusion and hyperdiffusion smooth the noise
+ * away, and ell tends to 1 */
+const cohort_model_statistics model1d_statistics_no_law = {
+    .length_name = "ell",
+    .length_meaning = "coarsening length 1/(1 - <C^2>)",
+    .fit = COHORT_FIT_NONE,
+};
