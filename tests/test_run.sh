@@ -43,6 +43,21 @@ for chunk in 7 auto; do
 done
 "$python" "$here/compare_runs.py" snap-auto.nc snap-7.nc
 case $? in 0) ok ;; 77) ;; *) bad "chunk sizes change the snapshots" ;; esac
+# records and snapshots on their times: time.dt = auto divides output_every, snapshot_every and
+# t_end into whole steps (here 0.1, 0.2 and 0.5; then a t_end of 0.55, not a multiple of 0.1)
+"$python" "$here/check_record_times.py" 0.1 0.2 0.5 snap-7.nc
+case $? in 0) ok ;; 77) ;; *) bad "records or snapshots off their times" ;; esac
+"$cohort" run small.ini --quiet --backend cpu --set time.t_end=0.55 -o times-055.nc ||
+    bad "run to t_end = 0.55"
+"$python" "$here/check_record_times.py" 0.1 0 0.55 times-055.nc
+case $? in 0) ok ;; 77) ;; *) bad "records off their times with t_end = 0.55" ;; esac
+# a given dt that does not divide them: taken, with a note naming the records' times
+if "$cohort" run small.ini --backend cpu --set time.dt=0.0031 -o times-dt.nc 2>&1 |
+    grep -q "note: time.dt = 0.00308642 (from --set time.dt=0.0031) does not divide time.output_every and time.t_end into whole steps: the records fall on the steps nearest their times, t = 0.09876543"; then
+    ok
+else
+    bad "no note of the records' times for a dt that does not divide them"
+fi
 if "$cohort" info snap-7.nc | grep -q "C(t_snap, member, x).*ell(t, member)\|ell(t, member).*C(t_snap"; then
     ok
 else

@@ -32,6 +32,47 @@ static int64_t *event_steps(double every, const run_plan *p, int64_t *count)
     return steps;
 }
 
+double run_plan_record_time(const run_plan *p, int64_t r)
+{
+    return (double)p->record_step[r] * p->values.dt;
+}
+
+int run_plan_record_fitted(const run_plan *p, int64_t r)
+{
+    const double t = run_plan_record_time(p, r);
+    return t > 0.0 && t >= p->fit_from * (1.0 - 1e-9);
+}
+
+double run_plan_fit_start(const run_plan *p)
+{
+    for (int64_t r = 0; r < p->n_records; ++r)
+        if (run_plan_record_fitted(p, r)) return run_plan_record_time(p, r);
+    return NAN;
+}
+
+/* The longest period that t_end, time.output_every and (with snapshots) output.snapshot_every
+ * are all whole multiples of, to 1e-9 relative, among their smallest divided by 1 .. 1000; 0
+ * where there is none (the records then fall on the step nearest their times). */
+static double event_period(const cohort_config *c, double t_end)
+{
+    double v[3] = {t_end, config_real(c, "time", "output_every"), 0.0};
+    int n = 2;
+    if (!strcmp(config_get(c, "output", "archive")->text, "snapshots"))
+        v[n++] = config_real(c, "output", "snapshot_every");
+    double smallest = v[0];
+    for (int i = 1; i < n; ++i) smallest = fmin(smallest, v[i]);
+    for (int j = 1; j <= 1000; ++j) {
+        const double period = smallest / j;
+        int whole = 1;
+        for (int i = 0; i < n && whole; ++i) {
+            const double q = v[i] / period;
+            whole = fabs(q - nearbyint(q)) <= 1e-9 * q;
+        }
+        if (whole) return period;
+    }
+    return 0.0;
+}
+
 /* Whether members g and h share every swept value the stepper holds. */
 int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h)
 {
@@ -340,9 +381,23 @@ static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
                  p->t_end / dt_wanted);
         return EXIT_BAD_INPUT;
     }
-    /* t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not whole */
+    /* every record on its time: dt divides the period of the records, the snapshots and t_end
+     * (auto: the largest such dt at most the model's; a given dt that divides it) */
+    p->event_period = m->adaptive ? 0.0 : event_period(c, p->t_end);
+    const double per_period = p->event_period / dt_wanted;
+    if (p->event_period > 0.0 &&
+        (dt->is_auto || fabs(per_period - nearbyint(per_period)) <= 1e-9 * per_period)) {
+        const int64_t k = (int64_t)ceil(per_period * (1.0 - 1e-9));
+        p->values.dt = p->event_period / (double)k;
+        p->steps = (int64_t)llround(p->t_end / p->event_period) * k;
+        p->events_on_time = 1;
+        return 0;
+    }
+    /* else t_end is reached exactly: dt shrinks by less than a step where t_end / dt is not
+     * whole, and the records fall on the steps nearest their times */
     p->steps = (int64_t)ceil(p->t_end / dt_wanted * (1.0 - 1e-12));
     p->values.dt = p->t_end / (double)p->steps;
+    p->events_on_time = m->adaptive != NULL;
     return 0;
 }
 

@@ -32,6 +32,10 @@ typedef struct run_plan {
     int target;
     const char *target_name;
     double t_end;
+    /* the period the records, the snapshots and t_end are whole multiples of (0: none), and
+     * whether every record and snapshot falls on its nominal time k * every (to rounding) */
+    double event_period;
+    int events_on_time;
     double checkpoint_every; /* output.checkpoint_every: wall-clock seconds between checkpoints */
     int64_t chunk_wanted;    /* ensemble.chunk, 0 for auto (chunk: what the run then uses) */
     /* [output] and [analysis], as the later stages read them */
@@ -63,6 +67,13 @@ typedef struct run_plan {
  * which names the key and where its value came from. run_plan_free releases it either way. */
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len);
 void run_plan_free(run_plan *p);
+
+/* Record r's time, and whether the fits take it (t > 0 and t >= analysis.fit_from, to
+ * rounding). */
+double run_plan_record_time(const run_plan *p, int64_t r);
+int run_plan_record_fitted(const run_plan *p, int64_t r);
+/* The time of the first record the fits take (NAN: none), as messages state the window. */
+double run_plan_fit_start(const run_plan *p);
 
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g);

@@ -74,7 +74,6 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     const cohort_model *model = p->model;
     /* 1/k1 as a power of t, where the model's length is one too (ell's law is logarithmic) */
     const int power_law = model->statistics && model->statistics->fit == COHORT_FIT_POWER_LAW;
-    const double fit_from = p->fit_from;
     structure_factor *sf = a->sf;
     double *k1_x = malloc((size_t)p->n_records * sizeof(double));
     double *k1_y = malloc((size_t)p->n_records * sizeof(double));
@@ -88,12 +87,12 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
         if (o->write_records) rc = run_write_record(out, p, a, spectrum, r);
         const moments e = moments_blocks_total(&a->ell[r]);
-        const double t = p->record_step[r] * p->values.dt;
+        const double t = run_plan_record_time(p, r);
         if (sf && rc == COHORT_OK) {
             double k1 = NAN;
             rc = structure_factor_result(sf, r, (int64_t)e.count, spectrum, &k1);
             /* 1/k1 ~ t^p (cuSten Fig. 1), over the times of the s fit */
-            if (t > 0.0 && t >= fit_from && isfinite(log(k1)))
+            if (run_plan_record_fitted(p, r) && isfinite(log(k1)))
                 k1_x[n_k1] = log(t), k1_y[n_k1++] = -log(k1);
         }
     }
@@ -117,7 +116,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
                                    &fit_r);
         if (rc == COHORT_OK && !o->quiet)
             report(REPORT_RESULT, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on", exp(c0), c1,
-                   fit_r, fit_from);
+                   fit_r, run_plan_fit_start(p));
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
             rc = uncertainty_bootstrap_inverse_k1(out, p, sf, a->ell, p->bootstrap, o->quiet);
     }

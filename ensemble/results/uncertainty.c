@@ -49,8 +49,8 @@ static int put(cohort_output *out, const char *base, const char *suffix, int n, 
 static void fitted_records(const run_plan *p, unsigned char *fit, double *x)
 {
     for (int64_t r = 0; r < p->n_records; ++r) {
-        const double t = (double)p->record_step[r] * p->values.dt;
-        fit[r] = t > 0.0 && t >= p->fit_from, x[r] = fit[r] ? log(t) : 0.0;
+        fit[r] = run_plan_record_fitted(p, r);
+        x[r] = fit[r] ? log(run_plan_record_time(p, r)) : 0.0;
     }
 }
 
@@ -139,9 +139,9 @@ static size_t fit_points(const run_plan *p, const moments_blocks *records, int l
     size_t n = 0;
     for (int64_t r = 0; r < p->n_records; ++r) {
         const moments e = moments_blocks_total(&records[r]);
-        const double t = (double)p->record_step[r] * p->values.dt;
         const double v = log_law ? e.mean : log(e.mean);
-        if (t > 0.0 && t >= p->fit_from && e.count > 0 && isfinite(v)) x[n] = log(t), y[n++] = v;
+        if (run_plan_record_fitted(p, r) && e.count > 0 && isfinite(v))
+            x[n] = log(run_plan_record_time(p, r)), y[n++] = v;
     }
     return n;
 }
@@ -174,10 +174,10 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
         rc = uncertainty_fit_store(out, base, log_law ? "_slope" : "", x, y, n, &c0, &c1, &r);
         if (rc == COHORT_OK && !quiet && log_law)
             report(REPORT_RESULT, "%s_mean = %.4g %s %.4g ln t (r = %.4f) from t = %g on", l, c0,
-                   c1 < 0 ? "-" : "+", fabs(c1), r, p->fit_from);
+                   c1 < 0 ? "-" : "+", fabs(c1), r, run_plan_fit_start(p));
         else if (rc == COHORT_OK && !quiet)
             report(REPORT_RESULT, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on", l, exp(c0), c1,
-                   r, p->fit_from);
+                   r, run_plan_fit_start(p));
         const uncertainty_names names = {l, slope, intercept, log_law};
         if (rc == COHORT_OK && opt->with_blocks) rc = write_blocks(out, l, records, p->n_records);
         if (rc == COHORT_OK && opt->resamples > 0)

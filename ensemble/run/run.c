@@ -305,6 +305,20 @@ static void run_note_step(const cohort_config *c, const run_options *opt, const 
                "= %.4g): expect them to diverge, or set time.dt below it",
                p->values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
                (long long)p->members, mean_lo, mean_hi, worst_limit);
+    /* a dt that does not divide the records' period: the times the records will have */
+    if (!p->events_on_time) {
+        char times[256] = "";
+        for (int64_t r = 1; r < p->n_records && r < 5; ++r)
+            snprintf(times + strlen(times), sizeof times - strlen(times), "%s%.10g",
+                     r > 1 ? ", " : "", run_plan_record_time(p, r));
+        report(REPORT_NOTE,
+               "note: time.dt = %.6g (from %s) does not divide time.output_every and "
+               "time.t_end%s into whole steps: the records fall on the steps nearest their "
+               "times, t = %s%s",
+               p->values.dt, config_get(c, "time", "dt")->origin,
+               p->n_snapshots > 0 ? " (and output.snapshot_every)" : "", times,
+               p->n_records > 5 ? ", ..." : "");
+    }
     /* an adaptive model's is the first trial step */
     if (config_get(c, "time", "dt")->is_auto)
         report(REPORT_NOTE, "time.dt = auto: %s %.6g (%s)",
