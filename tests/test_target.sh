@@ -51,6 +51,14 @@ if "$compare" --attributes fixed.nc target.nc > same.out; then
 else bad "the target run differs from the fixed-size run of $m members: $(cat same.out)"; fi
 [ -z "$(ls target.nc.* 2> /dev/null)" ] && ok || bad "left beside target.nc: $(ls target.nc.*)"
 
+# nothing computed is thrown away: 3,000 members run as 3,072 (three blocks), which reach 0.01
+# at once, and the file holds all 3,072 (it held the first block's 1,024 before)
+run -o kept.nc --set ensemble.members=3000 --set ensemble.target_sem=0.01 2> kept.err ||
+    bad "the run of 3,000 to 0.01: $(cat kept.err)"
+[ "$(members_of kept.nc)" = 3072 ] &&
+    "$cohort" info kept.nc | grep -q "sizes *3072 members" && ok ||
+    bad "a target met in the first round kept $(members_of kept.nc) of 3072 members"
+
 # max_members within the first block: the first round is the whole run (a part all the same), the
 # target unreachable there: the run of max_members members, saying so
 run -o small.nc --set ensemble.members=100 --set ensemble.max_members=300 2> small.err ||

@@ -223,7 +223,7 @@ static const config_key common[] = {
      .meaning =
          "run members block by block until the relative standard error of ensemble.target at the "
          "last record is at most this (0: run ensemble.members, no target); the file is then the "
-         "fixed-size run of the members it took"},
+         "fixed-size run of every member it ran"},
     {.section = "ensemble",
      .name = "max_members",
      .type = CONFIG_INT,

@@ -308,7 +308,7 @@ static int run_rounds(const cohort_config *c, const cohort_config *pc, const run
 static int run_distributed_locked(const cohort_config *c, cohort_config *pc, const run_options *opt,
                                   const cohort_comm *comm, segments *g, const run_shape *shape)
 {
-    target_result t = {0, 0.0, 0};
+    target_result t = {0};
     int status = run_rounds(c, pc, opt, comm, shape, g, &t);
     if (status) { /* a signal: every rank checkpointed its segment */
         char manifest[PATH_MAX];

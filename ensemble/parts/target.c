@@ -28,7 +28,7 @@ static double relative_sem(const moments *blocks, int64_t b, int64_t members)
 
 target_result target_find(const moments *blocks, int64_t n, int64_t covered, double target)
 {
-    target_result r = {0, NAN, 0};
+    target_result r = {0, NAN, 0, relative_sem(blocks, n, covered)};
     int64_t last = 0;
     double last_sem = NAN;
     for (int64_t b = 1; b <= n; ++b) {
@@ -81,9 +81,11 @@ int target_round(const cohort_config *c, const char *out, int ranks, int quiet, 
     const int64_t covered = g->bounds[g->count];
     if (status) {
         report(REPORT_ERROR, "%s", parts ? cohort_error_message() : "out of memory");
-    } else if (t->members > 0 || covered >= p.max_members) {
+    } else if (t->covered_sem <= p.target_sem || covered >= p.max_members) {
+        /* every member computed is kept: the file is the fixed-size run of all of them */
         *done = 1;
-        if (t->members == 0) t->members = covered;
+        t->members = covered;
+        t->reached = t->covered_sem;
         const int reached = t->reached <= p.target_sem;
         if (!quiet || !reached) /* a target missed is a warning, --quiet or not */
             report(REPORT_NOTE, "%s%s's relative standard error %.4g at %lld members: %s",

@@ -1,11 +1,11 @@
 /* A run to a target precision (ensemble.target_sem): the members run in rounds of whole
  * 1,024-member blocks, each round's parts written as an MPI run's segments are (distributed.c),
- * until the relative standard error of the target statistic at the last record, over the first M
- * members, is at most the target; the output is then joined from the parts as the run of those M
- * members (merge.h), bit for bit the fixed-size run of M members with the same seed. M does not
- * depend on the rounds, the ranks or an interruption: it is the smallest checked size that
- * reaches the target, found from the blocks' statistics, which are the same bits however the
- * members were run. */
+ * until the relative standard error of the target statistic at the last record, over every member
+ * run, is at most the target; the output is then joined from all the parts as the run of those M
+ * members (merge.h), bit for bit the fixed-size run of M members with the same seed: nothing
+ * computed is thrown away. M depends on the configuration alone, not on the ranks or an
+ * interruption: each round's size follows from the blocks' statistics of the rounds before,
+ * which are the same bits however the members were run. */
 #ifndef COHORT_TARGET_H
 #define COHORT_TARGET_H
 
@@ -21,9 +21,10 @@
 int target_checked(int64_t b);
 
 typedef struct target_result {
-    int64_t members;  /* the smallest checked size that reaches the target (0: none) */
-    double reached;   /* its relative standard error (none: that of every member covered) */
-    int64_t estimate; /* none: the members that sem ~ M^-1/2 says would reach it */
+    int64_t members;    /* the smallest checked size that reaches the target (0: none) */
+    double reached;     /* its relative standard error (none: that of every member covered) */
+    int64_t estimate;   /* none: the members that sem ~ M^-1/2 says would reach it */
+    double covered_sem; /* the relative standard error of every member covered */
 } target_result;
 
 /* From blocks[0 .. n) of the target statistic (members [0, covered)): the smallest checked size
