@@ -200,6 +200,23 @@ expect_bad() {
     pattern=$1; shift
     expect_refusal out.nc "$pattern" "$cohort" run "$@" --quiet
 }
+# the pre-flight: a file that cannot fit where it goes is refused before any work, naming the
+# keys that size it (2^39 members x 32 points x 8 bytes = 141 TB)
+expect_bad "out.nc: the file would take up to .* TB \(output.archive = final: ensemble.members x 32 points .* free" \
+    small.ini --set ensemble.members=549755813888 --set ensemble.chunk=1024
+if "$cohort" run small.ini --backend cpu -o preflight.nc 2>&1 |
+    grep -q "pre-flight: 40 members x 32 points, .* steps to t = 0.5, 6 records; the file up to .*B, .*B free where it goes"; then
+    ok
+else
+    bad "no pre-flight line"
+fi
+if "$cohort" run small.ini --backend cpu --set time.dt=5e-8 --set time.t_end=0.003 \
+    --set time.output_every=0.001 -o fine.nc 2>&1 |
+    grep -q "warning: 2e+04 steps between records (time.dt = 5e-08)"; then
+    ok
+else
+    bad "no warning of 10^4 steps between records"
+fi
 printf '[model]\nname = ch1d\n[grid]\nnn = 64\n' > typo.ini
 expect_bad "typo.ini:4: unknown key grid.nn.*did you mean 'grid.n'" typo.ini
 printf '[modle]\nname = ch1d\n' > section.ini

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "exit_status.h"
@@ -96,4 +97,16 @@ int paths_check_directory(const char *path, const char *option, char *err, size_
     }
     free(dir);
     return rc;
+}
+
+double paths_free_bytes(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir) return -1.0;
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[slash == dir] = '\0';
+    struct statvfs fs;
+    const int ok = statvfs(slash ? dir : ".", &fs) == 0;
+    free(dir);
+    return ok ? (double)fs.f_bavail * (double)fs.f_frsize : -1.0;
 }

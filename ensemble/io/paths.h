@@ -20,6 +20,9 @@ int paths_check_input(const char *path, const char *what, char *err, size_t len)
 int paths_check_output(const char *path, const char *option, const char *const *inputs,
                        int n_inputs, int overwrite, char *err, size_t len);
 
+/* The bytes free to this process in the directory `path` will be created in (-1: unknown). */
+double paths_free_bytes(const char *path);
+
 /* The directory `path` will be created in exists and this process can write in it. */
 int paths_check_directory(const char *path, const char *option, char *err, size_t len);
 

@@ -18,6 +18,7 @@
 #include "exit_status.h"
 #include "report.h"
 #include "run/run_file.h"
+#include "run/run_preflight.h"
 #include "run/run_state.h"
 #include "run/steady.h"
 
@@ -370,7 +371,11 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     } else {
         run_note_step(c, opt, &p);
         p.chunk = chunk_size(be, &p, end - first);
-        status = run_members(c, opt, p, be, first, end);
+        status = run_preflight(c, opt, &p, first, end);
+        if (status == 0)
+            status = run_members(c, opt, p, be, first, end);
+        else
+            run_plan_free(&p);
     }
     output_lock_release(lock);
     return status;

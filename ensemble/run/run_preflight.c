@@ -1,0 +1,87 @@
+/* The pre-flight check (run_preflight.h). */
+#include "run/run_preflight.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "exit_status.h"
+#include "io/paths.h"
+#include "report.h"
+#include "run/run_file.h"
+
+double run_preflight_file_bytes(const run_plan *p, int64_t first, int64_t end, int part,
+                                char *driver, size_t len)
+{
+    const double members = (double)(end - first), points = (double)p->n;
+    const double value = p->archive_float ? 4.0 : 8.0;
+    const double states = p->n_snapshots > 0 ? (double)p->n_snapshots : p->archive_final;
+    const double archive = states * members * points * value;
+    const double series = p->member_series ? (double)p->n_records * members * 8.0 : 0.0;
+    const double features =
+        part && (p->kmeans_k > 0 || p->kmeans_auto) ? members * points * 8.0 : 0.0;
+    /* per member: its index, flag, parameters, values and label; then records and spectra */
+    const double rest = members * 8.0 * (8.0 + p->n_sweeps) + (double)p->n_records * 65536.0;
+    if (p->n_snapshots > 0)
+        snprintf(driver, len,
+                 "output.archive = snapshots: %lld snapshots (output.snapshot_every) x "
+                 "ensemble.members x %lld points x %g bytes",
+                 (long long)p->n_snapshots, (long long)p->n, value);
+    else if (archive > 0.0)
+        snprintf(driver, len,
+                 "output.archive = final: ensemble.members x %lld points (the grid's) x %g bytes",
+                 (long long)p->n, value);
+    else if (series > 0.0)
+        snprintf(driver, len, "output.member_series: %lld records x ensemble.members x 8 bytes",
+                 (long long)p->n_records);
+    else
+        snprintf(driver, len, "ensemble.members and the records");
+    return archive + series + features + rest;
+}
+
+/* "1.3 GB" */
+static void bytes_text(double bytes, char *out, size_t len)
+{
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 5) bytes /= 1000.0, ++u;
+    snprintf(out, len, "%.3g %s", bytes, unit[u]);
+}
+
+int run_preflight(const cohort_config *c, const run_options *opt, const run_plan *p, int64_t first,
+                  int64_t end)
+{
+    const char *path = run_file_name(c, opt);
+    char driver[256], size[32], free_text[32];
+    const int part = first > 0 || end < p->members || opt->segment;
+    const double bytes = run_preflight_file_bytes(p, first, end, part, driver, sizeof driver);
+    const double free_bytes = paths_free_bytes(path);
+    bytes_text(bytes, size, sizeof size);
+    bytes_text(free_bytes, free_text, sizeof free_text);
+    if (free_bytes >= 0.0 && bytes > free_bytes && !opt->resume) {
+        report(REPORT_ERROR,
+               "%s: the file would take up to %s (%s), and its directory has %s free: fewer "
+               "members (ensemble.members), a coarser archive (output.archive, "
+               "output.precision = float, output.snapshot_every) or another -o",
+               path, size, driver, free_text);
+        return EXIT_BAD_INPUT;
+    }
+    if (opt->quiet || opt->segment) return 0; /* a segment's run: its whole run said it */
+    report(REPORT_NOTE,
+           "pre-flight: %lld members x %lld points, %lld steps to t = %g, %lld records; the file "
+           "up to %s, %s%s free where it goes",
+           (long long)(end - first), (long long)p->n, (long long)p->steps, p->t_end,
+           (long long)p->n_records, size, free_bytes >= 0.0 ? free_text : "unknown",
+           free_bytes >= 0.0 ? "" : " space");
+    /* more than 10^4 steps between records: the step, not the physics, sets the cost */
+    const double per_record = p->t_end / (double)(p->n_records > 1 ? p->n_records - 1 : 1);
+    if (!p->model->adaptive && p->values.dt < 1e-4 * per_record)
+        report(REPORT_NOTE,
+               "warning: %.3g steps between records (time.dt = %.3g%s): the run's cost is its "
+               "step count",
+               per_record / p->values.dt, p->values.dt,
+               config_get(c, "time", "dt")->is_auto
+                   ? ", auto: the model's stable step on this grid, set by grid.n or grid.nx and "
+                     "grid.length"
+                   : "");
+    return 0;
+}
