@@ -45,6 +45,15 @@ expect 0 "wrote $cli_dir/h.ini: a starter configuration of heat1d; run it with: 
 printf '# a comment\n[model]\nname = ch1d ; the model\n[time]\nt_end = 0.5\n' > "$cli_dir/hash.ini"
 expect 0 "wrote $cli_dir/hash.nc" -- run "$cli_dir/hash.ini" --set ensemble.members=2 \
     --set grid.n=16 -o "$cli_dir/hash.nc"
+# a second run on the same output: the refusal alone, before any note of what the run would do
+again=$("$cohort" run "$cli_dir/hash.ini" --set ensemble.members=2 --set grid.n=16 \
+    -o "$cli_dir/hash.nc" 2>&1)
+if [ $? -eq 2 ] && [ "$(printf '%s\n' "$again" | wc -l)" -eq 1 ] &&
+    printf '%s' "$again" | grep -q "hash.nc: the file exists; pass --overwrite"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: a second run on the same output said: $again"
+fi
 printf '[model]\nname = ch1d\n\n[time\nt_end = 2\n' > "$cli_dir/header.ini"
 expect 2 "header.ini:4: '\[time': a section header needs its closing '\]'" -- \
     run "$cli_dir/header.ini" -o "$cli_dir/header.nc"

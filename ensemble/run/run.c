@@ -18,7 +18,6 @@
 #include "exit_status.h"
 #include "report.h"
 #include "run/run_file.h"
-#include "run/run_preflight.h"
 #include "run/run_state.h"
 #include "run/steady.h"
 
@@ -291,42 +290,6 @@ static int run_member_range(const run_options *opt, const run_plan *p, int64_t *
     return EXIT_BAD_INPUT;
 }
 
-/* What a time-dependent run says of its step before it starts: a dt above the model's stability
- * limit for some members, and the dt that time.dt = auto chose. */
-static void run_note_step(const cohort_config *c, const run_options *opt, const run_plan *p)
-{
-    if (opt->quiet) return;
-    const cohort_model *model = p->model;
-    double worst_limit, mean_lo, mean_hi;
-    const int64_t unstable = run_plan_unstable_members(p, &worst_limit, &mean_lo, &mean_hi);
-    if (unstable > 0)
-        report(REPORT_NOTE,
-               "warning: time.dt = %.4g (from %s) is above %s's stability limit "
-               "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
-               "= %.4g): expect them to diverge, or set time.dt below it",
-               p->values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
-               (long long)p->members, mean_lo, mean_hi, worst_limit);
-    /* a dt that does not divide the records' period: the times the records will have */
-    if (!p->events_on_time) {
-        char times[256] = "";
-        for (int64_t r = 1; r < p->n_records && r < 5; ++r)
-            snprintf(times + strlen(times), sizeof times - strlen(times), "%s%.10g",
-                     r > 1 ? ", " : "", run_plan_record_time(p, r));
-        report(REPORT_NOTE,
-               "note: time.dt = %.6g (from %s) does not divide time.output_every and "
-               "time.t_end%s into whole steps: the records fall on the steps nearest their "
-               "times, t = %s%s",
-               p->values.dt, config_get(c, "time", "dt")->origin,
-               p->n_snapshots > 0 ? " (and output.snapshot_every)" : "", times,
-               p->n_records > 5 ? ", ..." : "");
-    }
-    /* an adaptive model's is the first trial step */
-    if (config_get(c, "time", "dt")->is_auto)
-        report(REPORT_NOTE, "time.dt = auto: %s %.6g (%s)",
-               model->adaptive ? "first trial step" : "dt =",
-               model->adaptive ? p->values.tau0 : p->values.dt, model->name);
-}
-
 int run_ensemble(const cohort_config *c, const run_options *opt)
 {
     char err[1024] = "";
@@ -369,13 +332,8 @@ int run_ensemble(const cohort_config *c, const run_options *opt)
     if (p.model->steady) {
         status = run_steady(c, opt, &p, be);
     } else {
-        run_note_step(c, opt, &p);
         p.chunk = chunk_size(be, &p, end - first);
-        status = run_preflight(c, opt, &p, first, end);
-        if (status == 0)
-            status = run_members(c, opt, p, be, first, end);
-        else
-            run_plan_free(&p);
+        status = run_members(c, opt, p, be, first, end);
     }
     output_lock_release(lock);
     return status;

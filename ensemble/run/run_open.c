@@ -10,6 +10,7 @@
 #include "exit_status.h"
 #include "io/sidecar.h"
 #include "report.h"
+#include "run/run_preflight.h"
 #include "run/run_state.h"
 
 /* Before the file: -1 where a --resume finds the run complete, 2 where the path or an
@@ -74,6 +75,9 @@ int run_open(run_state *s)
         report(REPORT_ERROR, "%s", cohort_error_message());
         return EXIT_FAILURE_RUNNING;
     }
+    /* the output's checks passed: what the run will do, and whether its file fits */
+    const int fits = run_preflight(s->c, s->opt, &s->p, s->first, s->end);
+    if (fits) return fits;
     char *history = output_history(s->opt->command_line, NULL);
     run_open_spec(s, history);
     int created = !history ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "history") : COHORT_OK;

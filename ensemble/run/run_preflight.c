@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "exit_status.h"
 #include "io/paths.h"
@@ -38,6 +39,42 @@ double run_preflight_file_bytes(const run_plan *p, int64_t first, int64_t end, i
     return archive + series + features + rest;
 }
 
+/* What a time-dependent run says of its step before it starts: a dt above the model's stability
+ * limit for some members, and the dt that time.dt = auto chose. */
+static void run_note_step(const cohort_config *c, const run_options *opt, const run_plan *p)
+{
+    if (opt->quiet) return;
+    const cohort_model *model = p->model;
+    double worst_limit, mean_lo, mean_hi;
+    const int64_t unstable = run_plan_unstable_members(p, &worst_limit, &mean_lo, &mean_hi);
+    if (unstable > 0)
+        report(REPORT_NOTE,
+               "warning: time.dt = %.4g (from %s) is above %s's stability limit "
+               "for %lld of %lld members (initial.mean in [%g, %g]; their smallest limit is dt "
+               "= %.4g): expect them to diverge, or set time.dt below it",
+               p->values.dt, config_get(c, "time", "dt")->origin, model->name, (long long)unstable,
+               (long long)p->members, mean_lo, mean_hi, worst_limit);
+    /* a dt that does not divide the records' period: the times the records will have */
+    if (!p->events_on_time) {
+        char times[256] = "";
+        for (int64_t r = 1; r < p->n_records && r < 5; ++r)
+            snprintf(times + strlen(times), sizeof times - strlen(times), "%s%.10g",
+                     r > 1 ? ", " : "", run_plan_record_time(p, r));
+        report(REPORT_NOTE,
+               "note: time.dt = %.6g (from %s) does not divide time.output_every and "
+               "time.t_end%s into whole steps: the records fall on the steps nearest their "
+               "times, t = %s%s",
+               p->values.dt, config_get(c, "time", "dt")->origin,
+               p->n_snapshots > 0 ? " (and output.snapshot_every)" : "", times,
+               p->n_records > 5 ? ", ..." : "");
+    }
+    /* an adaptive model's is the first trial step */
+    if (config_get(c, "time", "dt")->is_auto)
+        report(REPORT_NOTE, "time.dt = auto: %s %.6g (%s)",
+               model->adaptive ? "first trial step" : "dt =",
+               model->adaptive ? p->values.tau0 : p->values.dt, model->name);
+}
+
 /* "1.3 GB" */
 static void bytes_text(double bytes, char *out, size_t len)
 {
@@ -55,6 +92,7 @@ int run_preflight(const cohort_config *c, const run_options *opt, const run_plan
     const int part = first > 0 || end < p->members || opt->segment;
     const double bytes = run_preflight_file_bytes(p, first, end, part, driver, sizeof driver);
     const double free_bytes = paths_free_bytes(path);
+    run_note_step(c, opt, p);
     bytes_text(bytes, size, sizeof size);
     bytes_text(free_bytes, free_text, sizeof free_text);
     if (free_bytes >= 0.0 && bytes > free_bytes && !opt->resume) {
