@@ -71,27 +71,36 @@ int paths_check_output(const char *path, const char *option, const char *const *
     return paths_check_directory(path, option, err, len);
 }
 
+/* The directory a file at `path` is created in (malloc'd): "." for a bare name, and "/x.nc"
+ * keeps "/". */
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return strdup(".");
+    const size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(n + 1);
+    if (dir) memcpy(dir, path, n), dir[n] = '\0';
+    return dir;
+}
+
 int paths_check_directory(const char *path, const char *option, char *err, size_t len)
 {
     /* the directory the file (and its .partial and .lock) will be created in */
     struct stat st;
-    char *dir = strdup(path);
+    char *dir = directory_of(path);
     if (!dir) {
         snprintf(err, len, "out of memory");
         return EXIT_BAD_INPUT;
     }
-    char *slash = strrchr(dir, '/');
-    if (slash) slash[slash == dir] = '\0'; /* "/x.nc" keeps "/" */
-    const char *d = slash ? dir : ".";
     int rc = 0;
-    if (stat(d, &st) != 0) {
-        snprintf(err, len, "%s %s: the directory %s: %s", option, path, d, strerror(errno));
+    if (stat(dir, &st) != 0) {
+        snprintf(err, len, "%s %s: the directory %s: %s", option, path, dir, strerror(errno));
         rc = EXIT_BAD_INPUT;
     } else if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, len, "%s %s: %s is not a directory", option, path, d);
+        snprintf(err, len, "%s %s: %s is not a directory", option, path, dir);
         rc = EXIT_BAD_INPUT;
-    } else if (access(d, W_OK | X_OK) != 0) {
-        snprintf(err, len, "%s %s: cannot write in the directory %s: %s", option, path, d,
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, len, "%s %s: cannot write in the directory %s: %s", option, path, dir,
                  strerror(errno));
         rc = EXIT_BAD_INPUT;
     }
@@ -101,12 +110,9 @@ int paths_check_directory(const char *path, const char *option, char *err, size_
 
 double paths_free_bytes(const char *path)
 {
-    char *dir = strdup(path);
-    if (!dir) return -1.0;
-    char *slash = strrchr(dir, '/');
-    if (slash) slash[slash == dir] = '\0';
+    char *dir = directory_of(path);
     struct statvfs fs;
-    const int ok = statvfs(slash ? dir : ".", &fs) == 0;
+    const int ok = dir && statvfs(dir, &fs) == 0;
     free(dir);
     return ok ? (double)fs.f_bavail * (double)fs.f_frsize : -1.0;
 }

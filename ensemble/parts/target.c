@@ -10,13 +10,6 @@
 #include "parts/merge.h"
 #include "report.h"
 
-int target_checked(int64_t b)
-{
-    int64_t step = 1;
-    while (b >= 64 * step) step *= 2; /* b in [32 step, 64 step): step = 2^(floor(log2 b) - 5) */
-    return b >= 1 && b % step == 0;
-}
-
 /* The relative standard error of the first b blocks, as the fixed-size run of them folds them. */
 static double relative_sem(const moments *blocks, int64_t b, int64_t members)
 {
@@ -26,24 +19,11 @@ static double relative_sem(const moments *blocks, int64_t b, int64_t members)
     return moments_sem(&total) / fabs(total.mean);
 }
 
-target_result target_find(const moments *blocks, int64_t n, int64_t covered, double target)
+target_result target_assess(const moments *blocks, int64_t n, int64_t covered, double target)
 {
-    target_result r = {0, NAN, 0, relative_sem(blocks, n, covered)};
-    int64_t last = 0;
-    double last_sem = NAN;
-    for (int64_t b = 1; b <= n; ++b) {
-        if (!target_checked(b) && b < n) continue;
-        const int64_t members = b * MOMENTS_BLOCK < covered ? b * MOMENTS_BLOCK : covered;
-        const double sem = relative_sem(blocks, b, members);
-        if (sem <= target) {
-            r.members = members, r.reached = sem;
-            return r;
-        }
-        last = members, last_sem = sem;
-    }
-    r.reached = last_sem;
-    /* sem ~ M^-1/2: M = last (sem / target)^2, at least a block more */
-    const double want = (double)last * (last_sem / target) * (last_sem / target);
+    target_result r = {0, relative_sem(blocks, n, covered), 0};
+    /* sem ~ M^-1/2: M = covered (sem / target)^2, at least a block more */
+    const double want = (double)covered * (r.reached / target) * (r.reached / target);
     r.estimate = isfinite(want) && want < 9e18 ? (int64_t)ceil(want) : INT64_MAX;
     if (r.estimate < covered + MOMENTS_BLOCK) r.estimate = covered + MOMENTS_BLOCK;
     return r;
@@ -61,7 +41,7 @@ int target_read(const run_plan *p, const char *const *parts, const int64_t *boun
                       b1 = (bounds[s + 1] + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
         rc = merge_part_moments(parts[s], p->n_records - 1, p->target, b1 - b0, blocks + b0);
     }
-    if (rc == COHORT_OK) *r = target_find(blocks, n, covered, p->target_sem);
+    if (rc == COHORT_OK) *r = target_assess(blocks, n, covered, p->target_sem);
     free(blocks);
     return rc;
 }
@@ -81,11 +61,10 @@ int target_round(const cohort_config *c, const char *out, int ranks, int quiet, 
     const int64_t covered = g->bounds[g->count];
     if (status) {
         report(REPORT_ERROR, "%s", parts ? cohort_error_message() : "out of memory");
-    } else if (t->covered_sem <= p.target_sem || covered >= p.max_members) {
+    } else if (t->reached <= p.target_sem || covered >= p.max_members) {
         /* every member computed is kept: the file is the fixed-size run of all of them */
         *done = 1;
         t->members = covered;
-        t->reached = t->covered_sem;
         const int reached = t->reached <= p.target_sem;
         if (!quiet || !reached) /* a target missed is a warning, --quiet or not */
             report(REPORT_NOTE, "%s%s's relative standard error %.4g at %lld members: %s",

@@ -15,26 +15,19 @@
 #include "config/plan.h"
 #include "parts/segments.h"
 
-/* Whether a run of b blocks is a size the target is checked at: every b up to 32, then 32 sizes
- * a doubling (b a multiple of 2^(floor(log2 b) - 5)), so that checking costs O(b) merges however
- * large the run, while a stop falls within 1/32 of the first size that reaches the target. */
-int target_checked(int64_t b);
-
 typedef struct target_result {
-    int64_t members;    /* the smallest checked size that reaches the target (0: none) */
-    double reached;     /* its relative standard error (none: that of every member covered) */
-    int64_t estimate;   /* none: the members that sem ~ M^-1/2 says would reach it */
-    double covered_sem; /* the relative standard error of every member covered */
+    int64_t members;  /* the run's members once it stops (target_round; 0 before) */
+    double reached;   /* the relative standard error over every member covered */
+    int64_t estimate; /* the members that sem ~ M^-1/2 says would reach the target */
 } target_result;
 
-/* From blocks[0 .. n) of the target statistic (members [0, covered)): the smallest checked size
- * whose relative standard error (standard error of the mean / |mean|, over its members) is at
- * most target. */
-target_result target_find(const moments *blocks, int64_t n, int64_t covered, double target);
+/* From blocks[0 .. n) of the target statistic (members [0, covered)): their relative standard
+ * error (standard error of the mean / |mean|) and the members estimated to reach target. */
+target_result target_assess(const moments *blocks, int64_t n, int64_t covered, double target);
 
 /* After a round: the target statistic's blocks at the last record of plan p (a target run's,
  * p->target_sem > 0) read from parts[0 .. count), part s holding members [bounds[s],
- * bounds[s + 1]), and target_find over them. COHORT_ERR_IO, COHORT_ERR_NO_MEMORY. */
+ * bounds[s + 1]), and target_assess over them. COHORT_ERR_IO, COHORT_ERR_NO_MEMORY. */
 int target_read(const run_plan *p, const char *const *parts, const int64_t *bounds, int count,
                 target_result *r);
 

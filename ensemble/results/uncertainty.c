@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/bootstrap.h"
 #include "backend/cohort_error.h"
@@ -75,6 +76,7 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
                  ? COHORT_OK
                  : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "bootstrap of %lld records", (long long)n);
     if (rc == COHORT_OK) fitted_records(p, fit, x);
+    if (rc == COHORT_OK && !names->slope) memset(fit, 0, (size_t)n); /* no law: no line to fit */
     bootstrap_line b;
     const bootstrap_series series = bootstrap_series_means(records, n);
     if (rc == COHORT_OK)
@@ -83,7 +85,7 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
     if (rc == COHORT_OK && names->slope) {
         rc = write_line(out, names, &b);
     } else if (rc == COHORT_OK) { /* the band alone, and what it was drawn from */
-        const double resamples = b.resamples, blocks = (double)b.blocks;
+        const double resamples = b.blocks < 2 ? 0 : opt->resamples, blocks = (double)b.blocks;
         rc = output_put_double(out, "bootstrap_resamples", resamples);
         if (rc == COHORT_OK) rc = output_put_double(out, "bootstrap_blocks", blocks);
     }

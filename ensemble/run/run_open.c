@@ -76,7 +76,7 @@ int run_open(run_state *s)
         return EXIT_FAILURE_RUNNING;
     }
     /* the output's checks passed: what the run will do, and whether its file fits */
-    const int fits = run_preflight(s->c, s->opt, &s->p, s->first, s->end);
+    const int fits = run_preflight(s->c, s->opt, &s->p, s->first, s->end, s->part);
     if (fits) return fits;
     char *history = output_history(s->opt->command_line, NULL);
     run_open_spec(s, history);

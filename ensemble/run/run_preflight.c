@@ -10,8 +10,9 @@
 #include "report.h"
 #include "run/run_file.h"
 
-double run_preflight_file_bytes(const run_plan *p, int64_t first, int64_t end, int part,
-                                char *driver, size_t len)
+/* The most bytes the file holds, uncompressed; driver says which keys make most of it. */
+static double file_bytes(const run_plan *p, int64_t first, int64_t end, int part, char *driver,
+                         size_t len)
 {
     const double members = (double)(end - first), points = (double)p->n;
     const double value = p->archive_float ? 4.0 : 8.0;
@@ -85,12 +86,11 @@ static void bytes_text(double bytes, char *out, size_t len)
 }
 
 int run_preflight(const cohort_config *c, const run_options *opt, const run_plan *p, int64_t first,
-                  int64_t end)
+                  int64_t end, int part)
 {
     const char *path = run_file_name(c, opt);
     char driver[256], size[32], free_text[32];
-    const int part = first > 0 || end < p->members || opt->segment;
-    const double bytes = run_preflight_file_bytes(p, first, end, part, driver, sizeof driver);
+    const double bytes = file_bytes(p, first, end, part, driver, sizeof driver);
     const double free_bytes = paths_free_bytes(path);
     run_note_step(c, opt, p);
     bytes_text(bytes, size, sizeof size);

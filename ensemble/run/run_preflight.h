@@ -10,14 +10,10 @@
 #include "config/plan.h"
 #include "run/run.h"
 
-/* The most bytes the file of members [first, end) of plan p holds, uncompressed; *driver says
- * which keys make most of it ("output.archive = final: members x points x 8 bytes"). */
-double run_preflight_file_bytes(const run_plan *p, int64_t first, int64_t end, int part,
-                                char *driver, size_t len);
-
-/* Says (unless --quiet) "pre-flight: ..." and checks the space: 0, or 2 (reported) where the
- * file cannot fit in the free space of its directory. */
+/* For the file of members [first, end) of plan p (a part of a run where `part`): the notes of
+ * the step and, unless --quiet, "pre-flight: ..."; 0, or 2 (reported) where the file cannot fit
+ * in the free space of its directory. */
 int run_preflight(const cohort_config *c, const run_options *opt, const run_plan *p, int64_t first,
-                  int64_t end);
+                  int64_t end, int part);
 
 #endif
