@@ -136,8 +136,11 @@ static void print_model(FILE *out, const cohort_model *d, const config_key *sche
             d->name, d->dimension, d->summary, d->equation, d->scheme, d->citation,
             d->initial_kinds, d->conserves_mean ? "yes" : "no");
     if (d->statistics)
-        fprintf(out, "; reports %s = %s", d->statistics->length_name,
-                d->statistics->length_meaning);
+        fprintf(out, "; reports %s = %s, %s", d->statistics->length_name,
+                d->statistics->length_meaning,
+                d->statistics->fit == COHORT_FIT_LINEAR_IN_LOG_T ? "fitted as a + b ln t"
+                : d->statistics->fit == COHORT_FIT_POWER_LAW     ? "fitted as a t^b"
+                                                                 : "no law fitted");
     for (int q = 0; d->observing && q < d->observing->n_observables; ++q)
         fprintf(out, "%s%s", q ? ", " : "; reports ", d->observing->observables[q].name);
     if (d->observing && d->observing->exact_kind)
