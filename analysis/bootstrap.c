@@ -58,29 +58,29 @@ static double deviation(const double *v, int n)
     return sqrt(sq / (double)(m - 1));
 }
 
-static double weighted_mean(void *ctx, int64_t record, const int64_t *draw, int64_t blocks)
+static double weighted_mean(void *ctx, int64_t record, const int64_t *draw, int64_t units)
 {
-    const moments_blocks *records = ctx;
+    const moments_units *records = ctx;
     double count = 0.0, sum = 0.0;
-    for (int64_t j = 0; j < blocks; ++j) {
-        const moments *m = &records[record].blocks[draw[j]];
+    for (int64_t j = 0; j < units; ++j) {
+        const moments *m = &records[record].units[draw[j]];
         count += m->count, sum += m->count * m->mean;
     }
     return count > 0.0 ? sum / count : NAN;
 }
 
-bootstrap_series bootstrap_series_means(const moments_blocks *records, int64_t n)
+bootstrap_series bootstrap_series_means(const moments_units *records, int64_t n)
 {
-    const bootstrap_series s = {n, n > 0 ? records[0].n_blocks : 0, weighted_mean, (void *)records};
+    const bootstrap_series s = {n, n > 0 ? records[0].n_units : 0, weighted_mean, (void *)records};
     return s;
 }
 
-/* Resample b: every record's value over the drawn blocks (values[r]) and its line. */
+/* Resample b: every record's value over the drawn units (values[r]) and its line. */
 static void resample(const bootstrap_series *series, const unsigned char *fit, const double *x,
                      int log_y, uint64_t seed, int b, int64_t *draw, double *xs, double *ys,
                      double *values, double *c0, double *c1)
 {
-    const int64_t nb = series->blocks;
+    const int64_t nb = series->units;
     for (int64_t j = 0; j < nb; ++j) {
         const double u = philox_uniform_value(seed, BOOTSTRAP_STREAM, (uint64_t)(b * nb + j));
         const int64_t k = (int64_t)((1.0 - u) * (double)nb); /* 1 - u in [0, 1) */
@@ -101,10 +101,10 @@ int bootstrap_fit_line(const bootstrap_series *series, const unsigned char *fit,
                        int log_y, int resamples, uint64_t seed, bootstrap_line *out, double *band)
 {
     const int64_t n = series->records;
-    *out = (bootstrap_line){0, series->blocks, NAN, NAN, {NAN, NAN}, {NAN, NAN}};
+    *out = (bootstrap_line){0, series->units, NAN, NAN, {NAN, NAN}, {NAN, NAN}};
     for (int64_t r = 0; band && r < 2 * n; ++r) band[r] = NAN;
-    if (n < 1 || out->blocks < 2 || resamples < 2) return COHORT_OK;
-    const int64_t nb = out->blocks, B = resamples;
+    if (n < 1 || out->units < 2 || resamples < 2) return COHORT_OK;
+    const int64_t nb = out->units, B = resamples;
     int64_t *draw = malloc((size_t)nb * sizeof *draw);
     double *xs = malloc((size_t)n * sizeof *xs), *ys = malloc((size_t)n * sizeof *ys);
     double *slope = malloc((size_t)B * sizeof *slope), *icpt = malloc((size_t)B * sizeof *icpt);

@@ -8,24 +8,27 @@
 #include "analysis/reduction_numerics.h"
 
 /* A call of max_count members starting anywhere spans at most this many blocks. */
-static int64_t blocks_per_call(int64_t members, int64_t max_count)
+static int64_t blocks_per_call(int64_t members, int64_t block, int64_t max_count)
 {
-    const int64_t n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK,
-                  spanned = (max_count + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK + 1;
+    const int64_t n_blocks = (members + block - 1) / block,
+                  spanned = (max_count + block - 1) / block + 1;
     return spanned < n_blocks ? spanned : n_blocks;
 }
 
 int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members, int64_t rows,
-                      int classes, int64_t max_count)
+                      int classes, int64_t block, int64_t max_count)
 {
     memset(s, 0, sizeof *s);
-    if (members < 1 || rows < 1 || classes < 1 || classes > REDUCTION_MAX_CLASSES || max_count < 1)
+    if (members < 1 || rows < 1 || classes < 1 || classes > REDUCTION_MAX_CLASSES ||
+        max_count < 1 || block < 1 || ORDERED_SUM_BLOCK % block)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "members = %lld, rows = %lld, classes = %d, max_count = %lld",
-                           (long long)members, (long long)rows, classes, (long long)max_count);
-    s->be = be, s->members = members, s->rows = rows, s->classes = classes;
-    s->n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK;
-    s->max_blocks = blocks_per_call(members, max_count);
+                           "members = %lld, rows = %lld, classes = %d, block = %lld, max_count = "
+                           "%lld",
+                           (long long)members, (long long)rows, classes, (long long)block,
+                           (long long)max_count);
+    s->be = be, s->members = members, s->rows = rows, s->classes = classes, s->block = block;
+    s->n_blocks = (members + block - 1) / block;
+    s->max_blocks = blocks_per_call(members, block, max_count);
     const size_t per_block = (size_t)classes * (size_t)rows;
     s->host = calloc((size_t)s->n_blocks * per_block, sizeof(double));
     if (!s->host)
@@ -34,9 +37,10 @@ int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members,
     return COHORT_OK;
 }
 
-size_t ordered_sum_scratch_bytes(int64_t members, int64_t rows, int classes, int64_t max_count)
+size_t ordered_sum_scratch_bytes(int64_t members, int64_t rows, int classes, int64_t block,
+                                 int64_t max_count)
 {
-    return (size_t)blocks_per_call(members, max_count) * (size_t)classes * (size_t)rows *
+    return (size_t)blocks_per_call(members, block, max_count) * (size_t)classes * (size_t)rows *
            sizeof(double);
 }
 
@@ -61,7 +65,7 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
                            "one comes next",
                            (long long)first, (long long)count, (long long)s->next,
                            (long long)s->members);
-    const int64_t b0 = first / ORDERED_SUM_BLOCK, b1 = (first + count - 1) / ORDERED_SUM_BLOCK;
+    const int64_t b0 = first / s->block, b1 = (first + count - 1) / s->block;
     if (b1 - b0 + 1 > s->max_blocks)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld members exceed the allocated calls",
                            (long long)count);
@@ -70,14 +74,14 @@ int ordered_sum_add(ordered_sum *s, double *scratch, const double *x, int64_t ld
     double *host = s->host + (size_t)b0 * per_block;
     /* the carried block sums: only block b0 can hold members already (those before `first`);
      * the later blocks start from zero */
-    const size_t carried = s->next > b0 * ORDERED_SUM_BLOCK;
+    const size_t carried = s->next > b0 * s->block;
     if (carried) COHORT_CALL(s->be->copy_to_device(scratch, host, per_block * sizeof(double)));
     if (blocks > carried)
         COHORT_CALL(
             s->be->fill(scratch + carried * per_block, 0.0, (blocks - carried) * per_block));
-    COHORT_CALL(COHORT_KERNELS(s->be, reduction_kernels)
-                    ->block_fold(x, s->rows, ld, m0, count, first, ORDERED_SUM_BLOCK, s->classes,
-                                 cls, scratch));
+    COHORT_CALL(
+        COHORT_KERNELS(s->be, reduction_kernels)
+            ->block_fold(x, s->rows, ld, m0, count, first, s->block, s->classes, cls, scratch));
     COHORT_CALL(s->be->copy_to_host(host, scratch, bytes));
     s->next = first + count;
     return COHORT_OK;

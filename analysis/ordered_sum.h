@@ -15,20 +15,22 @@ enum { ORDERED_SUM_BLOCK = 1024 };
 
 typedef struct ordered_sum {
     const cohort_backend *be;
-    int64_t members, rows, n_blocks, next; /* next: the next global member expected */
+    int64_t members, rows, block, n_blocks, next; /* next: the next global member expected */
     int classes;
     double *host;       /* n_blocks x classes x rows */
     int64_t max_blocks; /* the blocks one call touches, at most */
 } ordered_sum;
 
-/* rows values per member, `classes` classes, calls of at most max_count members. The sums live
+/* rows values per member, `classes` classes, blocks of `block` members (ORDERED_SUM_BLOCK, or
+ * the bootstrap's units, which divide it), calls of at most max_count members. The sums live
  * on the host; the blocks a call touches pass through a backend scratch the caller owns
  * (ordered_sum_scratch_bytes), so that one scratch serves many sums (a structure factor keeps a
  * sum per output time). Errors: COHORT_ERR_INVALID_ARGUMENT, COHORT_ERR_NO_MEMORY. */
 int ordered_sum_alloc(ordered_sum *s, const cohort_backend *be, int64_t members, int64_t rows,
-                      int classes, int64_t max_count);
+                      int classes, int64_t block, int64_t max_count);
 /* The backend bytes ordered_sum_add needs as scratch for sums of these sizes. */
-size_t ordered_sum_scratch_bytes(int64_t members, int64_t rows, int classes, int64_t max_count);
+size_t ordered_sum_scratch_bytes(int64_t members, int64_t rows, int classes, int64_t block,
+                                 int64_t max_count);
 void ordered_sum_free(ordered_sum *s);
 /* Starts again from zero (members from 0 again). */
 void ordered_sum_reset(ordered_sum *s);

@@ -140,6 +140,16 @@ static int cpu_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0,
     return COHORT_OK;
 }
 
+static int cpu_weighted_sums(const double *x, int64_t rows, int64_t count, const double *weights,
+                             int n_weights, double *out)
+{
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int q = 0; q < n_weights; ++q)
+        for (int64_t j = 0; j < count; ++j)
+            out[q * count + j] = reduction_weighted_sum(x, rows, count, j, weights + q * rows);
+    return COHORT_OK;
+}
+
 static int cpu_nearest_centroid(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
                                 const double *centroids, int k, unsigned char *labels,
                                 double *dist2)
@@ -179,6 +189,7 @@ const reduction_kernels reduction_kernels_cpu = {.spectrum_plan_alloc = cpu_spec
                                                  .spectrum_plan_free = cpu_spectrum_plan_free,
                                                  .spectrum_power = cpu_spectrum_power,
                                                  .block_fold = cpu_block_fold,
+                                                 .weighted_sums = cpu_weighted_sums,
                                                  .nearest_centroid = cpu_nearest_centroid,
                                                  .block_tree = cpu_block_tree,
                                                  .label_tally = cpu_label_tally};

@@ -240,6 +240,27 @@ static int cuda_block_fold(const double *x, int64_t rows, int64_t ld, int64_t m0
     return COHORT_OK;
 }
 
+/* A thread per (weight vector, member): neighbouring threads read neighbouring members. */
+__global__ void __launch_bounds__(COHORT_CUDA_THREADS)
+    weighted_sums_kernel(const double *__restrict__ x, int64_t rows, int64_t count,
+                         const double *__restrict__ weights, int n_weights, double *out)
+{
+    const int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (e >= n_weights * count) return;
+    const int64_t q = e / count, j = e % count;
+    out[e] = reduction_weighted_sum(x, rows, count, j, weights + q * rows);
+}
+
+static int cuda_weighted_sums(const double *x, int64_t rows, int64_t count, const double *weights,
+                              int n_weights, double *out)
+{
+    const int64_t blocks = (n_weights * count + COHORT_CUDA_THREADS - 1) / COHORT_CUDA_THREADS;
+    weighted_sums_kernel<<<(unsigned)blocks, COHORT_CUDA_THREADS>>>(x, rows, count, weights,
+                                                                    n_weights, out);
+    COHORT_CUDA_CHECK_LAUNCH("weighted_sums_kernel");
+    return COHORT_OK;
+}
+
 enum { CENTROIDS_SHARED_MAX = 48 * 1024 };
 
 /* A thread per member; the centroids staged in shared memory where they fit (shared: their
@@ -331,6 +352,7 @@ extern "C" const reduction_kernels reduction_kernels_cuda = {
     .spectrum_plan_free = cuda_spectrum_plan_free,
     .spectrum_power = cuda_spectrum_power,
     .block_fold = cuda_block_fold,
+    .weighted_sums = cuda_weighted_sums,
     .nearest_centroid = cuda_nearest_centroid,
     .block_tree = cuda_block_tree,
     .label_tally = cuda_label_tally};

@@ -28,6 +28,10 @@ typedef struct reduction_kernels {
     int (*block_fold)(const double *x, int64_t rows, int64_t ld, int64_t m0, int64_t count,
                       int64_t first, int64_t block, int classes, const unsigned char *cls,
                       double *sums);
+    /* out[q * count + j] = sum over r < rows of weights[q * rows + r] x[r * count + j], q <
+     * n_weights, j < count (reduction_weighted_sum: r in order). Backend memory. */
+    int (*weighted_sums)(const double *x, int64_t rows, int64_t count, const double *weights,
+                         int n_weights, double *out);
     /* labels[j] and dist2[j]: the nearest of k centroids (k x n, row-major, backend memory) to
      * member m0 + j of x and its squared distance (reduction_nearest_centroid). */
     int (*nearest_centroid)(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,

@@ -65,6 +65,16 @@ COHORT_HD int reduction_nearest_centroid(const double *x, int64_t n, int64_t s, 
     return best;
 }
 
+/* sum over r < rows, in order, of w[r] x[r * ld + j] (the bootstrap's per-member terms of k1,
+ * structure_factor.h): a fused multiply-add on the device, as cohort_mul_add. */
+COHORT_HD double reduction_weighted_sum(const double *x, int64_t rows, int64_t ld, int64_t j,
+                                        const double *w)
+{
+    double sum = 0.0;
+    for (int64_t r = 0; r < rows; ++r) sum = cohort_mul_add(w[r], x[r * ld + j], sum);
+    return sum;
+}
+
 /* |C^_k|^2 with C^_k = (1/n) sum_j C_j e^{-2 pi i jk/n} from an unnormalised DFT coefficient. */
 /* Whether coefficient (kx, ky) of a real nx x ny field's half spectrum is its own conjugate (its
  * imaginary part is zero up to rounding, which is dropped): kx and ky each 0 or a Nyquist index.

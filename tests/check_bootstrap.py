@@ -1,12 +1,17 @@
-"""check_bootstrap.py FILE.nc: the block bootstrap a run stored, redone directly in numpy from
-the file's own <l>_block_moments: the resamples' blocks drawn by a Philox4x32-10 written here
+"""check_bootstrap.py FILE.nc [--members]: the bootstrap a run stored, redone directly in numpy from
+the file's own <l>_block_moments (the moments of its units of members): the resamples' units drawn
+by a Philox4x32-10 written here
 from Salmon et al. (SC'11) and checked against Random123's known-answer vectors, each resample's
 record means, its least-squares line over the fitted records, then the standard errors, the 95%
 intervals of slope and intercept and each record's 95% band, compared with the file's (relative
 1e-9: the sums' order differs). Where the file has inverse_k1_exponent_se and snapshots at every
 record, 1/k1's bootstrap too: each member's power spectrum from the archived fields (numpy's
-FFT), summed over the same blocks, k1 over every nonzero mode (cuSten eq. 6). Exit 77 where
-netCDF4 is not installed."""
+FFT), summed over the same units, k1 over every nonzero mode (cuSten eq. 6).
+--members (a file with member_series): a member-level bootstrap of the same slope from the
+members' own series (numpy's generator, 4000 resamples), whose standard error must agree with the
+run's within 4 times their sampling error (a standard error from B resamples is uncertain by
+about 1/sqrt(2 (B - 1)) relatively, and one from b units by 1/sqrt(2 (b - 1)): the run's two and
+the member-level one's B, added in quadrature). Exit 77 where netCDF4 is not installed."""
 import sys
 
 try:
@@ -59,7 +64,9 @@ STREAM = (1 << 62) + (1 << 41)
 with netCDF4.Dataset(sys.argv[1]) as ds:
     ds.set_auto_mask(False)
     length = "s" if "s_block_moments" in ds.variables else "ell"
-    blocks = np.array(ds[f"{length}_block_moments"][...])  # (t, block, moment)
+    blocks = np.array(ds[f"{length}_block_moments"][...])  # (t, unit, moment)
+    unit = int(ds[f"{length}_block_moments"].getncattr("unit_members"))
+    member_values = np.array(ds[length][...]) if "--members" in sys.argv else None  # (t, member)
     band = np.array(ds[f"{length}_mean_ci95"][...])
     t = np.array(ds["t"][...])
     seed = int(ds.getncattr("seed"))
@@ -118,7 +125,7 @@ if k1_check:
     power = np.abs(np.fft.fft2(fields, axes=(-2, -1)) / (nx * ny)) ** 2
     power[:, diverged] = 0.0
     members = fields.shape[1]
-    block_sums = np.add.reduceat(power, np.arange(0, members, 1024), axis=1)  # (t, block, y, x)
+    block_sums = np.add.reduceat(power, np.arange(0, members, unit), axis=1)  # (t, unit, y, x)
     kx = 2 * np.pi / length * np.fft.fftfreq(nx, 1.0 / nx)
     ky = 2 * np.pi / length * np.fft.fftfreq(ny, 1.0 / ny)
     modulus = np.hypot(*np.meshgrid(kx, ky))
@@ -142,6 +149,23 @@ if k1_check:
         passed, failed = passed + ok, failed + (not ok)
         if not ok:
             print(f"FAIL {name}: file {k1_stored[name]}, numpy {value}")
+if member_values is not None:
+    rng = np.random.default_rng(20261129)
+    members = member_values.shape[1]
+    B = 4000
+    member_lines = []
+    for _ in range(B):
+        pick = rng.integers(0, members, members)
+        y = member_values[fitted][:, pick].mean(axis=1)
+        member_lines.append(np.polyfit(x, y if log_law else np.log(y), 1)[0])
+    member_se = np.std(member_lines, ddof=1)
+    run_se = stored[slope + "_se"][0]
+    sampling = 4 * np.sqrt(1 / (2 * (resamples - 1)) + 1 / (2 * (nb - 1)) + 1 / (2 * (B - 1)))
+    ok = abs(run_se / member_se - 1) <= sampling
+    passed, failed = passed + ok, failed + (not ok)
+    print(f"{'ok' if ok else 'FAIL'} member-level bootstrap: se {member_se:.6g} ({B} resamples of "
+          f"{members} members) against the run's {run_se:.6g} ({nb} units of {unit}): ratio "
+          f"{run_se / member_se:.4f}, allowed 1 +- {sampling:.3f}")
 print(f"{passed} passed, {failed} failed; {slope} se {stored[slope + '_se'][0]:.6g} "
-      f"(numpy {expected[slope + '_se'][0]:.6g}), {resamples} resamples of {nb} blocks")
+      f"(numpy {expected[slope + '_se'][0]:.6g}), {resamples} resamples of {nb} units of {unit}")
 sys.exit(1 if failed else 0)

@@ -1,7 +1,8 @@
 """check_target.py RUN.nc: a run to ensemble.target_sem kept every member it ran and met the target.
 
-From the file's own per-block moments of the target statistic (ell_block_moments or
-s_block_moments: count, mean, M2 per 1,024-member block) at the last record, this script
+From the file's own per-unit moments of the target statistic (ell_block_moments or
+s_block_moments: count, mean, M2 per unit of bootstrap_unit_members members) at the last record,
+this script
 recomputes, with numpy and the Chan et al. merge in member order (not cohort's tree: an
 independent computation, equal to it up to rounding), the relative standard error over all the
 file's members, and checks that the file holds target_members members (every member the run
@@ -22,12 +23,14 @@ with netCDF4.Dataset(sys.argv[1]) as ds:
     members = int(ds.getncattr("target_members"))
     reached = float(ds.getncattr("target_sem_reached"))
     name = next(v for v in ds.variables if v.endswith("_block_moments"))
-    blocks = np.array(ds[name][-1])  # (block, moment): count, mean, M2 at the last record
+    blocks = np.array(ds[name][-1])  # (unit, moment): count, mean, M2 at the last record
 
 
 def relative_sem(b):
     n, mean, m2 = 0.0, 0.0, 0.0
     for count, block_mean, block_m2 in blocks[:b]:
+        if count == 0:  # a unit of diverged members only
+            continue
         total = n + count
         delta = block_mean - mean
         mean += delta * count / total

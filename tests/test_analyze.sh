@@ -134,7 +134,7 @@ expect_bad "unknown option '--frob'" run.nc --frob
 expect_bad "--bootstrap '1': expected resamples in \[2, 100000\]" boot.nc --bootstrap 1
 "$cohort" run boot.ini --quiet --backend "$backend" --set ensemble.members=2100 \
     --members 0:1024 -o boot-part.nc || bad "the bootstrap's part"
-expect_bad "boot-part.nc has no ell_block_moments\(t = 5, block = 3, moment = 3\)" boot-part.nc \
+expect_bad "boot-part.nc has no ell_block_moments\(t = 5, unit = 525, moment = 3\)" boot-part.nc \
     --bootstrap 100
 printf '[model]\nname = mcf2d\n[grid]\nnx = 8\nny = 8\n[time]\nt_end = 0.01\n' > flow.ini
 "$cohort" run flow.ini --quiet --backend "$backend" -o flow.nc || bad "the mcf2d run"

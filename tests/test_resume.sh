@@ -251,10 +251,11 @@ wait $pid
 records=$("$cohort" info rec.nc.partial 2> /dev/null | sed -n 's/.* \([0-9][0-9]*\) records in t.*/\1/p')
 if [ "${records:-0}" -ge 1 ]; then ok; else bad "the killed run's partial file: '${records}' records"; fi
 
-# a full disk (here a file-size limit, which the test can set without privileges): exit 1 with
+# a full disk (here a file-size limit, which the test can set without privileges; 3,000 KB lies
+# above the largest checkpoint, about 2.6 MB, and below the finished file, 3.5 MB): exit 1 with
 # the file named, the last checkpoint intact, and --resume completing once space is back
 rm -f full.nc full.nc.partial full.nc.checkpoint*
-(ulimit -f 400; "$cohort" run ch1d.ini --backend "$backend" --quiet -o full.nc 2> full.err)
+(ulimit -f 3000; "$cohort" run ch1d.ini --backend "$backend" --quiet -o full.nc 2> full.err)
 status=$?
 if [ $status -eq 1 ] && grep -q "full.nc.partial.*File too large" full.err &&
     [ -e full.nc.checkpoint ] && [ ! -e full.nc ]; then

@@ -45,7 +45,7 @@ static int backend_spectrum(const cohort_backend *be, const double *dev_u,
                             double *out, double *k1)
 {
     structure_factor *sf = NULL;
-    int rc = structure_factor_alloc(be, n, 1, 2.0 * acos(-1.0), m, chunk, m, 2, &sf);
+    int rc = structure_factor_alloc(be, n, 1, 2.0 * acos(-1.0), m, chunk, m, 2, 1, &sf);
     int64_t active = 0;
     for (int64_t g = 0; g < m; ++g) active += include ? include[g] : 1;
     for (int64_t first = 0, count = 0; first < m && rc == COHORT_OK; first += count) {
@@ -142,8 +142,29 @@ static void cosine_case(const cohort_backend *be)
     be->release(dev);
 }
 
-/* 2D: the radial average and k1 against a direct DFT over every mode of the full spectrum;
- * chunkings bitwise equal. */
+/* Chunking c's units' sums of eq. 6 against the DFT's (c == 0, kept in first) or, bitwise,
+ * against chunking 0's. */
+static void check_units(const structure_factor *sf, int64_t nx, int64_t ny, int64_t m, int64_t unit,
+                        size_t c, const double *ref, double *first)
+{
+    const int64_t values = 2 * ((m + unit - 1) / unit);
+    const double *got = sf->k1_units[0].host;
+    if (c == 0) {
+        double worst = 0.0;
+        for (int64_t e = 0; e < values; ++e) worst = fmax(worst, fabs(got[e] - ref[e]) / ref[e]);
+        EXPECT(worst <= DFT_RTOL, "2D %lldx%lld: units' sums of eq. 6 vs DFT: %.3e", (long long)nx,
+               (long long)ny, worst);
+        memcpy(first, got, (size_t)values * sizeof(double));
+    } else {
+        EXPECT(!memcmp(first, got, (size_t)values * sizeof(double)),
+               "2D %lldx%lld: chunk %zu: the units' sums differ from one chunk's", (long long)nx,
+               (long long)ny, c);
+    }
+}
+
+/* 2D: the radial average and k1 against a direct DFT over every mode of the full spectrum, and
+ * each unit's sums of eq. 6 (the bootstrap's) against the same DFT, member by member; chunkings
+ * bitwise equal. */
 static void spectrum2d_case(const cohort_backend *be, gsl_rng *rng, int64_t nx, int64_t ny)
 {
     const int64_t m = 40, n = nx * ny, n_k = structure_factor_k_count(nx, ny);
@@ -154,6 +175,8 @@ static void spectrum2d_case(const cohort_backend *be, gsl_rng *rng, int64_t nx, 
     double *got = malloc((size_t)n_k * sizeof(double)),
            *first = malloc((size_t)n_k * sizeof(double));
     unsigned char *include = malloc((size_t)m);
+    enum { UNIT = 4 };
+    double unit_ref[2 * 40] = {0}, first_units[2 * 40];
     int64_t active = 0;
     for (int64_t g = 0; g < m; ++g) {
         const double mean = gsl_rng_uniform(rng) - 0.5;
@@ -172,8 +195,13 @@ static void spectrum2d_case(const cohort_backend *be, gsl_rng *rng, int64_t nx, 
                         re += u[(y * nx + x) * m + g] * cos(ph);
                         im += u[(y * nx + x) * m + g] * sin(ph);
                     }
-                power[jy * nx + jx] +=
-                    (re * re + im * im) / ((double)n * (double)n) / (double)active;
+                const double p = (re * re + im * im) / ((double)n * (double)n);
+                power[jy * nx + jx] += p / (double)active;
+                const double sx = (double)(2 * jx <= nx ? jx : jx - nx),
+                             sy = (double)(2 * jy <= ny ? jy : jy - ny), kk = hypot(sx, sy);
+                if (kk > 0.0) /* member g's unit's sums of S and S / |k| */
+                    unit_ref[2 * (g / UNIT)] += p,
+                        unit_ref[2 * (g / UNIT) + 1] += p / (two_pi * kk / length);
             }
     double num = 0.0, den = 0.0, scale = 0.0;
     for (int64_t jy = 0; jy < ny; ++jy)
@@ -199,12 +227,13 @@ static void spectrum2d_case(const cohort_backend *be, gsl_rng *rng, int64_t nx, 
     for (size_t c = 0; c < 3 && rc == COHORT_OK; ++c) {
         structure_factor *sf = NULL;
         double k1 = 0.0;
-        int crc = structure_factor_alloc(be, nx, ny, length, m, chunks[c], m, 1, &sf);
+        int crc = structure_factor_alloc(be, nx, ny, length, m, chunks[c], m, 1, UNIT, &sf);
         for (int64_t g0 = 0, count; crc == COHORT_OK && g0 < m; g0 += count) {
             count = m - g0 < chunks[c] ? m - g0 : chunks[c];
             crc = structure_factor_add(sf, 0, dev, g0, count, g0, include + g0);
         }
         if (crc == COHORT_OK) crc = structure_factor_result(sf, 0, active, got, &k1);
+        if (crc == COHORT_OK) check_units(sf, nx, ny, m, UNIT, c, unit_ref, first_units);
         structure_factor_free(sf);
         EXPECT(crc == COHORT_OK, "2D %lldx%lld chunk %lld: %s", (long long)nx, (long long)ny,
                (long long)chunks[c], cohort_error_detail());

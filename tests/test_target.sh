@@ -2,7 +2,8 @@
 # A run to a target precision (issue 37, part 2: ensemble.target_sem, max_members, target): the
 # run stops at the first checked size whose relative standard error of the target statistic at
 # the last record is at most the target (check_target.py recomputes it from the file's blocks);
-# its file is, bit for bit, the fixed-size run of that many members with the same seed (every
+# its file is, bit for bit, the fixed-size run of that many members with the same seed and the
+# same bootstrap units, those of its first round (analysis.bootstrap_unit; every
 # variable and fit: the length's statistics, the structure factor, the archive, k-means); the
 # same under 2 and 3 MPI ranks, and after a SIGUSR1 in its second round and --resume; a bad
 # combination of keys is refused with exit 2 and a message naming the key.
@@ -44,8 +45,10 @@ if [ -n "$m" ] && [ "$m" -gt 1024 ] && [ "$m" -lt 40000 ] && [ $((m % 1024)) -eq
 else bad "target_members = '$m'"; fi
 "$python" "$here/check_target.py" target.nc
 case $? in 0) ok ;; 77) echo "check_target skipped (no python3-netcdf4)" ;; *) bad "the stop" ;; esac
+# the bootstrap's units are fixed by the first round; a fixed-size run takes them as a key
+u=$("$cohort" info target.nc | awk '$1 == "bootstrap_unit_members" { print $2 }')
 run -o fixed.nc --set ensemble.target_sem=0 --set ensemble.max_members=auto \
-    --set ensemble.members="$m" || bad "the fixed-size run"
+    --set ensemble.members="$m" --set analysis.bootstrap_unit="$u" || bad "the fixed-size run"
 if "$compare" --attributes fixed.nc target.nc > same.out; then
     ok; echo "the fixed-size run of $m members: $(tail -n 1 same.out)"
 else bad "the target run differs from the fixed-size run of $m members: $(cat same.out)"; fi

@@ -326,9 +326,21 @@ static const config_key common[] = {
      .default_value = "1000",
      .max = 100000,
      .meaning =
-         "resamples of the block bootstrap that gives the fits of the length and of 1/k1 their "
+         "resamples of the bootstrap (of units of members) that gives the fits of the length and "
+         "of 1/k1 their "
          "standard errors and 95% intervals, and <l>_mean its 95% band (0: none; the ordinary "
          "least-squares errors are always stored)"},
+    {.section = "analysis",
+     .name = "bootstrap_unit",
+     .type = CONFIG_INT,
+     .default_value = "auto",
+     .min = 1,
+     .max = 1024,
+     .allow_auto = 1,
+     .units = "members",
+     .meaning =
+         "members in each unit the bootstrap resamples (a power of two dividing 1024); auto: 1 up "
+         "to 1024 members, else the smallest that cuts the ensemble into at most 1024 units"},
     {.section = "analysis",
      .name = "structure_factor",
      .type = CONFIG_BOOL,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/moments.h"
 #include "backend/cohort_error.h"
 #include "exit_status.h"
 
@@ -503,6 +504,26 @@ static int plan_target(const cohort_config *c, run_plan *p, char *err, size_t le
 
 /* Checks what the schema cannot (relations between keys, what this version can run) and derives
  * the plan. Messages name the key and where its value came from. */
+/* analysis.bootstrap_unit: given, or from the ensemble's size (a target run's: its first round's,
+ * whole blocks, so that every later round adds units of the same size). 0, or 2 naming the key. */
+static int plan_bootstrap_unit(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const config_value *unit = config_get(c, "analysis", "bootstrap_unit");
+    if (unit->is_auto) {
+        const int64_t first_round =
+            (p->members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
+        p->bootstrap_unit = moments_unit_size(p->target_sem > 0.0 ? first_round : p->members);
+        return 0;
+    }
+    p->bootstrap_unit = unit->integer;
+    if (moments_unit_valid(p->bootstrap_unit)) return 0;
+    snprintf(err, len,
+             "%s: analysis.bootstrap_unit = %s: a unit is a power of two that divides %d "
+             "(1, 2, 4, .., %d), or auto",
+             unit->origin, unit->text, MOMENTS_BLOCK, MOMENTS_BLOCK);
+    return EXIT_BAD_INPUT;
+}
+
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
@@ -532,7 +553,7 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->members = config_get(c, "ensemble", "members")->integer;
     if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len)) ||
-        (rc = plan_target(c, p, err, len)))
+        (rc = plan_target(c, p, err, len)) || (rc = plan_bootstrap_unit(c, p, err, len)))
         return rc;
     return plan_events(c, p, err, len);
 }

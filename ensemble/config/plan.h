@@ -43,8 +43,12 @@ typedef struct run_plan {
     int structure_factor;                            /* analysis.structure_factor */
     double fit_from;                                 /* analysis.fit_from */
     int bootstrap;                                   /* analysis.bootstrap: resamples */
-    int kmeans_k, kmeans_restarts, kmeans_max_iter;  /* analysis.kmeans* */
-    int kmeans_auto;                                 /* analysis.kmeans = auto (kmeans_k 0) */
+    /* analysis.bootstrap_unit: the members of each unit the moments are folded into and the
+     * bootstrap resamples (moments.h; auto: moments_unit_size of the members, of a target run's
+     * first round) */
+    int64_t bootstrap_unit;
+    int kmeans_k, kmeans_restarts, kmeans_max_iter; /* analysis.kmeans* */
+    int kmeans_auto;                                /* analysis.kmeans = auto (kmeans_k 0) */
     double kmeans_tol;
     int64_t n_records;
     int64_t *record_step; /* step after which record r is taken (0 = the initial state) */

@@ -113,12 +113,12 @@ int checkpoint_put_i64(checkpoint_writer *w, const char *name, int64_t value)
     return checkpoint_put(w, name, &value, sizeof value);
 }
 
-int checkpoint_put_moments(checkpoint_writer *w, const char *name, const moments_blocks *b)
+int checkpoint_put_moments(checkpoint_writer *w, const char *name, const moments_units *b)
 {
     char key[NAME_BYTES + 8];
     snprintf(key, sizeof key, "%s.next", name);
     COHORT_CALL(checkpoint_put_i64(w, key, b->next));
-    return checkpoint_put(w, name, b->blocks, (size_t)b->n_blocks * sizeof *b->blocks);
+    return checkpoint_put(w, name, b->units, (size_t)b->n_units * sizeof *b->units);
 }
 
 int checkpoint_put_ordered_sum(checkpoint_writer *w, const char *name, const ordered_sum *s)
@@ -330,24 +330,24 @@ int checkpoint_get_i64(const checkpoint *c, const char *name, int64_t *value)
     return checkpoint_get_exact(c, name, value, sizeof *value);
 }
 
-int checkpoint_get_moments(const checkpoint *c, const char *name, moments_blocks *b)
+int checkpoint_get_moments(const checkpoint *c, const char *name, moments_units *b)
 {
     char key[NAME_BYTES + 8];
     snprintf(key, sizeof key, "%s.next", name);
     COHORT_CALL(checkpoint_get_i64(c, key, &b->next));
-    return checkpoint_get_exact(c, name, b->blocks, (size_t)b->n_blocks * sizeof *b->blocks);
+    return checkpoint_get_exact(c, name, b->units, (size_t)b->n_units * sizeof *b->units);
 }
 
 int checkpoint_get_ordered_sum(const checkpoint *c, const char *name, ordered_sum *s,
                                const cohort_backend *be, int64_t members, int64_t rows,
-                               int64_t max_count)
+                               int64_t block, int64_t max_count)
 {
     char key[NAME_BYTES + 8];
     int64_t next = -1;
     snprintf(key, sizeof key, "%s.next", name);
     COHORT_CALL(checkpoint_get_i64(c, key, &next));
     if (next < 0) return COHORT_OK; /* not used yet */
-    if (!s->host) COHORT_CALL(ordered_sum_alloc(s, be, members, rows, 1, max_count));
+    if (!s->host) COHORT_CALL(ordered_sum_alloc(s, be, members, rows, 1, block, max_count));
     COHORT_CALL(checkpoint_get_exact(c, name, s->host,
                                      (size_t)s->n_blocks * (size_t)s->classes * (size_t)s->rows *
                                          sizeof(double)));

@@ -23,7 +23,7 @@ int checkpoint_begin(const char *path, checkpoint_writer **w);
 int checkpoint_put(checkpoint_writer *w, const char *name, const void *data, size_t bytes);
 int checkpoint_put_i64(checkpoint_writer *w, const char *name, int64_t value);
 /* statistics accumulators: their block moments and the next member expected */
-int checkpoint_put_moments(checkpoint_writer *w, const char *name, const moments_blocks *b);
+int checkpoint_put_moments(checkpoint_writer *w, const char *name, const moments_units *b);
 /* an ordered sum's carried blocks (an unused one, host = NULL, as empty) */
 int checkpoint_put_ordered_sum(checkpoint_writer *w, const char *name, const ordered_sum *s);
 /* Flushes, fsyncs and renames the checkpoint into place; frees w either way. */
@@ -55,10 +55,11 @@ const void *checkpoint_get(const checkpoint *c, const char *name, size_t *bytes)
  * otherwise, naming the blob). */
 int checkpoint_get_exact(const checkpoint *c, const char *name, void *data, size_t bytes);
 int checkpoint_get_i64(const checkpoint *c, const char *name, int64_t *value);
-/* Restores accumulators allocated for the same members (and, for the sum, rows and classes). */
-int checkpoint_get_moments(const checkpoint *c, const char *name, moments_blocks *b);
+/* Restores accumulators allocated for the same members and units (the sum: allocated here, of
+ * these members, rows, blocks and calls, where the checkpoint holds one). */
+int checkpoint_get_moments(const checkpoint *c, const char *name, moments_units *b);
 int checkpoint_get_ordered_sum(const checkpoint *c, const char *name, ordered_sum *s,
                                const cohort_backend *be, int64_t members, int64_t rows,
-                               int64_t max_count);
+                               int64_t block, int64_t max_count);
 
 #endif

@@ -381,13 +381,23 @@ int output_write_kmeans_quality(cohort_output *o, double agreement, double silho
     return COHORT_OK;
 }
 
-int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *blocks)
+int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *units)
 {
     int grp;
     NC_CALL(o, merge_group(o, &grp));
     const size_t at[4] = {(size_t)record, (size_t)statistic, 0, 0};
-    const size_t size[4] = {1, 1, (size_t)o->merge_blocks, 3};
-    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_moments, at, size, blocks));
+    const size_t size[4] = {1, 1, (size_t)o->merge_units, 3};
+    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_moments, at, size, units));
+    return COHORT_OK;
+}
+
+int output_write_merge_k1_units(cohort_output *o, int64_t record, const double *sums)
+{
+    int grp;
+    NC_CALL(o, merge_group(o, &grp));
+    const size_t at[3] = {(size_t)record, 0, 0},
+                 size[3] = {1, (size_t)o->merge_units, STRUCTURE_FACTOR_K1_TERMS};
+    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_k1, at, size, sums));
     return COHORT_OK;
 }
 
@@ -526,18 +536,20 @@ int output_write_interval(cohort_output *o, const char *name, const char *long_n
     return COHORT_OK;
 }
 
-int output_write_block_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
-                               int64_t blocks, const double *values)
+int output_write_unit_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
+                              int64_t units, int64_t unit_members, const double *values)
 {
     int dims[3], var;
     NC_CALL(o, nc_inq_dimid(o->ncid, "t", &dims[0]));
     NC_CALL(o, nc_redef(o->ncid));
-    COHORT_CALL(dimension(o, "block", (size_t)blocks, &dims[1]));
+    COHORT_CALL(dimension(o, "unit", (size_t)units, &dims[1]));
     COHORT_CALL(dimension(o, "moment", 3, &dims[2]));
     NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 3, dims, &var));
     COHORT_CALL(output_put_text(o, var, "long_name", long_name));
+    const long long members = unit_members;
+    NC_CALL(o, nc_put_att_longlong(o->ncid, var, "unit_members", NC_INT64, 1, &members));
     NC_CALL(o, nc_enddef(o->ncid));
-    const size_t start[3] = {0, 0, 0}, count[3] = {(size_t)n, (size_t)blocks, 3};
+    const size_t start[3] = {0, 0, 0}, count[3] = {(size_t)n, (size_t)units, 3};
     NC_CALL(o, nc_put_vara_double(o->ncid, var, start, count, values));
     return COHORT_OK;
 }

@@ -67,12 +67,13 @@ typedef struct output_spec {
      * members [member_first, member_first + members) of part_of in all (part_of = 0: the whole
      * run; member_first 0). member holds the global indices and every per-member write takes
      * global indices. A part also holds the group "merge", what `cohort merge` needs to join the
-     * parts bit for bit: the statistics' blocks (MOMENTS_BLOCK members each, from block
-     * member_first / MOMENTS_BLOCK), merge_statistics accumulators of moments per record (ell,
-     * mass, then the series), the structure factor's block sums (merge_sum_rows values per block
-     * and record; 0: none) and, with merge_features, each member's k-means features (its final
-     * field as archived, n values) */
+     * parts bit for bit: the statistics' units (merge_unit members each, from unit
+     * member_first / merge_unit), merge_statistics accumulators of moments per record (ell,
+     * mass, then the series), the structure factor's block sums (MOMENTS_BLOCK members each,
+     * merge_sum_rows values per block and record; 0: none) and its units' sums of eq. 6, and, with
+     * merge_features, each member's k-means features (its final field as archived, n values) */
     int64_t member_first, part_of;
+    int64_t merge_unit;
     int merge_statistics;
     int64_t merge_sum_rows;
     int merge_features;
@@ -166,10 +167,12 @@ int output_write_kmeans(cohort_output *o, int k, const unsigned char *labels,
 int output_has_label_map(const cohort_output *o);
 
 /* A part's merge data (output_spec.part_of > 0): accumulator `statistic` at record `record`,
- * its blocks from the part's first; the structure factor's block sums of a record (blocks x
- * merge_sum_rows values); features of global members [m0, m0 + count), n values each. */
-int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *blocks);
+ * its units from the part's first; the structure factor's block sums of a record (blocks x
+ * merge_sum_rows values) and its units' sums of eq. 6 (units x STRUCTURE_FACTOR_K1_TERMS);
+ * features of global members [m0, m0 + count), n values each. */
+int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *units);
 int output_write_merge_sums(cohort_output *o, int64_t record, const double *sums);
+int output_write_merge_k1_units(cohort_output *o, int64_t record, const double *sums);
 int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count,
                                 const double *features);
 
@@ -189,10 +192,10 @@ int output_put_doubles(cohort_output *o, const char *name, int n, const double *
 /* name(t, bound): n records' lower and upper bounds (values[2 r], values[2 r + 1]). */
 int output_write_interval(cohort_output *o, const char *name, const char *long_name, int64_t n,
                           const double *values);
-/* name(t, block, moment): n records' count, mean and m2 over each of `blocks` blocks of members
- * (values[(r * blocks + b) * 3 + q]). */
-int output_write_block_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
-                               int64_t blocks, const double *values);
+/* name(t, unit, moment): n records' count, mean and m2 over each of `units` units of
+ * unit_members members (values[(r * units + u) * 3 + q]; the attribute unit_members). */
+int output_write_unit_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
+                              int64_t units, int64_t unit_members, const double *values);
 
 /* Reopens PATH.partial of an interrupted run of the same spec for writing (cohort run --resume):
  * its variables must be the ones the spec defines. Errors: COHORT_ERR_IO (no such file, or it

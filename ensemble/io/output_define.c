@@ -279,23 +279,28 @@ static int define_merge_group(cohort_output *o, const output_spec *s, int dim_me
              "members alone: join the parts with cohort merge",
              first, first + (long long)s->members, total);
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "member_subset", text));
-    int grp, dim_statistic, dim_block, dim_moment, dim_row, dim_point;
-    const int64_t b0 = s->member_first / MOMENTS_BLOCK;
-    o->merge_blocks = (s->member_first + s->members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
+    int grp, dim_statistic, dim_block, dim_unit, dim_moment, dim_row, dim_term, dim_point;
+    const int64_t b0 = s->member_first / MOMENTS_BLOCK, u0 = s->member_first / s->merge_unit;
+    const int64_t end = s->member_first + s->members;
+    o->merge_blocks = (end + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
+    o->merge_units = (end + s->merge_unit - 1) / s->merge_unit - u0;
     NC_CALL(o, nc_def_grp(o->ncid, "merge", &grp));
-    const long long first_block = b0, block = MOMENTS_BLOCK;
+    const long long first_block = b0, block = MOMENTS_BLOCK, first_unit = u0, unit = s->merge_unit;
     NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "first_block", NC_INT64, 1, &first_block));
     NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "block_members", NC_INT64, 1, &block));
+    NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "first_unit", NC_INT64, 1, &first_unit));
+    NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "unit_members", NC_INT64, 1, &unit));
     NC_CALL(o, nc_def_dim(grp, "block", (size_t)o->merge_blocks, &dim_block));
-    o->var_merge_moments = o->var_merge_sums = o->var_merge_features = -1;
+    NC_CALL(o, nc_def_dim(grp, "unit", (size_t)o->merge_units, &dim_unit));
+    o->var_merge_moments = o->var_merge_sums = o->var_merge_k1 = o->var_merge_features = -1;
     if (s->merge_statistics > 0) {
         NC_CALL(o, nc_def_dim(grp, "statistic", (size_t)s->merge_statistics, &dim_statistic));
         NC_CALL(o, nc_def_dim(grp, "moment", 3, &dim_moment));
-        const int dims[4] = {dim_t, dim_statistic, dim_block, dim_moment};
+        const int dims[4] = {dim_t, dim_statistic, dim_unit, dim_moment};
         NC_CALL(o, nc_def_var(grp, "moments", NC_DOUBLE, 4, dims, &o->var_merge_moments));
         COHORT_CALL(
             output_put_text(o, o->var_merge_moments, "long_name",
-                            "count, mean and m2 of each block of members (Welford, in member "
+                            "count, mean and m2 of each unit of members (Welford, in member "
                             "order) of ell, mass and the series, in that order"));
     }
     if (s->merge_sum_rows > 0) {
@@ -305,6 +310,12 @@ static int define_merge_group(cohort_output *o, const output_spec *s, int dim_me
         COHORT_CALL(
             output_put_text(o, o->var_merge_sums, "long_name",
                             "sum over each block of members of |C^_k|^2 (in member order)"));
+        NC_CALL(o, nc_def_dim(grp, "k1_term", STRUCTURE_FACTOR_K1_TERMS, &dim_term));
+        const int unit_dims[3] = {dim_t, dim_unit, dim_term};
+        NC_CALL(o, nc_def_var(grp, "k1_unit_sums", NC_DOUBLE, 3, unit_dims, &o->var_merge_k1));
+        COHORT_CALL(output_put_text(o, o->var_merge_k1, "long_name",
+                                    "sum over each unit of members of their sums of S and S/|k| "
+                                    "over k != 0 (cuSten eq. 6; in member order)"));
     }
     if (s->merge_features) {
         const size_t chunk[2] = {

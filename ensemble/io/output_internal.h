@@ -26,8 +26,9 @@ struct cohort_output {
     int64_t nx, ny;                                              /* 2D: C(member, y, x) */
     int64_t n_k;
     int64_t member_first; /* the global index of the file's first member */
-    int64_t merge_blocks; /* a part's statistics blocks (0: not a part) */
-    int var_merge_moments, var_merge_sums, var_merge_features;
+    int64_t merge_blocks; /* a part's structure-factor blocks (0: not a part) */
+    int64_t merge_units;  /* a part's units of the statistics (0: not a part) */
+    int var_merge_moments, var_merge_sums, var_merge_k1, var_merge_features;
     char *path, *partial;
     int replace;   /* the spec's replace */
     int in_memory; /* no file on disk: nothing to rename or remove */

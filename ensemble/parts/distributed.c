@@ -22,9 +22,9 @@
 #include "run/run_file.h"
 
 /* What the segments cover: the run's members, or a target run's max_members of which its first
- * round runs first_round (0: no target). */
+ * round runs first_round (0: no target); unit: the bootstrap's, fixed by the first round. */
 typedef struct run_shape {
-    int64_t members, first_round;
+    int64_t members, first_round, unit;
     int steady;
 } run_shape;
 
@@ -120,7 +120,7 @@ static int distributed_decide(const cohort_config *c, const run_options *opt,
     char err[PATH_MAX + 1024] = "", manifest[PATH_MAX];
     run_plan p;
     int status = run_plan_make(c, &p, err, sizeof err);
-    run_shape shape = {p.members, 0, status == 0 && p.model->steady != NULL};
+    run_shape shape = {p.members, 0, p.bootstrap_unit, status == 0 && p.model->steady != NULL};
     if (status == 0 && p.target_sem > 0.0) { /* the first round: whole blocks */
         const int64_t first = (p.members + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;
         shape.members = p.max_members;
@@ -332,13 +332,15 @@ static int run_distributed_locked(const cohort_config *c, cohort_config *pc, con
     return decided_by_root(comm, status);
 }
 
-/* The configuration of a target run's parts: members and max_members its max_members. */
+/* The configuration of a target run's parts: members and max_members its max_members, and the
+ * bootstrap's unit its first round's, which every round and the join keep. */
 static int parts_configuration(const cohort_config *c, const run_shape *shape, cohort_config *pc)
 {
     if (config_copy(c, pc) != COHORT_OK) return 1;
     if (shape->first_round > 0) {
         config_set_integer(pc, "ensemble", "members", shape->members, "ensemble.max_members");
         config_set_integer(pc, "ensemble", "max_members", shape->members, "ensemble.max_members");
+        config_set_integer(pc, "analysis", "bootstrap_unit", shape->unit, "ensemble.target_sem");
     }
     return 0;
 }

@@ -142,61 +142,87 @@ static int parts_check(part_file *parts, int n, long long whole, char *err, size
     return 0;
 }
 
-/* A part's accumulators into the whole run's: its diverged flags, the blocks of its statistics
- * and structure-factor sums (k-means reads its features where they lie: part_features.h). A part
- * that does not hold what its configuration asks for is bad input (*bad). */
+/* A merge variable of a part and its shape, which must be at least `want` (0: any) in each of its
+ * ndims dimensions and exactly the run's records in the first. */
+static int part_merge_variable(const part_file *f, const char *name, int ndims, const size_t *want,
+                               int *grp, int *var)
+{
+    size_t len[4] = {0};
+    int found = 0;
+    if (cohort_file_variable(f->nc, "merge", name, grp, var) ||
+        cohort_file_shape(*grp, *var, ndims, &found, len, NULL) || found != ndims)
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/%s missing", f->path, name);
+    for (int d = 0; d < ndims; ++d)
+        if (d == 0 ? len[d] != want[d] : len[d] < want[d])
+            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                               "%s: merge/%s is %zu x %zu x %zu (first dimensions) where the run "
+                               "has %zu x %zu x %zu (an unfinished part, or one of another "
+                               "cohort?)",
+                               f->path, name, len[0], len[1], len[2], want[0], want[1], want[2]);
+    return COHORT_OK;
+}
+
+/* The part's units of each statistic at each record into the whole run's accumulators. */
+static int part_accumulate_moments(const part_file *f, const run_plan *p, run_accumulators *a)
+{
+    const int64_t unit = p->bootstrap_unit, u0 = f->first / unit;
+    const int64_t n_units = (f->first + f->count + unit - 1) / unit - u0;
+    const int statistics = 2 + a->n_obs;
+    const size_t want[4] = {(size_t)p->n_records, (size_t)statistics, (size_t)n_units, 3};
+    int grp = -1, var = -1;
+    COHORT_CALL(part_merge_variable(f, "moments", 4, want, &grp, &var));
+    for (int64_t r = 0; r < p->n_records; ++r)
+        for (int s = 0; s < statistics; ++s) {
+            moments_units *b = s == 0   ? &a->ell[r]
+                               : s == 1 ? &a->mass[r]
+                                        : &a->obs[(s - 2) * a->n_records + r];
+            const size_t at[4] = {(size_t)r, (size_t)s, 0, 0}, size[4] = {1, 1, (size_t)n_units, 3};
+            if (cohort_file_read_double(grp, var, at, size, (double *)(b->units + u0)))
+                return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments unreadable", f->path);
+            b->next = f->first + f->count;
+        }
+    return COHORT_OK;
+}
+
+/* The part's structure-factor sums (blocks of MOMENTS_BLOCK, or the units of eq. 6's sums) of
+ * merge variable `name` into sums[r] of every record. */
+static int part_accumulate_sums(const part_file *f, const run_plan *p, const char *name,
+                                int64_t rows, int64_t block, const cohort_backend *be,
+                                ordered_sum *sums)
+{
+    const int64_t b0 = f->first / block, n = (f->first + f->count + block - 1) / block - b0;
+    const size_t want[3] = {(size_t)p->n_records, (size_t)n, (size_t)rows};
+    int grp = -1, var = -1;
+    COHORT_CALL(part_merge_variable(f, name, 3, want, &grp, &var));
+    for (int64_t r = 0; r < p->n_records; ++r) {
+        ordered_sum *s = &sums[r];
+        if (!s->host) COHORT_CALL(ordered_sum_alloc(s, be, p->members, rows, 1, block, 1));
+        const size_t at[3] = {(size_t)r, 0, 0}, size[3] = {1, (size_t)n, (size_t)rows};
+        if (cohort_file_read_double(grp, var, at, size, s->host + (size_t)(b0 * rows)))
+            return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/%s unreadable", f->path, name);
+        s->next = f->first + f->count;
+    }
+    return COHORT_OK;
+}
+
+/* A part's accumulators into the whole run's: its diverged flags, the units of its statistics
+ * and its structure-factor sums (k-means reads its features where they lie: part_features.h). A
+ * part that does not hold what its configuration asks for is bad input (*bad). */
 static int part_accumulate(const part_file *f, const run_plan *p, run_accumulators *a, int *bad)
 {
-    int grp = -1, var = -1, ndims = 0;
-    size_t len[4] = {0};
-    const int64_t b0 = f->first / MOMENTS_BLOCK;
-    const int64_t n_blocks = (f->first + f->count + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK - b0;
-    const int statistics = 2 + a->n_obs;
+    int grp = -1, var = -1;
     *bad = 1;
     const size_t at0 = 0, members = (size_t)f->count;
     if (cohort_file_variable(f->nc, NULL, "diverged", &grp, &var) ||
         cohort_file_read_byte(grp, var, &at0, &members, a->diverged + f->first))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: diverged unreadable", f->path);
-    if (cohort_file_variable(f->nc, "merge", "moments", &grp, &var) ||
-        cohort_file_shape(grp, var, 4, &ndims, len, NULL))
-        return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments missing", f->path);
-    if ((int64_t)len[0] != p->n_records || (int)len[1] != statistics ||
-        (int64_t)len[2] < n_blocks || len[3] != 3)
-        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "%s: merge/moments is %zu x %zu x %zu x %zu where the run has %lld "
-                           "records of %d statistics over %lld blocks (an unfinished part?)",
-                           f->path, len[0], len[1], len[2], len[3], (long long)p->n_records,
-                           statistics, (long long)n_blocks);
-    for (int64_t r = 0; r < p->n_records; ++r)
-        for (int s = 0; s < statistics; ++s) {
-            moments_blocks *b = s == 0   ? &a->ell[r]
-                                : s == 1 ? &a->mass[r]
-                                         : &a->obs[(s - 2) * a->n_records + r];
-            const size_t at[4] = {(size_t)r, (size_t)s, 0, 0},
-                         size[4] = {1, 1, (size_t)n_blocks, 3};
-            if (cohort_file_read_double(grp, var, at, size, (double *)(b->blocks + b0)))
-                return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments unreadable", f->path);
-            b->next = f->first + f->count;
-        }
-    if (a->sf) {
-        const int64_t rows = a->sf->rows;
-        if (cohort_file_variable(f->nc, "merge", "spectrum_sums", &grp, &var) ||
-            cohort_file_shape(grp, var, 3, &ndims, len, NULL))
-            return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums missing", f->path);
-        if ((int64_t)len[0] != p->n_records || (int64_t)len[1] < n_blocks ||
-            (int64_t)len[2] != rows)
-            return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                               "%s: merge/spectrum_sums is %zu x %zu x %zu, not %lld x %lld x %lld",
-                               f->path, len[0], len[1], len[2], (long long)p->n_records,
-                               (long long)n_blocks, (long long)rows);
-        for (int64_t r = 0; r < p->n_records; ++r) {
-            ordered_sum *s = &a->sf->sums[r];
-            if (!s->host) COHORT_CALL(ordered_sum_alloc(s, a->sf->be, a->members, rows, 1, 1));
-            const size_t at[3] = {(size_t)r, 0, 0}, size[3] = {1, (size_t)n_blocks, len[2]};
-            if (cohort_file_read_double(grp, var, at, size, s->host + (size_t)b0 * (size_t)rows))
-                return COHORT_FAIL(COHORT_ERR_IO, "%s: merge/spectrum_sums unreadable", f->path);
-            s->next = f->first + f->count;
-        }
+    COHORT_CALL(part_accumulate_moments(f, p, a));
+    structure_factor *sf = a->sf;
+    if (sf) {
+        COHORT_CALL(
+            part_accumulate_sums(f, p, "spectrum_sums", sf->rows, MOMENTS_BLOCK, sf->be, sf->sums));
+        COHORT_CALL(part_accumulate_sums(f, p, "k1_unit_sums", STRUCTURE_FACTOR_K1_TERMS,
+                                         p->bootstrap_unit, sf->be, sf->k1_units));
     }
     *bad = 0;
     return COHORT_OK;
@@ -247,12 +273,12 @@ static int merge_fold(const merge_options *opt, const run_plan *p, const cohort_
                       run_accumulators *a, int *bad, int64_t *n_diverged)
 {
     int rc = run_accumulators_alloc(
-        a, p, p->model->observing ? p->model->observing->n_observables : 0, 0);
+        a, p, p->model->observing ? p->model->observing->n_observables : 0, 0, p->members);
     const cohort_backend *cpu = NULL;
     if (rc == COHORT_OK && spec->structure_factor) rc = cohort_backend_get("cpu", &cpu);
     if (rc == COHORT_OK && spec->structure_factor) /* sums only: no spectra are taken */
         rc = structure_factor_alloc(cpu, p->values.nx, p->values.ny, p->values.length, 1, 1,
-                                    p->members, p->n_records, &a->sf);
+                                    p->members, p->n_records, p->bootstrap_unit, &a->sf);
     const char **paths = malloc((size_t)opt->n_inputs * sizeof *paths);
     int64_t *firsts = malloc((size_t)(opt->n_inputs + 1) * sizeof *firsts);
     if (rc == COHORT_OK && (!paths || !firsts))
@@ -398,16 +424,16 @@ done:
     return status;
 }
 
-int merge_part_moments(const char *path, int64_t record, int statistic, int64_t n_blocks,
-                       moments *blocks)
+int merge_part_moments(const char *path, int64_t record, int statistic, int64_t n_units,
+                       moments *units)
 {
     int nc = -1, grp = -1, var = -1;
     if (cohort_file_open_data(path, &nc))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: cannot open the part", path);
     const size_t at[4] = {(size_t)record, (size_t)statistic, 0, 0},
-                 size[4] = {1, 1, (size_t)n_blocks, 3};
+                 size[4] = {1, 1, (size_t)n_units, 3};
     const int ok = cohort_file_variable(nc, "merge", "moments", &grp, &var) == 0 &&
-                   cohort_file_read_double(grp, var, at, size, (double *)blocks) == 0;
+                   cohort_file_read_double(grp, var, at, size, (double *)units) == 0;
     cohort_file_close(nc);
     return ok ? COHORT_OK
               : COHORT_FAIL(COHORT_ERR_IO, "%s: merge/moments of record %lld unreadable", path,

@@ -36,9 +36,9 @@ typedef struct merge_options {
  * configurations, members missing or twice; nothing written), 1 for a failure while writing. */
 int merge_parts(const merge_options *opt);
 
-/* The first n_blocks blocks of a part's statistic `statistic` (RUN_TARGET_*: the order of its
+/* The first n_units units of a part's statistic `statistic` (RUN_TARGET_*: the order of its
  * merge data) at record `record`, from the file at path. COHORT_ERR_IO. */
-int merge_part_moments(const char *path, int64_t record, int statistic, int64_t n_blocks,
-                       moments *blocks);
+int merge_part_moments(const char *path, int64_t record, int statistic, int64_t n_units,
+                       moments *units);
 
 #endif

@@ -10,18 +10,18 @@
 #include "parts/merge.h"
 #include "report.h"
 
-/* The relative standard error of the first b blocks, as the fixed-size run of them folds them. */
-static double relative_sem(const moments *blocks, int64_t b, int64_t members)
+/* The relative standard error of the first n units, as the fixed-size run of them folds them. */
+static double relative_sem(const moments *units, int64_t n, int64_t members)
 {
-    const moments_blocks prefix = {
-        .members = members, .next = members, .n_blocks = b, .blocks = (moments *)blocks};
-    const moments total = moments_blocks_total(&prefix);
+    const moments_units prefix = {
+        .members = members, .next = members, .n_units = n, .units = (moments *)units};
+    const moments total = moments_units_total(&prefix);
     return moments_sem(&total) / fabs(total.mean);
 }
 
-target_result target_assess(const moments *blocks, int64_t n, int64_t covered, double target)
+target_result target_assess(const moments *units, int64_t n, int64_t covered, double target)
 {
-    target_result r = {0, relative_sem(blocks, n, covered), 0};
+    target_result r = {0, relative_sem(units, n, covered), 0};
     /* sem ~ M^-1/2: M = covered (sem / target)^2, at least a block more */
     const double want = (double)covered * (r.reached / target) * (r.reached / target);
     r.estimate = isfinite(want) && want < 9e18 ? (int64_t)ceil(want) : INT64_MAX;
@@ -32,17 +32,17 @@ target_result target_assess(const moments *blocks, int64_t n, int64_t covered, d
 int target_read(const run_plan *p, const char *const *parts, const int64_t *bounds, int count,
                 target_result *r)
 {
-    const int64_t covered = bounds[count], n = (covered + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
-    moments *blocks = malloc((size_t)n * sizeof *blocks);
-    if (!blocks) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld blocks", (long long)n);
+    const int64_t unit = p->bootstrap_unit, covered = bounds[count];
+    const int64_t n = (covered + unit - 1) / unit;
+    moments *units = malloc((size_t)n * sizeof *units);
+    if (!units) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld units", (long long)n);
     int rc = COHORT_OK;
     for (int s = 0; s < count && rc == COHORT_OK; ++s) {
-        const int64_t b0 = bounds[s] / MOMENTS_BLOCK,
-                      b1 = (bounds[s + 1] + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK;
-        rc = merge_part_moments(parts[s], p->n_records - 1, p->target, b1 - b0, blocks + b0);
+        const int64_t u0 = bounds[s] / unit, u1 = (bounds[s + 1] + unit - 1) / unit;
+        rc = merge_part_moments(parts[s], p->n_records - 1, p->target, u1 - u0, units + u0);
     }
-    if (rc == COHORT_OK) *r = target_assess(blocks, n, covered, p->target_sem);
-    free(blocks);
+    if (rc == COHORT_OK) *r = target_assess(units, n, covered, p->target_sem);
+    free(units);
     return rc;
 }
 
@@ -71,6 +71,11 @@ int target_round(const cohort_config *c, const char *out, int ranks, int quiet, 
                    reached ? "" : "warning: ", p.target_name, t->reached, (long long)t->members,
                    reached ? "ensemble.target_sem reached"
                            : "ensemble.target_sem not reached by ensemble.max_members");
+        if (!quiet)
+            report(REPORT_NOTE,
+                   "the bootstrap resamples units of %lld members, fixed by the first round: the "
+                   "file is the fixed-size run of %lld members with analysis.bootstrap_unit = %lld",
+                   (long long)p.bootstrap_unit, (long long)t->members, (long long)p.bootstrap_unit);
     } else { /* sem ~ M^-1/2, and a quarter more at least */
         int64_t next = t->estimate > covered + covered / 4 ? t->estimate : covered + covered / 4;
         next = (next + MOMENTS_BLOCK - 1) / MOMENTS_BLOCK * MOMENTS_BLOCK;

@@ -21,11 +21,11 @@ typedef struct target_result {
     int64_t estimate; /* the members that sem ~ M^-1/2 says would reach the target */
 } target_result;
 
-/* From blocks[0 .. n) of the target statistic (members [0, covered)): their relative standard
+/* From units[0 .. n) of the target statistic (members [0, covered)): their relative standard
  * error (standard error of the mean / |mean|) and the members estimated to reach target. */
-target_result target_assess(const moments *blocks, int64_t n, int64_t covered, double target);
+target_result target_assess(const moments *units, int64_t n, int64_t covered, double target);
 
-/* After a round: the target statistic's blocks at the last record of plan p (a target run's,
+/* After a round: the target statistic's units at the last record of plan p (a target run's,
  * p->target_sem > 0) read from parts[0 .. count), part s holding members [bounds[s],
  * bounds[s + 1]), and target_assess over them. COHORT_ERR_IO, COHORT_ERR_NO_MEMORY. */
 int target_read(const run_plan *p, const char *const *parts, const int64_t *bounds, int count,

@@ -188,7 +188,7 @@ static int analyze_structure_factor(const cohort_backend *be, archive *a, const 
     if (rc == COHORT_OK) rc = be->alloc((void **)&stage, (size_t)(n * chunk) * sizeof(double));
     if (rc == COHORT_OK)
         rc = structure_factor_alloc(be, a->nx, a->ny, p->values.length, chunk, chunk, a->members,
-                                    a->n_times - first_time, &sf);
+                                    a->n_times - first_time, moments_unit_size(a->members), &sf);
     for (int64_t s = first_time; s < a->n_times && rc == COHORT_OK; ++s) {
         int64_t active = 0;
         for (int64_t g0 = 0, count; g0 < a->members && rc == COHORT_OK; g0 += count) {

@@ -109,6 +109,7 @@ static void file_spec_run(const file_request *rq, output_spec *spec, int value_s
     const int n_obs = obs ? obs->n_observables : 0;
     spec->n_series = n_obs;
     spec->merge_statistics = part ? 2 + n_obs : 0;
+    spec->merge_unit = p->bootstrap_unit;
     spec->merge_sum_rows =
         part && spec->structure_factor ? structure_factor_sum_rows(p->values.nx, p->values.ny) : 0;
     for (int q = 0; q < n_obs; ++q) {

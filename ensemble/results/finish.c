@@ -10,7 +10,7 @@
 #include "results/uncertainty.h"
 
 _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
-               "a part's blocks serve the moments and the structure factor alike");
+               "parts start where the structure factor's blocks do");
 _Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three doubles");
 
 /* Record r's statistics over all members, complete once the last chunk has reached it: t, the
@@ -18,13 +18,13 @@ _Static_assert(sizeof(moments) == 3 * sizeof(double), "moments stored as three d
 int run_write_record(cohort_output *out, const run_plan *p, const run_accumulators *a,
                      double *spectrum, int64_t r)
 {
-    const moments e = moments_blocks_total(&a->ell[r]);
-    const moments m = moments_blocks_total(&a->mass[r]);
+    const moments e = moments_units_total(&a->ell[r]);
+    const moments m = moments_units_total(&a->mass[r]);
     COHORT_CALL(output_write_record(out, r, p->record_step[r] * p->values.dt,
                                     e.count ? e.mean : NAN, moments_variance(&e), moments_sem(&e),
                                     m.count ? m.mean : NAN, (int64_t)e.count));
     for (int q = 0; q < a->n_obs; ++q) {
-        const moments o = moments_blocks_total(&a->obs[q * a->n_records + r]);
+        const moments o = moments_units_total(&a->obs[q * a->n_records + r]);
         COHORT_CALL(output_write_series(out, r, q, o.count ? o.mean : NAN, moments_variance(&o),
                                         moments_sem(&o)));
     }
@@ -47,21 +47,26 @@ static int run_features_load(void *ctx, int64_t g0, int64_t count, double *dst)
     return COHORT_OK;
 }
 
-/* A part's merge data: each record's statistics blocks from the part's first, the structure
- * factor's block sums, and the k-means features. */
+/* A part's merge data: each record's statistics units (the accumulators hold the part's
+ * alone), the structure factor's block sums and unit sums from the part's first, and the k-means
+ * features. */
 static int finish_merge_data(cohort_output *out, const run_plan *p, const run_accumulators *a,
                              const run_finish_options *o)
 {
-    const int64_t b0 = o->first / MOMENTS_BLOCK;
+    const int64_t b0 = o->first / MOMENTS_BLOCK, u0 = o->first / p->bootstrap_unit;
     for (int64_t r = 0; r < p->n_records; ++r) {
-        COHORT_CALL(output_write_merge_moments(out, 0, r, a->ell[r].blocks + b0));
-        COHORT_CALL(output_write_merge_moments(out, 1, r, a->mass[r].blocks + b0));
+        COHORT_CALL(output_write_merge_moments(out, 0, r, a->ell[r].units));
+        COHORT_CALL(output_write_merge_moments(out, 1, r, a->mass[r].units));
         for (int q = 0; q < a->n_obs; ++q)
-            COHORT_CALL(output_write_merge_moments(out, 2 + q, r,
-                                                   a->obs[q * a->n_records + r].blocks + b0));
+            COHORT_CALL(
+                output_write_merge_moments(out, 2 + q, r, a->obs[q * a->n_records + r].units));
         const ordered_sum *s = a->sf ? &a->sf->sums[r] : NULL;
         if (s && s->host)
             COHORT_CALL(output_write_merge_sums(out, r, s->host + (size_t)b0 * (size_t)s->rows));
+        const ordered_sum *k1 = a->sf ? &a->sf->k1_units[r] : NULL;
+        if (k1 && k1->host)
+            COHORT_CALL(output_write_merge_k1_units(
+                out, r, k1->host + (size_t)u0 * STRUCTURE_FACTOR_K1_TERMS));
     }
     if (a->features)
         COHORT_CALL(output_write_merge_features(out, o->first, o->end - o->first, a->features));
@@ -86,7 +91,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     /* the records (a run wrote each as its last chunk completed it), and 1/k1's points */
     for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
         if (o->write_records) rc = run_write_record(out, p, a, spectrum, r);
-        const moments e = moments_blocks_total(&a->ell[r]);
+        const moments e = moments_units_total(&a->ell[r]);
         const double t = run_plan_record_time(p, r);
         if (sf && rc == COHORT_OK) {
             double k1 = NAN;
@@ -118,7 +123,7 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
             report(REPORT_RESULT, "1/k1 = %.4g t^%.4g (r = %.4f) from t = %g on", exp(c0), c1,
                    fit_r, run_plan_fit_start(p));
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
-            rc = uncertainty_bootstrap_inverse_k1(out, p, sf, a->ell, p->bootstrap, o->quiet);
+            rc = uncertainty_bootstrap_inverse_k1(out, p, sf, p->bootstrap, o->quiet);
     }
     if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
@@ -133,9 +138,10 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     return rc;
 }
 
-int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first)
+int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first,
+                           int64_t end)
 {
-    const int64_t members = p->members, n_records = p->n_records;
+    const int64_t members = p->members, n_records = p->n_records, unit = p->bootstrap_unit;
     *a = (run_accumulators){
         .members = members, .n = p->n, .n_records = n_records, .n_obs = n_obs, .first = first};
     a->diverged = calloc((size_t)members, 1);
@@ -147,10 +153,10 @@ int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, in
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "accumulators of %lld members",
                            (long long)members);
     for (int64_t r = 0; r < n_records; ++r) {
-        COHORT_CALL(moments_blocks_alloc(&a->ell[r], members));
-        COHORT_CALL(moments_blocks_alloc(&a->mass[r], members));
+        COHORT_CALL(moments_units_alloc(&a->ell[r], members, unit, first, end));
+        COHORT_CALL(moments_units_alloc(&a->mass[r], members, unit, first, end));
         for (int q = 0; q < n_obs; ++q)
-            COHORT_CALL(moments_blocks_alloc(&a->obs[q * n_records + r], members));
+            COHORT_CALL(moments_units_alloc(&a->obs[q * n_records + r], members, unit, first, end));
     }
     return COHORT_OK;
 }
@@ -158,10 +164,10 @@ int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, in
 void run_accumulators_free(run_accumulators *a)
 {
     for (int64_t r = 0; r < a->n_records; ++r) {
-        if (a->ell) moments_blocks_free(&a->ell[r]);
-        if (a->mass) moments_blocks_free(&a->mass[r]);
+        if (a->ell) moments_units_free(&a->ell[r]);
+        if (a->mass) moments_units_free(&a->mass[r]);
         for (int q = 0; q < a->n_obs && a->obs; ++q)
-            moments_blocks_free(&a->obs[q * a->n_records + r]);
+            moments_units_free(&a->obs[q * a->n_records + r]);
     }
     free(a->ell), free(a->mass), free(a->obs), free(a->diverged), free(a->features);
     structure_factor_free(a->sf);

@@ -1,5 +1,5 @@
 /* The end of an ensemble run, shared by `cohort run` and `cohort merge`: what has been
- * accumulated over the members (the statistics' blocks in their fixed merge order, the
+ * accumulated over the members (the statistics' units in their fixed merge order, the
  * structure factor's block sums, the divergence flags, the k-means features), and what is written
  * from it once every member is done: the records, the fits, the swept parameters, k-means, and a
  * part's merge data. A run of a member subset (`cohort run --members A:B`) accumulates only its
@@ -22,18 +22,19 @@
 typedef struct run_accumulators {
     int64_t members, n, n_records; /* members: the whole run's */
     int n_obs;
-    moments_blocks *ell, *mass, *obs; /* obs[q * n_records + r] */
-    unsigned char *diverged;          /* global members */
+    moments_units *ell, *mass, *obs; /* obs[q * n_records + r] */
+    unsigned char *diverged;         /* global members */
     structure_factor *sf;
     int64_t first;    /* the first member run (a part's first; else 0) */
     double *features; /* members [first, ...) x n, filled below the run's position */
 } run_accumulators;
 
-/* The statistics' accumulators of a run of plan p (every member's blocks, at every record, of
- * the length, the mass and the n_obs observables) and the divergence flags, from member `first`
- * on; the structure factor and the features are the caller's. Freed by run_accumulators_free
- * (the structure factor and features too), also after a failure. */
-int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first);
+/* The statistics' accumulators of a run of plan p (the units of members [first, end), at every
+ * record, of the length, the mass and the n_obs observables) and the divergence flags; the
+ * structure factor and the features are the caller's. Freed by run_accumulators_free (the
+ * structure factor and features too), also after a failure. */
+int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first,
+                           int64_t end);
 void run_accumulators_free(run_accumulators *a);
 
 /* Record r's statistics over the members accumulated: t, the length and mass, the model's series

@@ -61,12 +61,31 @@ static int write_line(cohort_output *out, const uncertainty_names *names, const 
     COHORT_CALL(put(out, names->slope, "_ci95", 2, b->slope_ci95));
     COHORT_CALL(put(out, names->intercept, "_se", 1, &b->intercept_se));
     COHORT_CALL(put(out, names->intercept, "_ci95", 2, b->intercept_ci95));
-    const double resamples = b->resamples, blocks = (double)b->blocks;
-    COHORT_CALL(output_put_double(out, "bootstrap_resamples", resamples));
-    return output_put_double(out, "bootstrap_blocks", blocks);
+    return COHORT_OK;
 }
 
-static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_blocks *records,
+/* What the bootstrap drew from: bootstrap_resamples (0: none), bootstrap_units and
+ * bootstrap_unit_members. */
+static int write_drawn(cohort_output *out, const run_plan *p, const bootstrap_line *b)
+{
+    const double resamples = b->units < 2 ? 0 : b->resamples, units = (double)b->units,
+                 unit = (double)p->bootstrap_unit;
+    COHORT_CALL(output_put_double(out, "bootstrap_resamples", resamples));
+    COHORT_CALL(output_put_double(out, "bootstrap_units", units));
+    return output_put_double(out, "bootstrap_unit_members", unit);
+}
+
+/* "N units of U members" (or "N members", units of one) */
+static void units_text(const run_plan *p, int64_t units, char *text, size_t len)
+{
+    if (p->bootstrap_unit == 1)
+        snprintf(text, len, "%lld members", (long long)units);
+    else
+        snprintf(text, len, "%lld units of %lld members", (long long)units,
+                 (long long)p->bootstrap_unit);
+}
+
+static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_units *records,
                            const uncertainty_names *names, const uncertainty_options *opt)
 {
     const int64_t n = p->n_records;
@@ -82,65 +101,60 @@ static int write_bootstrap(cohort_output *out, const run_plan *p, const moments_
     if (rc == COHORT_OK)
         rc = bootstrap_fit_line(&series, fit, x, !names->log_law, opt->resamples, p->ic.seed, &b,
                                 opt->with_band ? band : NULL);
-    if (rc == COHORT_OK && names->slope) {
-        rc = write_line(out, names, &b);
-    } else if (rc == COHORT_OK) { /* the band alone, and what it was drawn from */
-        const double resamples = b.blocks < 2 ? 0 : opt->resamples, blocks = (double)b.blocks;
-        rc = output_put_double(out, "bootstrap_resamples", resamples);
-        if (rc == COHORT_OK) rc = output_put_double(out, "bootstrap_blocks", blocks);
-    }
-    char name[64], meaning[256];
+    if (rc == COHORT_OK && names->slope) rc = write_line(out, names, &b);
+    if (rc == COHORT_OK) rc = write_drawn(out, p, &b);
+    char name[64], meaning[256], drawn[96];
+    units_text(p, b.units, drawn, sizeof drawn);
     snprintf(name, sizeof name, "%s_mean_ci95", names->length);
     snprintf(meaning, sizeof meaning,
-             "95%% interval of %s_mean: the 2.5 and 97.5 percentiles over a block bootstrap of "
-             "the members in blocks of %d (bootstrap_resamples)",
-             names->length, MOMENTS_BLOCK);
+             "95%% interval of %s_mean: the 2.5 and 97.5 percentiles over a bootstrap of the "
+             "members in units of %lld (bootstrap_resamples, bootstrap_units)",
+             names->length, (long long)p->bootstrap_unit);
     if (rc == COHORT_OK && opt->with_band) rc = output_write_interval(out, name, meaning, n, band);
     if (rc == COHORT_OK && !opt->quiet && names->slope && isfinite(b.slope_se))
         report(REPORT_RESULT,
-               "%s: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap of %lld blocks, %d "
+               "%s: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap of %s, %d "
                "resamples)",
-               names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks,
-               b.resamples);
-    else if (rc == COHORT_OK && !opt->quiet && names->slope && b.blocks < 2)
+               names->slope, b.slope_se, b.slope_ci95[0], b.slope_ci95[1], drawn, b.resamples);
+    else if (rc == COHORT_OK && !opt->quiet && b.units < 2)
         report(REPORT_RESULT,
-               "%s: no bootstrap error bars (NaN): the members fill one block of %d, and the "
-               "bootstrap resamples blocks; more than %d members give them",
-               names->slope, MOMENTS_BLOCK, MOMENTS_BLOCK);
+               "%s: no bootstrap error bars (NaN): the bootstrap needs 2 units or more, and the "
+               "members fill %s",
+               names->slope ? names->slope : names->length, drawn);
     free(fit), free(x), free(band);
     return rc;
 }
 
-static int write_blocks(cohort_output *out, const char *length, const moments_blocks *records,
-                        int64_t n)
+static int write_units(cohort_output *out, const char *length, const moments_units *records,
+                       int64_t n)
 {
-    const int64_t blocks = n > 0 ? records[0].n_blocks : 0;
-    double *v = malloc((size_t)(n * blocks * 3) * sizeof *v);
-    if (!v) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "block moments of %lld records", (long long)n);
+    const int64_t units = n > 0 ? records[0].n_units : 0, unit = n > 0 ? records[0].unit : 1;
+    double *v = malloc((size_t)(n * units * 3) * sizeof *v);
+    if (!v) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "unit moments of %lld records", (long long)n);
     for (int64_t r = 0; r < n; ++r)
-        for (int64_t k = 0; k < blocks; ++k) {
-            const moments *m = &records[r].blocks[k];
-            double *d = v + (r * blocks + k) * 3;
+        for (int64_t k = 0; k < units; ++k) {
+            const moments *m = &records[r].units[k];
+            double *d = v + (r * units + k) * 3;
             d[0] = m->count, d[1] = m->mean, d[2] = m->m2;
         }
     char name[64], meaning[256];
     snprintf(name, sizeof name, "%s_block_moments", length);
     snprintf(meaning, sizeof meaning,
-             "count, mean and sum of squared deviations of %s over each block of %d consecutive "
+             "count, mean and sum of squared deviations of %s over each unit of %lld consecutive "
              "members (the units of the bootstrap)",
-             length, MOMENTS_BLOCK);
-    const int rc = output_write_block_moments(out, name, meaning, n, blocks, v);
+             length, (long long)unit);
+    const int rc = output_write_unit_moments(out, name, meaning, n, units, unit, v);
     free(v);
     return rc;
 }
 
 /* The fitted records' points (t > 0, t >= analysis.fit_from, a finite y) of the mean curve. */
-static size_t fit_points(const run_plan *p, const moments_blocks *records, int log_law, double *x,
+static size_t fit_points(const run_plan *p, const moments_units *records, int log_law, double *x,
                          double *y)
 {
     size_t n = 0;
     for (int64_t r = 0; r < p->n_records; ++r) {
-        const moments e = moments_blocks_total(&records[r]);
+        const moments e = moments_units_total(&records[r]);
         const double v = log_law ? e.mean : log(e.mean);
         if (run_plan_record_fitted(p, r) && e.count > 0 && isfinite(v))
             x[n] = log(run_plan_record_time(p, r)), y[n++] = v;
@@ -148,7 +162,7 @@ static size_t fit_points(const run_plan *p, const moments_blocks *records, int l
     return n;
 }
 
-int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_blocks *records,
+int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_units *records,
                            const uncertainty_options *opt)
 {
     const int quiet = opt->quiet;
@@ -158,7 +172,7 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
     if (st->fit == COHORT_FIT_NONE) { /* no law: the mean's band alone */
         const uncertainty_names names = {l, NULL, NULL, 1};
         int rc = COHORT_OK;
-        if (opt->with_blocks) rc = write_blocks(out, l, records, p->n_records);
+        if (opt->with_units) rc = write_units(out, l, records, p->n_records);
         if (rc == COHORT_OK && opt->resamples > 0 && opt->with_band)
             rc = write_bootstrap(out, p, records, &names, opt);
         return rc;
@@ -181,7 +195,7 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
             report(REPORT_RESULT, "%s_mean = %.4g t^%.4g (r = %.4f) from t = %g on", l, exp(c0), c1,
                    r, run_plan_fit_start(p));
         const uncertainty_names names = {l, slope, intercept, log_law};
-        if (rc == COHORT_OK && opt->with_blocks) rc = write_blocks(out, l, records, p->n_records);
+        if (rc == COHORT_OK && opt->with_units) rc = write_units(out, l, records, p->n_records);
         if (rc == COHORT_OK && opt->resamples > 0)
             rc = write_bootstrap(out, p, records, &names, opt);
     }
@@ -190,27 +204,27 @@ int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_
 }
 
 int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
-                                     const structure_factor *sf, const moments_blocks *records,
-                                     int resamples, int quiet)
+                                     const structure_factor *sf, int resamples, int quiet)
 {
     const int64_t n = p->n_records;
     unsigned char *fit = malloc((size_t)n);
-    double *x = malloc((size_t)n * sizeof *x), *scratch = malloc((size_t)sf->rows * sizeof *x);
-    int rc = fit && x && scratch ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k1's bootstrap");
+    double *x = malloc((size_t)n * sizeof *x);
+    int rc = fit && x ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "k1's bootstrap");
     if (rc == COHORT_OK) fitted_records(p, fit, x);
-    structure_factor_resampled ctx = {sf, records, scratch};
-    const bootstrap_series series = structure_factor_series_inverse_k1(&ctx);
+    const bootstrap_series series = structure_factor_series_inverse_k1(sf);
     bootstrap_line b;
     if (rc == COHORT_OK)
         rc = bootstrap_fit_line(&series, fit, x, 1, resamples, p->ic.seed, &b, NULL);
     const uncertainty_names names = {"k1", "inverse_k1_exponent", "inverse_k1_exponent_intercept",
                                      0};
     if (rc == COHORT_OK) rc = write_line(out, &names, &b);
+    char drawn[96];
+    units_text(p, b.units, drawn, sizeof drawn);
     if (rc == COHORT_OK && !quiet && isfinite(b.slope_se))
         report(REPORT_RESULT,
                "inverse_k1_exponent: standard error %.2g, 95%% interval %.4g .. %.4g (bootstrap "
-               "of %lld blocks, %d resamples)",
-               b.slope_se, b.slope_ci95[0], b.slope_ci95[1], (long long)b.blocks, b.resamples);
-    free(fit), free(x), free(scratch);
+               "of %s, %d resamples)",
+               b.slope_se, b.slope_ci95[0], b.slope_ci95[1], drawn, b.resamples);
+    free(fit), free(x);
     return rc;
 }

@@ -1,9 +1,9 @@
 /* The model's coarsening law and its error bars (issue "statistics you can trust"): the line
  * fitted to the ensemble mean of its length over the records from analysis.fit_from on (ell_mean
  * against ln t, seed 003 Fig. 9; ln s_mean against ln t, cuSten Fig. 1), its least-squares
- * standard errors, and a block bootstrap of it (analysis/bootstrap.h) with each record's 95%
- * band; and the blocks' moments the bootstrap resamples, from which `cohort analyze --bootstrap`
- * redoes it. Used by `cohort run` (finish.c) and `cohort analyze`. */
+ * standard errors, and a bootstrap of it over units of members (analysis/bootstrap.h) with each
+ * record's 95% band; and the units' moments the bootstrap resamples, from which `cohort analyze
+ * --bootstrap` redoes it. Used by `cohort run` (finish.c) and `cohort analyze`. */
 #ifndef COHORT_UNCERTAINTY_H
 #define COHORT_UNCERTAINTY_H
 
@@ -23,25 +23,23 @@ int uncertainty_fit_store(cohort_output *out, const char *base, const char *slop
                           double *r);
 
 typedef struct uncertainty_options {
-    int resamples;   /* the bootstrap's (0: none) */
-    int with_blocks; /* <l>_block_moments(t, block, moment) */
-    int with_band;   /* <l>_mean_ci95(t, bound), the bootstrap's band over the records' t */
-    int quiet;       /* no summary lines on stderr */
+    int resamples;  /* the bootstrap's (0: none) */
+    int with_units; /* <l>_block_moments(t, unit, moment) */
+    int with_band;  /* <l>_mean_ci95(t, bound), the bootstrap's band over the records' t */
+    int quiet;      /* no summary lines on stderr */
 } uncertainty_options;
 
 /* The law of p's model's length (p->model->statistics) from records[0 .. p->n_records): the
  * fit as uncertainty_fit_store (<l>_vs_log_t_slope ... or <l>_exponent ...) where 3 records or
- * more are fitted, and as the options ask, the blocks and the bootstrap: <slope>_se,
- * <slope>_ci95 (2 values), the same of the intercept, bootstrap_resamples, bootstrap_blocks and
- * the band. */
-int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_blocks *records,
+ * more are fitted, and as the options ask, the units and the bootstrap: <slope>_se,
+ * <slope>_ci95 (2 values), the same of the intercept, bootstrap_resamples, bootstrap_units,
+ * bootstrap_unit_members and the band. */
+int uncertainty_fit_length(cohort_output *out, const run_plan *p, const moments_units *records,
                            const uncertainty_options *opt);
 
 /* inverse_k1_exponent's bootstrap (<slope>_se, _ci95 and the intercept's) from the structure
- * factor's per-block sums of every record, the blocks' active members counted by records (the
- * length's moments, of the same members). */
+ * factor's per-unit sums of every record (structure_factor.h). */
 int uncertainty_bootstrap_inverse_k1(cohort_output *out, const run_plan *p,
-                                     const structure_factor *sf, const moments_blocks *records,
-                                     int resamples, int quiet);
+                                     const structure_factor *sf, int resamples, int quiet);
 
 #endif

@@ -29,7 +29,7 @@ static int run_buffers_alloc_host(run_state *s)
         (states && (!b->host_state || !b->member_major)))
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                            (long long)chunk);
-    COHORT_CALL(run_accumulators_alloc(&s->acc, &s->p, s->n_obs, s->first));
+    COHORT_CALL(run_accumulators_alloc(&s->acc, &s->p, s->n_obs, s->first, s->end));
     return COHORT_OK;
 }
 
@@ -62,7 +62,7 @@ int run_buffers_alloc(run_state *s)
     if (s->spec.structure_factor) {
         COHORT_CALL(structure_factor_alloc(s->be, p->values.nx, p->values.ny, p->values.length,
                                            s->chunk, s->chunk, p->members, p->n_records,
-                                           &s->acc.sf));
+                                           p->bootstrap_unit, &s->acc.sf));
         const int64_t k = structure_factor_k_count(s->acc.sf->nx, s->acc.sf->ny);
         if (!(s->b.spectrum = malloc((size_t)k * sizeof(double))))
             return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "spectrum");

@@ -62,16 +62,19 @@ static int run_checkpoint_record(run_state *s, checkpoint_writer *w, int64_t r)
                   : checkpoint_get_moments(s->ck, name, &a->mass[r]));
     for (int q = 0; q < a->n_obs; ++q) {
         snprintf(name, sizeof name, "obs.%d.%lld", q, (long long)r);
-        moments_blocks *m = &a->obs[q * a->n_records + r];
+        moments_units *m = &a->obs[q * a->n_records + r];
         COHORT_CALL(w ? checkpoint_put_moments(w, name, m)
                       : checkpoint_get_moments(s->ck, name, m));
     }
+    if (!a->sf) return COHORT_OK;
     snprintf(name, sizeof name, "sf.%lld", (long long)r);
-    if (a->sf && w) COHORT_CALL(checkpoint_put_ordered_sum(w, name, &a->sf->sums[r]));
-    if (a->sf && !w)
-        COHORT_CALL(checkpoint_get_ordered_sum(s->ck, name, &a->sf->sums[r], s->be, a->members,
-                                               a->sf->rows, s->chunk));
-    return COHORT_OK;
+    COHORT_CALL(w ? checkpoint_put_ordered_sum(w, name, &a->sf->sums[r])
+                  : checkpoint_get_ordered_sum(s->ck, name, &a->sf->sums[r], s->be, a->members,
+                                               a->sf->rows, ORDERED_SUM_BLOCK, s->chunk));
+    snprintf(name, sizeof name, "k1_units.%lld", (long long)r);
+    return w ? checkpoint_put_ordered_sum(w, name, &a->sf->k1_units[r])
+             : checkpoint_get_ordered_sum(s->ck, name, &a->sf->k1_units[r], s->be, a->members,
+                                          STRUCTURE_FACTOR_K1_TERMS, a->sf->unit, s->chunk);
 }
 
 /* The chunk in flight: its states, per-member values and what the stepper carries. */

@@ -66,8 +66,8 @@ int run_record_take(run_state *s, run_chunk *ch)
     run_accumulators *a = &s->acc;
     const int64_t r = ch->r, m0 = ch->m0, count = ch->count;
     COHORT_CALL(run_record_moments(s, ch));
-    COHORT_CALL(moments_blocks_add(&a->ell[r], m0, count, b->ell, b->finite));
-    COHORT_CALL(moments_blocks_add(&a->mass[r], m0, count, b->mass, b->finite));
+    COHORT_CALL(moments_units_add(&a->ell[r], m0, count, b->ell, b->finite));
+    COHORT_CALL(moments_units_add(&a->mass[r], m0, count, b->mass, b->finite));
     if (s->spec.member_series && s->model->statistics)
         COHORT_CALL(output_write_member_ell(s->out, r, m0, count, b->ell));
     if (s->model->observing)
@@ -75,8 +75,8 @@ int run_record_take(run_state *s, run_chunk *ch)
                                                  s->p.record_step[r] * s->p.values.dt, b->observed,
                                                  s->chunk, count));
     for (int o = 0; o < s->n_obs; ++o)
-        COHORT_CALL(moments_blocks_add(&a->obs[o * s->p.n_records + r], m0, count,
-                                       b->observed + o * count, b->finite));
+        COHORT_CALL(moments_units_add(&a->obs[o * s->p.n_records + r], m0, count,
+                                      b->observed + o * count, b->finite));
     if (s->exact) run_record_errors(s, ch);
     /* the field as archived: a deviation's in the scratch array, or the state */
     if (a->sf && s->model->stepping->evolves_deviation)
