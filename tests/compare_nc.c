@@ -1,10 +1,11 @@
 /* compare_nc [--rtol R] [--attributes] A.nc B.nc [VAR...]: the named variables (all of A's
  * without names) have the same type, shape and bytes in both files; with --rtol, double variables
  * may differ by |a - b| <= R max(1, |a|, |b|) element by element (NaN only where the other is
- * NaN). --attributes: A's global attributes of type double (fits, dt) too, by the same rule.
- * compare_nc --constant FILE VAR TOL: the double series VAR stays within TOL of its first value.
- * Exit 0 when all agree, 1 when one differs or is missing, 2 when a file cannot be read. Plain
- * NetCDF-C, so it runs where Python does not (the GPU machine). */
+ * NaN), and the last line names the largest such difference and its variable (what a tolerance
+ * is measured by). --attributes: A's global attributes of type double (fits, dt) too, by the same
+ * rule. compare_nc --constant FILE VAR TOL: the double series VAR stays within TOL of its first
+ * value. Exit 0 when all agree, 1 when one differs or is missing, 2 when a file cannot be read.
+ * Plain NetCDF-C, so it runs where Python does not (the GPU machine). */
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -106,6 +107,8 @@ int main(int argc, char **argv)
     int nvars = argc > 3 ? argc - 3 : 0;
     if (nvars == 0) nc_inq_nvars(a, &nvars);
     int passed = 0, failed = 0;
+    double largest = 0.0;
+    char largest_in[NC_MAX_NAME + 1] = "-";
     for (int v = 0; v < nvars; ++v) {
         char name[NC_MAX_NAME + 1], shape_a[256] = "", shape_b[256] = "";
         if (argc > 3)
@@ -123,6 +126,8 @@ int main(int argc, char **argv)
             comparable && (rtol >= 0.0 && ta == NC_DOUBLE
                                ? within((const double *)da, (const double *)db, na, rtol, &worst)
                                : memcmp(da, db, bytes_a) == 0);
+        if (comparable && worst > largest)
+            largest = worst, snprintf(largest_in, sizeof largest_in, "%s", name);
         if (same) {
             ++passed;
         } else {
@@ -161,6 +166,8 @@ int main(int argc, char **argv)
         free(va), free(vb);
     }
     nc_close(a), nc_close(b);
-    printf("%d %s, %d differ\n", passed, rtol >= 0.0 ? "agree" : "identical", failed);
+    printf("%d %s, %d differ", passed, rtol >= 0.0 ? "agree" : "identical", failed);
+    if (rtol >= 0.0) printf("; largest difference %.3g (%s)", largest, largest_in);
+    printf("\n");
     return failed ? 1 : 0;
 }

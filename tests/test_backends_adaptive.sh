@@ -4,8 +4,9 @@
 # precision, so members near an accept/reject threshold can take other steps on the two backends.
 # On an ensemble large enough for that to happen (4,096 radial_sine members of 20^2, 20 records,
 # time.tolerance 1e-6) every double variable of the file (C, the series, the errors) must agree
-# within the model's declared cpu_cuda_rtol (cohort models --table); how many members took other
-# steps is reported, not asserted.
+# within the model's declared cpu_cuda_rtol (cohort models --table: the larger of this test's
+# measurement and the example's, test_backend_tolerance.sh); how many members took other steps is
+# reported, not asserted.
 # Usage: test_backends_adaptive.sh COHORT COMPARE_NC WORKDIR
 cohort=${1:?cohort} compare=${2:?compare_nc} dir=${3:?workdir}
 . "$(cd "$(dirname "$0")" && pwd)/test_lib.sh"

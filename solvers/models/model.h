@@ -223,7 +223,12 @@ struct cohort_model {
                         int64_t ld, int64_t count);
     const char *field_meaning; /* long_name of the archived field C */
     int conserves_mean;        /* <C> is constant in exact arithmetic */
-    double cpu_cuda_rtol;      /* the backends' results agree within this relative difference */
+    /* the backends' results agree within this difference (|a - b| <= rtol max(1, |a|, |b|)):
+     * the largest that the cuda tests that check it measured (test_backend_tolerance.sh: the
+     * model's example at t_end and 10 t_end; test_models.sh's small run; test_backends_adaptive.sh
+     * on the adaptive flows' ensemble), rounded up to a power of ten; 0: bit for bit
+     * (docs/performance.md) */
+    double cpu_cuda_rtol;
 
     /* Builds what the steps or solves share (factors in the backend's memory); errors as
      * COHORT_ERR_*. A family's member names its kind here and delegates to the family's. */

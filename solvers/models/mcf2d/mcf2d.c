@@ -35,7 +35,7 @@ const cohort_model cohort_model_mcf2d = {
                 "curvature dependent flows (seed 000)",
     /* the backends' 1/Q differ within an ulp (the device's approximation and Newton steps);
      * tests/test_backends_adaptive.sh holds it on a large ensemble */
-    .cpu_cuda_rtol = 1e-9,
+    .cpu_cuda_rtol = 1e-13,
     .dimension = 2,
     .min_points = 2,
     .min_points_reason = "the complementary finite volumes' one interior node",

@@ -40,7 +40,7 @@ const cohort_model cohort_model_willmore2d = {
      * (the device's reciprocals and single-precision growth factor), after which they agree to
      * the integrator's tolerance, not to rounding: 10 time.tolerance at its default 1e-6
      * (tests/test_backends_adaptive.sh) */
-    .cpu_cuda_rtol = 1e-5,
+    .cpu_cuda_rtol = 1e-7,
     .dimension = 2,
     .min_points = 2,
     .min_points_reason = "the complementary finite volumes' one interior node",
