@@ -2,9 +2,9 @@
 # The tests every registered model gets without writing them (the registry through `cohort models
 # --table`), on one backend: (a) each model parameter outside its range is refused with exit 2 and
 # a message naming the key, leaving no file; (b) ensemble.chunk = 1, 7 and automatic give the
-# same bits in every variable; (c) where the model conserves the mean, mass_mean(t) stays within
-# 1e-12 of its start; (d) on cuda, the cpu backend's file agrees within the model's declared
-# tolerance (cpu_cuda_rtol).
+# same bits in every variable, and so does the pre-flight's timed probe; (c) where the model
+# conserves the mean, mass_mean(t) stays within 1e-12 of its start; (d) on cuda, the cpu
+# backend's file agrees within the model's declared tolerance (cpu_cuda_rtol).
 # Usage: test_models.sh COHORT COMPARE_NC BACKEND WORKDIR (exit 77: BACKEND not usable here)
 cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
 . "$(cd "$(dirname "$0")" && pwd)/test_lib.sh"
@@ -58,6 +58,16 @@ INI
         "$compare" "$model-auto.nc" "$model-$chunk.nc" > compare.txt && ok ||
             bad "$model: ensemble.chunk = $chunk changes the results: $(grep FAIL compare.txt)"
     done
+    # (b') the pre-flight's timed probe (a run without --quiet) changes nothing either: it steps
+    # the first chunk on a stepper of its own, and the run starts it afresh (a steady model
+    # solves, and has no probe)
+    if [ "$steady" != 1 ]; then
+        "$cohort" run "$model.ini" --backend "$backend" -o "$model-probed.nc" 2> probe.err &&
+            grep -q "about .* of stepping (a probe" probe.err ||
+            bad "$model: the probed run: $(cat probe.err)"
+        "$compare" "$model-auto.nc" "$model-probed.nc" > compare.txt && ok ||
+            bad "$model: the probe changes the results: $(grep FAIL compare.txt)"
+    fi
     # (c) the conserved mean
     if [ "$conserves" = 1 ]; then
         "$compare" --constant "$model-auto.nc" mass_mean 1e-12 > drift.txt && ok ||

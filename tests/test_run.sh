@@ -205,11 +205,23 @@ expect_bad() {
 expect_bad "out.nc: the file would take up to .* TB \(output.archive = final: ensemble.members x 32 points .* free" \
     small.ini --set ensemble.members=549755813888 --set ensemble.chunk=1024
 if "$cohort" run small.ini --backend cpu -o preflight.nc 2>&1 |
-    grep -q "pre-flight: 40 members x 32 points, .* steps to t = 0.5, 6 records; the file up to .*B, .*B free where it goes"; then
+    grep -q "pre-flight: 40 members x 32 points, .* steps to t = 0.5, about .* of stepping (a probe: .* member-steps/s), 6 records; the file up to .*B, .*B free where it goes"; then
     ok
 else
     bad "no pre-flight line"
 fi
+# the probe's estimate above an hour is a warning naming what drives it (the issue's ks1d of
+# grid.n = 64: dt = 5.8e-6); the run is stopped once it has said so
+printf '[model]\nname = ks1d\n[grid]\nn = 64\n[time]\nt_end = 200\n[ensemble]\nmembers = 128\n' > slow.ini
+"$cohort" run slow.ini --backend cpu -o slow.nc 2> slow.err &
+pid=$!
+i=0
+while ! grep -q "pre-flight" slow.err && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $pid
+wait $pid
+grep -q "warning: about .* of stepping: ensemble.members x 34364000 steps (time.t_end = 200, time.dt = auto); fewer members, a shorter time.t_end or a coarser grid (grid.n, grid.nx) cut it" slow.err &&
+    ok || bad "no warning of an hour's stepping: $(cat slow.err)"
+rm -f slow.nc slow.nc.partial slow.nc.checkpoint*
 if "$cohort" run small.ini --backend cpu --set time.dt=5e-8 --set time.t_end=0.003 \
     --set time.output_every=0.001 -o fine.nc 2>&1 |
     grep -q "warning: 2e+04 steps between records (time.dt = 5e-08)"; then
@@ -266,7 +278,7 @@ expect_bad "sweep.initial.mean: convdiff2d is steady" small.ini --set model.name
     --set output.snapshot_every=0.5 --set analysis.fit_from=0.5 -o exponent.nc ||
     bad "ch2d-exponent's run"
 if "$python" -c "import matplotlib" 2> /dev/null; then
-    "$python" "$here/../workflows/ch2d_exponent.py" exponent exponent.nc --resamples 50 > /dev/null &&
+    "$python" "$here/../workflows/ch2d_exponent.py" exponent exponent.nc > /dev/null &&
         "$python" -c "
 import sys
 text = open('exponent.txt').read()

@@ -18,6 +18,7 @@
 #include "exit_status.h"
 #include "report.h"
 #include "run/run_file.h"
+#include "run/run_preflight.h"
 #include "run/run_state.h"
 #include "run/steady.h"
 
@@ -223,6 +224,12 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
         int rc = run_buffers_alloc(&s);
         s.pr = (progress){opt->quiet, isatty(2), cohort_seconds(), 0.0, (end - first) * s.p.steps};
         s.resume_at = (run_position){.first = first, .end = end, .m0 = first};
+        /* the probe where the line that quotes it is said: not --quiet, not on --resume */
+        double rate = NAN;
+        if (rc == COHORT_OK && !opt->quiet && !opt->segment && !s.ck)
+            rc = run_chunk_probe(&s, &rate);
+        if (rc == COHORT_OK && !s.ck) run_preflight_report(c, opt, &s.p, first, end, s.part, rate);
+        s.pr.start = cohort_seconds();
         if (rc == COHORT_OK && s.ck) rc = run_resume(&s);
         s.last_checkpoint = cohort_seconds();
         s.checkpointed = s.ck != NULL; /* OUT.partial and OUT.checkpoint then stand for the run */

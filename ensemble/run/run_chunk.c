@@ -155,3 +155,61 @@ int run_chunk_step_to(run_state *s, run_chunk *ch, int64_t next)
     }
     return COHORT_OK;
 }
+
+/* The probe's chunk stepped n more steps, timed to the backend's completion (seconds). */
+static int run_probe_round(run_state *s, run_chunk *ch, int64_t n, double *seconds)
+{
+    const double start = cohort_seconds();
+    COHORT_CALL(run_chunk_step_to(s, ch, ch->step + n));
+    COHORT_CALL(s->be->synchronize());
+    *seconds = cohort_seconds() - start;
+    return COHORT_OK;
+}
+
+/* The timed rounds: 1, 2, 4, ... steps until one takes PROBE_ROUND_S or the probe PROBE_MOST_S
+ * (or the run's steps are done); the rate of the last round, the first being the warm-up. */
+enum { PROBE_STEPS_MAX = 1 << 20 };
+#define PROBE_ROUND_S 0.1
+#define PROBE_MOST_S 0.5
+static int run_probe_rounds(run_state *s, run_chunk *ch, double *rate)
+{
+    double spent = 0.0, seconds = 0.0;
+    int64_t n = 1;
+    for (;;) {
+        if (ch->step + n > s->p.steps) n = s->p.steps - ch->step;
+        if (n < 1) break;
+        COHORT_CALL(run_probe_round(s, ch, n, &seconds));
+        spent += seconds;
+        *rate = (double)(n * ch->count) / fmax(seconds, 1e-9);
+        if (run_signal || seconds >= PROBE_ROUND_S || spent >= PROBE_MOST_S || n >= PROBE_STEPS_MAX)
+            break;
+        n *= 2;
+    }
+    return COHORT_OK;
+}
+
+int run_chunk_probe(run_state *s, double *member_steps_per_second)
+{
+    *member_steps_per_second = NAN;
+    run_chunk ch = {.m0 = s->first,
+                    .count = s->end - s->first < s->chunk ? s->end - s->first : s->chunk};
+    /* a stepper of its own: the run's keeps nothing of the probe */
+    void *const run_stepper = s->stepper;
+    const int64_t run_stepper_member = s->stepper_member, member_steps = s->member_steps;
+    const int quiet = s->pr.quiet;
+    const cohort_model_values values = run_plan_stepper_values(&s->p, ch.m0);
+    s->stepper = NULL;
+    int rc = s->model->stepper_alloc(s->model, s->be, &values, &s->stepper);
+    if (rc == COHORT_OK && s->p.n_stepper_sweeps > 0) rc = run_chunk_stepper(s, &ch);
+    if (rc == COHORT_OK) rc = run_chunk_member_values(s, &ch);
+    if (rc == COHORT_OK) rc = run_chunk_initial(s, &ch);
+    ch.field_mean = s->model->stepping->evolves_deviation ? s->b.mean : NULL;
+    ch.steps_a_call = rc == COHORT_OK ? run_chunk_steps_a_call(s) : 1;
+    s->pr.quiet = 1;
+    if (rc == COHORT_OK) rc = run_probe_rounds(s, &ch, member_steps_per_second);
+    s->pr.quiet = quiet;
+    if (s->stepper) s->model->stepper_free(s->stepper);
+    s->stepper = run_stepper, s->stepper_member = run_stepper_member;
+    s->member_steps = member_steps;
+    return rc;
+}

@@ -93,33 +93,73 @@ int run_preflight(const cohort_config *c, const run_options *opt, const run_plan
     const double bytes = file_bytes(p, first, end, part, driver, sizeof driver);
     const double free_bytes = paths_free_bytes(path);
     run_note_step(c, opt, p);
+    if (free_bytes < 0.0 || bytes <= free_bytes || opt->resume) return 0;
     bytes_text(bytes, size, sizeof size);
     bytes_text(free_bytes, free_text, sizeof free_text);
-    if (free_bytes >= 0.0 && bytes > free_bytes && !opt->resume) {
-        report(REPORT_ERROR,
-               "%s: the file would take up to %s (%s), and its directory has %s free: fewer "
-               "members (ensemble.members), a coarser archive (output.archive, "
-               "output.precision = float, output.snapshot_every) or another -o",
-               path, size, driver, free_text);
-        return EXIT_BAD_INPUT;
-    }
-    if (opt->quiet || opt->segment) return 0; /* a segment's run: its whole run said it */
-    report(REPORT_NOTE,
-           "pre-flight: %lld members x %lld points, %lld steps to t = %g, %lld records; the file "
-           "up to %s, %s%s free where it goes",
-           (long long)(end - first), (long long)p->n, (long long)p->steps, p->t_end,
-           (long long)p->n_records, size, free_bytes >= 0.0 ? free_text : "unknown",
-           free_bytes >= 0.0 ? "" : " space");
-    /* more than 10^4 steps between records: the step, not the physics, sets the cost */
+    report(REPORT_ERROR,
+           "%s: the file would take up to %s (%s), and its directory has %s free: fewer "
+           "members (ensemble.members), a coarser archive (output.archive, "
+           "output.precision = float, output.snapshot_every) or another -o",
+           path, size, driver, free_text);
+    return EXIT_BAD_INPUT;
+}
+
+/* "42 s", "3.5 min", "2.1 h" */
+static void duration_text(double seconds, char *out, size_t len)
+{
+    if (seconds < 120.0)
+        snprintf(out, len, "%.2g s", seconds);
+    else if (seconds < 7200.0)
+        snprintf(out, len, "%.2g min", seconds / 60.0);
+    else
+        snprintf(out, len, "%.3g h", seconds / 3600.0);
+}
+
+/* The warnings of a run whose step, not its physics, sets its cost: more than 10^4 steps between
+ * records, or more than an hour of stepping; each names the keys that drive it. */
+static void run_warn_cost(const cohort_config *c, const run_plan *p, double seconds)
+{
+    const int auto_dt = config_get(c, "time", "dt")->is_auto && !p->model->adaptive;
+    const char *why = auto_dt ? ", auto: the model's stable step on this grid, set by grid.n or "
+                                "grid.nx and grid.length"
+                              : "";
     const double per_record = p->t_end / (double)(p->n_records > 1 ? p->n_records - 1 : 1);
     if (!p->model->adaptive && p->values.dt < 1e-4 * per_record)
         report(REPORT_NOTE,
                "warning: %.3g steps between records (time.dt = %.3g%s): the run's cost is its "
                "step count",
-               per_record / p->values.dt, p->values.dt,
-               config_get(c, "time", "dt")->is_auto
-                   ? ", auto: the model's stable step on this grid, set by grid.n or grid.nx and "
-                     "grid.length"
-                   : "");
-    return 0;
+               per_record / p->values.dt, p->values.dt, why);
+    if (!(seconds > 3600.0)) return;
+    char text[32];
+    duration_text(seconds, text, sizeof text);
+    report(REPORT_NOTE,
+           "warning: about %s of stepping: ensemble.members x %lld steps (time.t_end = %g%s%s); "
+           "fewer members, a shorter time.t_end or a coarser grid (grid.n, grid.nx) cut it",
+           text, (long long)p->steps, p->t_end, p->model->adaptive ? "" : ", time.dt = ",
+           p->model->adaptive ? "" : (auto_dt ? "auto" : config_get(c, "time", "dt")->text));
+}
+
+void run_preflight_report(const cohort_config *c, const run_options *opt, const run_plan *p,
+                          int64_t first, int64_t end, int part, double member_steps_per_second)
+{
+    if (opt->quiet || opt->segment) return; /* a segment's run: its whole run said it */
+    char driver[256], size[32], free_text[32], wall[160] = "";
+    const double bytes = file_bytes(p, first, end, part, driver, sizeof driver);
+    const double free_bytes = paths_free_bytes(run_file_name(c, opt));
+    bytes_text(bytes, size, sizeof size);
+    bytes_text(free_bytes, free_text, sizeof free_text);
+    const double seconds = (double)(end - first) * (double)p->steps / member_steps_per_second;
+    if (isfinite(seconds)) {
+        char text[32];
+        duration_text(seconds, text, sizeof text);
+        snprintf(wall, sizeof wall, ", about %s of stepping (a probe: %.3g member-steps/s)", text,
+                 member_steps_per_second);
+    }
+    report(REPORT_NOTE,
+           "pre-flight: %lld members x %lld points, %lld %s to t = %g%s, %lld records; the file "
+           "up to %s, %s%s free where it goes",
+           (long long)(end - first), (long long)p->n, (long long)p->steps,
+           p->model->adaptive ? "records' steps" : "steps", p->t_end, wall, (long long)p->n_records,
+           size, free_bytes >= 0.0 ? free_text : "unknown", free_bytes >= 0.0 ? "" : " space");
+    run_warn_cost(c, p, seconds);
 }
