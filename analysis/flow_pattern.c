@@ -1,5 +1,6 @@
 #include "flow_pattern.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,4 +52,49 @@ int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, in
     name[a2] = "A2", name[a1] = "A1", name[a0] = "A0";
     snprintf(out, len, "%s %s %s", name[0], name[1], name[2]);
     return COHORT_OK;
+}
+
+/* A member's l = 1 / (1 - <C^2>) over its n values, summed in order. */
+static double member_length(const double *c, int64_t n)
+{
+    double squares = 0.0;
+    for (int64_t i = 0; i < n; ++i) squares += c[i] * c[i];
+    return 1.0 / (1.0 - squares / (double)n);
+}
+
+int flow_pattern_lengths(const kmeans_result *r, int k, int64_t n, int64_t members,
+                         kmeans_load_fn load, void *ctx, int64_t chunk, const cohort_team *team,
+                         double *mean, double *ci95)
+{
+    /* per block and cluster: the members, their lengths' sum and their squares' */
+    const int64_t n_blocks = (members + ORDERED_SUM_BLOCK - 1) / ORDERED_SUM_BLOCK, width = 3 * k;
+    int64_t lo = 0, hi = 0;
+    kmeans_share(members, team, &lo, &hi);
+    double *buf = malloc((size_t)chunk * (size_t)n * sizeof(double));
+    double *blocks = calloc((size_t)(n_blocks * width), sizeof(double));
+    double *total = calloc((size_t)width, sizeof(double));
+    int rc = buf && blocks && total ? COHORT_OK
+                                    : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the clusters' lengths");
+    for (int64_t first = lo, cnt = 0; rc == COHORT_OK && first < hi; first += cnt) {
+        cnt = hi - first < chunk ? hi - first : chunk;
+        rc = load(ctx, first, cnt, buf);
+        for (int64_t j = 0; rc == COHORT_OK && j < cnt; ++j) {
+            const double l = member_length(buf + j * n, n);
+            double *sums =
+                blocks + (first + j) / ORDERED_SUM_BLOCK * width + 3 * r->labels[first + j];
+            sums[0] += 1.0, sums[1] += l, sums[2] += l * l;
+        }
+    }
+    if (rc == COHORT_OK)
+        rc = ordered_sum_team_total(team ? team : &team_alone, blocks, (size_t)width, n_blocks,
+                                    total);
+    for (int c = 0; rc == COHORT_OK && c < k; ++c) {
+        const double count = total[3 * c], m = total[3 * c + 1] / count;
+        const double var = (total[3 * c + 2] - count * m * m) / (count - 1.0);
+        const double half = count >= 2.0 ? 1.96 * sqrt(fmax(var, 0.0) / count) : NAN;
+        mean[c] = count > 0.0 ? m : NAN;
+        ci95[2 * c] = mean[c] - half, ci95[2 * c + 1] = mean[c] + half;
+    }
+    free(buf), free(blocks), free(total);
+    return rc;
 }

@@ -24,4 +24,13 @@ int flow_pattern_names(int regimes, const kmeans_result *r, int k, int64_t n, in
                        kmeans_load_fn load, void *ctx, int64_t chunk, const cohort_team *team,
                        char *out, size_t len);
 
+/* Each cluster's mean of its members' length l = 1 / (1 - <C^2>) (issue 53: a length per flow
+ * regime rather than one law across them) from their final fields as loaded (the same reading as
+ * flow_pattern_names), and the 95% interval of that mean, mean +- 1.96 standard errors (the
+ * members being independent; NaN below two members). The counts, sums and squares are block
+ * sums added in the fixed tree, so the same on any ranks. mean: k values, ci95: k x 2. */
+int flow_pattern_lengths(const kmeans_result *r, int k, int64_t n, int64_t members,
+                         kmeans_load_fn load, void *ctx, int64_t chunk, const cohort_team *team,
+                         double *mean, double *ci95);
+
 #endif

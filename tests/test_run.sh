@@ -110,7 +110,10 @@ printf '[model]\nname = ch1d\n[grid]\nn = 64\n[time]\nt_end = 5\n' > kq.ini
     -o kq.nc || bad "k-means run"
 "$python" "$here/check_kmeans_quality.py" kq.nc
 case $? in 0) ok ;; 77) echo "k-means measures skipped (no python3-sklearn)" ;; *) bad "k-means measures" ;; esac
-# the length fit's block bootstrap, redone in numpy from the file's block moments (3 blocks)
+# each cluster's mean length and interval, redone in numpy from the final fields and labels
+"$python" "$here/check_cluster_lengths.py" kq.nc
+case $? in 0) ok ;; 77) ;; *) bad "the clusters' lengths" ;; esac
+# the length fit's bootstrap, redone in numpy from the file's unit moments
 "$python" "$here/check_bootstrap.py" kq.nc
 case $? in 0) ok ;; 77) ;; *) bad "bootstrap of the ell fit" ;; esac
 # 1/k1's bootstrap, redone in numpy from the archived fields (3 blocks, a snapshot every record)

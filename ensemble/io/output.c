@@ -521,6 +521,36 @@ static int dimension(cohort_output *o, const char *name, size_t len, int *dim)
     return COHORT_OK;
 }
 
+int output_write_cluster_lengths(cohort_output *o, const char *length, int k, const double *mean,
+                                 const double *ci95)
+{
+    int dims[2], var_mean, var_ci;
+    char name[64], meaning[256];
+    NC_CALL(o, nc_inq_dimid(o->ncid, "cluster", &dims[0]));
+    NC_CALL(o, nc_redef(o->ncid));
+    COHORT_CALL(dimension(o, "bound", 2, &dims[1]));
+    snprintf(name, sizeof name, "%s_cluster_mean", length);
+    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 1, dims, &var_mean));
+    snprintf(meaning, sizeof meaning,
+             "mean of %s = 1 / (1 - <C^2>) over each cluster's members, of the fields k-means "
+             "clustered (a run's: the final state)",
+             length);
+    COHORT_CALL(output_put_text(o, var_mean, "long_name", meaning));
+    snprintf(name, sizeof name, "%s_cluster_ci95", length);
+    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 2, dims, &var_ci));
+    snprintf(meaning, sizeof meaning,
+             "95%% interval of %s_cluster_mean: the mean +- 1.96 standard errors over the "
+             "cluster's members",
+             length);
+    COHORT_CALL(output_put_text(o, var_ci, "long_name", meaning));
+    NC_CALL(o, nc_enddef(o->ncid));
+    const size_t start[2] = {0, 0}, count[2] = {(size_t)k, 2};
+    NC_CALL(o, nc_put_vara_double(o->ncid, var_mean, start, count, mean));
+    NC_CALL(o, nc_put_vara_double(o->ncid, var_ci, start, count, ci95));
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
 int output_write_interval(cohort_output *o, const char *name, const char *long_name, int64_t n,
                           const double *values)
 {

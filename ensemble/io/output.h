@@ -189,6 +189,10 @@ int output_copy_part(cohort_output *o, int src_nc, const char *src_path, int64_t
 int output_put_double(cohort_output *o, const char *name, double value);
 /* The global attribute `name` of n doubles. */
 int output_put_doubles(cohort_output *o, const char *name, int n, const double *values);
+/* <length>_cluster_mean(cluster) and <length>_cluster_ci95(cluster, bound) of the k clusters
+ * (after output_write_kmeans). */
+int output_write_cluster_lengths(cohort_output *o, const char *length, int k, const double *mean,
+                                 const double *ci95);
 /* name(t, bound): n records' lower and upper bounds (values[2 r], values[2 r + 1]). */
 int output_write_interval(cohort_output *o, const char *name, const char *long_name, int64_t n,
                           const double *values);

@@ -184,6 +184,33 @@ static int clustering_write(const run_plan *p, const clustering_options *opt,
     return rc;
 }
 
+/* Where the model has a length: each cluster's mean length and its 95% interval (every rank of
+ * the team reads its share), written and said by rank 0 under the clusters' names. */
+static int clustering_lengths(const run_plan *p, const clustering_options *opt,
+                              const kmeans_result *r, int k, int64_t active, clustered_members *f,
+                              const char *meanings, cohort_output *out)
+{
+    const cohort_model_statistics *st = p->model->statistics;
+    if (!st) return COHORT_OK;
+    double mean[REDUCTION_MAX_CLASSES], ci95[2 * REDUCTION_MAX_CLASSES];
+    COHORT_CALL(
+        flow_pattern_lengths(r, k, p->n, active, load_clustered, f, 65536, opt->team, mean, ci95));
+    if (opt->team->rank != 0) return COHORT_OK;
+    COHORT_CALL(output_write_cluster_lengths(out, st->length_name, k, mean, ci95));
+    if (opt->quiet) return COHORT_OK;
+    char text[1024] = "";
+    const char *name = meanings;
+    for (int c = 0; c < k; ++c) {
+        const size_t used = strlen(text), name_len = strcspn(name, " ");
+        snprintf(text + used, sizeof text - used, "%s%.*s %.4g [%.4g, %.4g] (%.0f members)",
+                 c ? "; " : "", (int)name_len, name, mean[c], ci95[2 * c], ci95[2 * c + 1],
+                 r->sizes[c]);
+        name += name_len + (name[name_len] == ' ');
+    }
+    report(REPORT_RESULT, "%s by cluster, mean and 95%% interval: %s", st->length_name, text);
+    return COHORT_OK;
+}
+
 /* The members that did not diverge (index: ascending global numbers), rank 0's flags sent to
  * every rank of the team. */
 static int clustered_index(const run_plan *p, const cohort_team *team,
@@ -239,6 +266,7 @@ static int clustering_team_run(const cohort_backend *be, const run_plan *p,
                k, opt->k_auto ? " (chosen by silhouette)" : "", meanings, (long long)active, ranks,
                r.inertia, r.iterations, sil, cohort_seconds() - start,
                r.resident ? "" : " (features streamed)");
+    if (rc == COHORT_OK) rc = clustering_lengths(p, opt, &r, k, active, &f, meanings, out);
     sample_free(&sample);
     free(index), free(f.span);
     if (k) kmeans_result_free(&r);
