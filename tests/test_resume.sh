@@ -134,6 +134,13 @@ run_case() {
         fi
         if [ $status -eq 0 ]; then break; fi
         if [ $status -ne 137 ]; then bad "$name: attempt $attempt exited $status: $(cat "$name.err")"; return; fi
+        # a kill that came after the run had finished (its file made, its checkpoint removed)
+        # counts as the run ending; the file would otherwise make the next --resume refuse, as it
+        # must, a checkpoint of another run beside a finished file
+        if [ -e "$name.nc" ] && [ ! -e "$name.nc.checkpoint" ] && [ ! -e "$name.nc.partial" ]; then
+            [ $resumes -ge 1 ] && break
+            rm -f "$name.nc"; resume=""; continue
+        fi
         kills=$((kills + 1))
         # resume where a checkpoint exists; a kill before the first one starts over
         if [ -e "$name.nc.checkpoint" ]; then resume=--resume; else resume="--overwrite"; rm -f "$name.nc.partial"; fi
