@@ -213,6 +213,14 @@ if "$cohort" run small.ini --backend cpu -o preflight.nc 2>&1 |
 else
     bad "no pre-flight line"
 fi
+# the probe with a swept stepper key (each chunk its own stepper): the same bits as without it
+"$cohort" run small.ini --backend cpu --set sweep.model.gamma=0.01,0.02,0.04 -o probe-swept.nc \
+    2> probe-swept.err || bad "the probed swept run: $(cat probe-swept.err)"
+"$cohort" run small.ini --backend cpu --quiet --set sweep.model.gamma=0.01,0.02,0.04 \
+    -o quiet-swept.nc || bad "the quiet swept run"
+grep -q "a probe" probe-swept.err || bad "no probe in: $(cat probe-swept.err)"
+"$python" "$here/compare_runs.py" quiet-swept.nc probe-swept.nc
+case $? in 0) ok ;; 77) ;; *) bad "the probe changes a run of swept model.gamma" ;; esac
 # the probe's estimate above an hour is a warning naming what drives it (the ks1d of
 # grid.n = 64: dt = 5.8e-6); the run is stopped once it has said so
 printf '[model]\nname = ks1d\n[grid]\nn = 64\n[time]\nt_end = 200\n[ensemble]\nmembers = 128\n' > slow.ini

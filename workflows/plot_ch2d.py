@@ -20,7 +20,7 @@ ax.loglog(t[keep], s[keep], "o", ms=2.5,
 if "s_mean_ci95" in ds and np.isfinite(ds["s_mean_ci95"].values[keep]).all():
     band = ds["s_mean_ci95"].values
     ax.fill_between(t[keep], band[keep, 0], band[keep, 1], alpha=0.25, lw=0,
-                    label="95% band (block bootstrap)")
+                    label="95% band (bootstrap of units of members)")
 if "s_exponent" in ds.attrs:
     a, b, r = (ds.attrs[k] for k in ("s_exponent_intercept", "s_exponent", "s_exponent_r"))
     ci = ds.attrs.get("s_exponent_ci95")

@@ -23,7 +23,7 @@ for path in runs:
     if "ell_mean_ci95" in ds:
         band = ds["ell_mean_ci95"].values
         ax.fill_between(np.log(t[keep]), band[keep, 0], band[keep, 1], alpha=0.25, lw=0,
-                        color=line[0].get_color(), label="95% band (block bootstrap)")
+                        color=line[0].get_color(), label="95% band (bootstrap of units of members)")
     if "ell_vs_log_t_slope" in ds.attrs:
         a, b, r = (ds.attrs[k] for k in ("ell_vs_log_t_intercept", "ell_vs_log_t_slope",
                                          "ell_vs_log_t_r"))

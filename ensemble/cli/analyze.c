@@ -30,7 +30,7 @@ static void print_analyze_usage(FILE *out)
         "                      analysis.kmeans_* keys\n"
         "  --from T0           the structure factor only at archived times t >= T0 [0]\n"
         "  --bootstrap B       the length's law (ell_vs_log_t_*, s_exponent*) with its\n"
-        "                      least-squares errors and B resamples of its block bootstrap:\n"
+        "                      least-squares errors and B resamples of its bootstrap (units):\n"
         "                      <slope>_se, <slope>_ci95 and the same of the intercept, from\n"
         "                      IN's <l>_block_moments (no archive needed)\n"
         "  -o OUT.nc           output file\n"

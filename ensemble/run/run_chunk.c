@@ -198,7 +198,7 @@ int run_chunk_probe(run_state *s, double *member_steps_per_second)
     const int64_t run_stepper_member = s->stepper_member, member_steps = s->member_steps;
     const int quiet = s->pr.quiet;
     const cohort_model_values values = run_plan_stepper_values(&s->p, ch.m0);
-    s->stepper = NULL;
+    s->stepper = NULL, s->stepper_member = ch.m0; /* the probe's stepper has m0's values */
     int rc = s->model->stepper_alloc(s->model, s->be, &values, &s->stepper);
     if (rc == COHORT_OK && s->p.n_stepper_sweeps > 0) rc = run_chunk_stepper(s, &ch);
     if (rc == COHORT_OK) rc = run_chunk_member_values(s, &ch);
