@@ -89,9 +89,9 @@ static void units_cases(const double *x, int64_t N, double rm, double rv)
            "a part's units are the whole run's, bit for bit");
     EXPECT(moments_units_add(&part, 0, 1, x, NULL) == COHORT_ERR_INVALID_ARGUMENT,
            "a member before the part refused");
+    moments_units_free(&whole), moments_units_free(&part);
     EXPECT(moments_units_alloc(&part, N, 8, 1020, N) == COHORT_ERR_INVALID_ARGUMENT,
            "a part that cuts a unit refused");
-    moments_units_free(&whole), moments_units_free(&part);
 }
 
 /* Per-member <C>, <C^2> on the backend, members stored as deviations from their means, against
