@@ -213,6 +213,17 @@ if "$cohort" run small.ini --backend cpu -o preflight.nc 2>&1 |
 else
     bad "no pre-flight line"
 fi
+# the cpu backend's threads sized to the work: a starter's 64 members of 256 points take one;
+# OMP_NUM_THREADS is taken as given; --version says what a run may use
+printf '[model]\nname = hyperdiffusion1d\n[time]\nt_end = 0.01\n[ensemble]\nmembers = 64\n' > starter.ini
+env -u OMP_NUM_THREADS "$cohort" run starter.ini --backend cpu -o starter.nc 2>&1 |
+    grep -q "backend cpu (CPU, 1 OpenMP thread)" && ok || bad "the starter did not run on one thread"
+OMP_NUM_THREADS=3 "$cohort" run starter.ini --backend cpu -o starter3.nc 2>&1 |
+    grep -q "backend cpu (CPU, 3 OpenMP threads)" && ok || bad "OMP_NUM_THREADS=3 not taken"
+"$python" "$here/compare_runs.py" starter.nc starter3.nc
+case $? in 0) ok ;; 77) ;; *) bad "one and three threads give other bits" ;; esac
+"$cohort" --version | grep -q "^cpu backend: .* processors, up to .* OpenMP threads a run" && ok ||
+    bad "cohort --version says nothing of the cpu backend's threads"
 # the probe with a swept stepper key (each chunk its own stepper): the same bits as without it
 "$cohort" run small.ini --backend cpu --set sweep.model.gamma=0.01,0.02,0.04 -o probe-swept.nc \
     2> probe-swept.err || bad "the probed swept run: $(cat probe-swept.err)"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/cohort_error.h"
 
 #ifdef COHORT_HAVE_MPI
@@ -71,6 +72,9 @@ int comm_init(int *argc, char ***argv, cohort_comm *c)
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &c->local_rank);
+    int on_node = 1;
+    MPI_Comm_size(node, &on_node);
+    cohort_cpu_share_node(on_node); /* ranks x threads within the node's processors */
     MPI_Comm_free(&node);
 #else
     (void)argc, (void)argv;

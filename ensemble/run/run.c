@@ -217,6 +217,9 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
                    .path = run_file_name(c, opt),
                    .stepper_member = -1,
                    .checkpoint_every = p.checkpoint_every};
+    /* the host's threads sized to a chunk's step, before the file names them and before any
+     * per-thread scratch is made */
+    if (be->kind == COHORT_BACKEND_CPU) cohort_cpu_size(s.chunk * s.n);
     run_signals_install(); /* a signal while the file is made stops the run before its chunks */
     int status = run_open(&s);
     if (status != 0) run_signals_restore();

@@ -62,6 +62,18 @@ extern const cohort_backend cohort_backend_cpu;
  * device, with the reason in the error detail). */
 int cohort_backend_get(const char *name, const cohort_backend **out);
 
+/* The cpu backend's threads (OpenMP). cohort_cpu_share_node: this process is one of `ranks` on
+ * its node (MPI), so that ranks x threads stay within the node's processors. cohort_cpu_size:
+ * the threads for a run whose steps touch `values` values, one for each COHORT_CPU_GRAIN of them
+ * (a starter's 64 members of 256 points run on one), at most the processors' share of this rank;
+ * where OMP_NUM_THREADS is set, exactly that. Call before the run's buffers and plans are made:
+ * they size per-thread scratch by the threads. Returns the threads. */
+enum { COHORT_CPU_GRAIN = 65536 };
+void cohort_cpu_share_node(int ranks);
+int cohort_cpu_size(int64_t values);
+/* "2 processors, up to 2 OpenMP threads (...)": what cohort --version says of them. */
+void cohort_cpu_describe_threads(char *buf, size_t len);
+
 /* 1 when this build has the cuda backend and a device is usable; `why` (may be NULL) receives
  * the reason when not. */
 int cohort_cuda_usable(char *why, size_t len);

@@ -25,6 +25,68 @@ static int cpu_describe(char *buf, size_t len)
     return COHORT_OK;
 }
 
+/* the node's processors shared among its ranks (cohort_cpu_share_node) */
+static int node_ranks = 1;
+
+void cohort_cpu_share_node(int ranks)
+{
+    node_ranks = ranks > 1 ? ranks : 1;
+}
+
+/* The most threads this process may use: OMP_NUM_THREADS where given, else its share of the
+ * processors. */
+/* OMP_NUM_THREADS set to something (libgomp ignores it empty) */
+static int threads_given(void)
+{
+    const char *given = getenv("OMP_NUM_THREADS");
+    return given && *given;
+}
+
+static int cpu_threads_allowed(void)
+{
+#ifdef _OPENMP
+    if (threads_given()) return omp_get_max_threads();
+    const int share = omp_get_num_procs() / node_ranks;
+    return share > 1 ? share : 1;
+#else
+    return 1;
+#endif
+}
+
+int cohort_cpu_size(int64_t values)
+{
+    static int allowed = 0; /* the first call's allowance holds for the process */
+    if (!allowed) allowed = cpu_threads_allowed();
+    if (threads_given()) return allowed; /* the user's, as given */
+    const int64_t wanted = (values + COHORT_CPU_GRAIN - 1) / COHORT_CPU_GRAIN;
+    const int threads = wanted < 1 ? 1 : wanted < allowed ? (int)wanted : allowed;
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    return threads;
+}
+
+void cohort_cpu_describe_threads(char *buf, size_t len)
+{
+#ifdef _OPENMP
+    const char *spin = getenv("GOMP_SPINCOUNT"), *policy = getenv("OMP_WAIT_POLICY");
+    snprintf(buf, len,
+             "cpu backend: %d processors, up to %d OpenMP threads a run%s (one for each %d values "
+             "a step); waiting threads %s%s%s",
+             omp_get_num_procs(), cpu_threads_allowed(),
+             threads_given() ? " (OMP_NUM_THREADS)" : "", COHORT_CPU_GRAIN,
+             policy ? "follow OMP_WAIT_POLICY = "
+             : spin ? "spin GOMP_SPINCOUNT = "
+                    : "spin, then sleep",
+             policy ? policy
+             : spin ? spin
+                    : "",
+             policy || spin ? ", then sleep" : "");
+#else
+    snprintf(buf, len, "cpu backend: one thread (built without OpenMP)");
+#endif
+}
+
 static int cpu_mem_info(size_t *free_bytes, size_t *total_bytes)
 {
     long page = sysconf(_SC_PAGESIZE), avail = sysconf(_SC_AVPHYS_PAGES);
