@@ -2,6 +2,7 @@
 /* cohort: the command-line program. A table of its subcommands, one line each; every subcommand
  * is a file of cli/ (cli.h). Only the command line chooses exit statuses (exit_status.h). */
 #include <gsl/gsl_version.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,12 @@ static void wait_briefly(char **argv)
 {
 #ifdef __linux__
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
-    if (setenv("GOMP_SPINCOUNT", "10000", 1) == 0) execv("/proc/self/exe", argv);
-        /* where that fails, the run goes on with libgomp's default */
+    /* the program's own path, not /proc/self/exe: the process keeps its name (ps, pkill) */
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || setenv("GOMP_SPINCOUNT", "10000", 1) != 0) return;
+    self[n] = '\0';
+    execv(self, argv); /* where it fails, the run goes on with libgomp's default */
 #else
     (void)argv;
 #endif
