@@ -521,28 +521,34 @@ static int dimension(cohort_output *o, const char *name, size_t len, int *dim)
     return COHORT_OK;
 }
 
+/* "<length><suffix>" of type double over dims (in define mode), with its long_name. */
+static int define_named(cohort_output *o, const char *length, const char *suffix, int ndims,
+                        const int *dims, const char *meaning, int *var)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", length, suffix);
+    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, ndims, dims, var));
+    return output_put_text(o, *var, "long_name", meaning);
+}
+
 int output_write_cluster_lengths(cohort_output *o, const char *length, int k, const double *mean,
                                  const double *ci95)
 {
     int dims[2], var_mean, var_ci;
-    char name[64], meaning[256];
+    char meaning[256];
     NC_CALL(o, nc_inq_dimid(o->ncid, "cluster", &dims[0]));
     NC_CALL(o, nc_redef(o->ncid));
     COHORT_CALL(dimension(o, "bound", 2, &dims[1]));
-    snprintf(name, sizeof name, "%s_cluster_mean", length);
-    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 1, dims, &var_mean));
     snprintf(meaning, sizeof meaning,
              "mean of %s = 1 / (1 - <C^2>) over each cluster's members, of the fields k-means "
              "clustered (a run's: the final state)",
              length);
-    COHORT_CALL(output_put_text(o, var_mean, "long_name", meaning));
-    snprintf(name, sizeof name, "%s_cluster_ci95", length);
-    NC_CALL(o, nc_def_var(o->ncid, name, NC_DOUBLE, 2, dims, &var_ci));
+    COHORT_CALL(define_named(o, length, "_cluster_mean", 1, dims, meaning, &var_mean));
     snprintf(meaning, sizeof meaning,
              "95%% interval of %s_cluster_mean: the mean +- 1.96 standard errors over the "
              "cluster's members",
              length);
-    COHORT_CALL(output_put_text(o, var_ci, "long_name", meaning));
+    COHORT_CALL(define_named(o, length, "_cluster_ci95", 2, dims, meaning, &var_ci));
     NC_CALL(o, nc_enddef(o->ncid));
     const size_t start[2] = {0, 0}, count[2] = {(size_t)k, 2};
     NC_CALL(o, nc_put_vara_double(o->ncid, var_mean, start, count, mean));
