@@ -37,8 +37,7 @@ static double quantile(const double *v, int m, double p)
     return lo + 1 < m ? v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]) : v[lo];
 }
 
-/* The 2.5 and 97.5 percentiles of the finite values of v[0 .. n) (sorted in place). */
-static void interval95(double *v, int n, double ci[2])
+void bootstrap_interval95(double *v, int n, double ci[2])
 {
     const int m = finite_sorted(v, n);
     ci[0] = quantile(v, m, 0.025), ci[1] = quantile(v, m, 0.975);
@@ -56,6 +55,15 @@ static double deviation(const double *v, int n)
     for (int i = 0; i < n; ++i)
         if (isfinite(v[i])) sq += (v[i] - mean) * (v[i] - mean);
     return sqrt(sq / (double)(m - 1));
+}
+
+void bootstrap_draw(uint64_t seed, int b, int64_t units, int64_t *draw)
+{
+    for (int64_t j = 0; j < units; ++j) {
+        const double u = philox_uniform_value(seed, BOOTSTRAP_STREAM, (uint64_t)(b * units + j));
+        const int64_t k = (int64_t)((1.0 - u) * (double)units); /* 1 - u in [0, 1) */
+        draw[j] = k < units ? k : units - 1;
+    }
 }
 
 static double weighted_mean(void *ctx, int64_t record, const int64_t *draw, int64_t units)
@@ -81,11 +89,7 @@ static void resample(const bootstrap_series *series, const unsigned char *fit, c
                      double *values, double *c0, double *c1)
 {
     const int64_t nb = series->units;
-    for (int64_t j = 0; j < nb; ++j) {
-        const double u = philox_uniform_value(seed, BOOTSTRAP_STREAM, (uint64_t)(b * nb + j));
-        const int64_t k = (int64_t)((1.0 - u) * (double)nb); /* 1 - u in [0, 1) */
-        draw[j] = k < nb ? k : nb - 1;
-    }
+    bootstrap_draw(seed, b, nb, draw);
     size_t points = 0;
     for (int64_t r = 0; r < series->records; ++r) {
         values[r] = series->value(series->ctx, r, draw, nb);
@@ -120,9 +124,10 @@ int bootstrap_fit_line(const bootstrap_series *series, const unsigned char *fit,
     if (rc == COHORT_OK) {
         for (int b = 0; b < resamples; ++b) out->resamples += isfinite(slope[b]);
         out->slope_se = deviation(slope, resamples), out->intercept_se = deviation(icpt, resamples);
-        interval95(slope, resamples, out->slope_ci95);
-        interval95(icpt, resamples, out->intercept_ci95);
-        for (int64_t r = 0; band && r < n; ++r) interval95(values + r * B, resamples, band + 2 * r);
+        bootstrap_interval95(slope, resamples, out->slope_ci95);
+        bootstrap_interval95(icpt, resamples, out->intercept_ci95);
+        for (int64_t r = 0; band && r < n; ++r)
+            bootstrap_interval95(values + r * B, resamples, band + 2 * r);
     }
     free(draw), free(xs), free(ys), free(slope), free(icpt), free(values), free(row);
     return rc;

@@ -33,6 +33,13 @@ typedef struct bootstrap_series {
     void *ctx;
 } bootstrap_series;
 
+/* Resample b's units: draw[j], j < units, is unit floor((1 - u) units) for the Philox value u of
+ * index b * units + j. */
+void bootstrap_draw(uint64_t seed, int b, int64_t units, int64_t *draw);
+/* The 2.5 and 97.5 percentiles of the finite values of v[0 .. n) (sorted in place), linear
+ * between order statistics (numpy's default); NaN below two finite values. */
+void bootstrap_interval95(double *v, int n, double ci[2]);
+
 /* The series of the count-weighted means of records[0 .. n)'s units (each of the same units). */
 bootstrap_series bootstrap_series_means(const moments_units *records, int64_t n);
 

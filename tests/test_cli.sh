@@ -30,7 +30,8 @@ expect 2 "unexpected argument 'x'" -- models --table x
 expect 0 'ch1d_forced.+f0' -- models --table
 expect 0 '^model	dimension	conserves_mean	cpu_cuda_rtol	key	default	min	max	min_exclusive	initial_kind	bounded	steady' -- models --table
 # issue 52: the [sweep] keys listed, help CMD, -V, and init saying what it wrote
-expect 0 'design = grid  \(one of grid\|zip\)' -- models
+expect 0 'design = grid  \(one of grid\|zip\|lhs\|sobol\|saltelli\)' -- models
+expect 0 'points = auto  \(an integer in \[1, 2\^32\]; auto: ensemble.members\)' -- models
 expect 0 'replicates = 1  \(an integer in \[1, 2\^30\]\)' -- models
 expect 0 'usage: cohort run CONFIG.ini' -- help run
 expect 0 'usage: cohort merge PART.nc' -- help merge

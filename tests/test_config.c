@@ -10,6 +10,7 @@
 
 #include "backend/cohort_error.h"
 #include "config/config.h"
+#include "config/design.h"
 #include "models/model.h"
 #include "test_common.h"
 
@@ -90,7 +91,7 @@ int main(void)
                    c.sweeps[0].values[1] == 0.5 && c.sweeps[1].count == 2 &&
                    c.sweeps[1].values[1] == 0.02,
                "sweeps parsed");
-        EXPECT(c.replicates == 3 && c.design_grid == 0, "replicates and --set design");
+        EXPECT(c.replicates == 3 && c.design == DESIGN_ZIP, "replicates and --set design");
         char *text = config_render(&c);
         EXPECT(text && strstr(text, "[model]\nname = ch1d\n") && strstr(text, "gamma = 0.03") &&
                    strstr(text, "initial.mean = 0:1.5:4") && strstr(text, "design = zip") &&
@@ -102,7 +103,7 @@ int main(void)
             EXPECT(load(text, NULL, 0, &again, err) == COHORT_OK, "reload: %s", err);
             if (again.values) {
                 EXPECT(config_get(&again, "model", "gamma")->number == 0.03, "reload gamma");
-                EXPECT(again.n_sweeps == 2 && again.design_grid == 0, "reload sweeps");
+                EXPECT(again.n_sweeps == 2 && again.design == DESIGN_ZIP, "reload sweeps");
                 config_free(&again);
             }
         }
@@ -141,12 +142,13 @@ int main(void)
                  ":7: grid.n given twice", "(first at");
     expect_error("[grid]\nn = 64\n\n[time]\nt_end = 1\n[grid]\nn = 128\n", NULL, "given twice",
                  ":2)");
-    expect_error("[sweep]\nmodel.f0 = 0:2\n", NULL, "expected start:stop:count", NULL);
+    expect_error("[sweep]\nmodel.f0 = 0:2:x\n", NULL, "expected start:stop:count with numbers",
+                 NULL);
     expect_error("[sweep]\nmodel.f0 = 0:2:0\n", NULL, "count <= 2^24", NULL);
     expect_error("[sweep]\nmodel.f0 = 1,,2\n", NULL, "expected numbers", NULL);
     expect_error("[sweep]\nmodel.gamma = -1:1:3\n", NULL, "outside the key's range", NULL);
     expect_error("[sweep]\ngrid.n = 1,2\n", NULL, "not a sweepable key", NULL);
-    expect_error("[sweep]\ndesign = lattice\n", NULL, "grid or zip", NULL);
+    expect_error("[sweep]\ndesign = lattice\n", NULL, "grid, zip, lhs, sobol or saltelli", NULL);
     expect_error("this is not ini\n", NULL, ":1: not an INI line", NULL);
     expect_error(NULL, "model.gama=1", "--set model.gama=1: unknown key", "model.gamma");
     expect_error(NULL, "gamma=1", "expected --set section.key=value", NULL);

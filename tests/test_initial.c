@@ -41,6 +41,28 @@ static double raw_member_value(const initial1d *ic, int64_t m, int64_t i)
     return 2.0 * ic->amplitude * raw[i] - ic->amplitude - mean / N;
 }
 
+/* A Saltelli design's arms (5 of 2 replicates): arms 2.. draw arm 0's streams. */
+static void saltelli_arms_case(const cohort_backend *be)
+{
+    enum { ARMS = 5, REPS = 2, PTS = 3, M = ARMS * REPS * PTS };
+    static double arm[N * M];
+    double *d = NULL;
+    be->alloc((void **)&d, sizeof arm);
+    EXPECT(be->uniform_members(d, N, 7 * ARMS * REPS, M, 99, ARMS, REPS) == COHORT_OK,
+           "uniform with arms");
+    be->copy_to_host(arm, d, sizeof arm);
+    be->release(d);
+    double worst_arm = 0.0;
+    for (int k = 0; k < M; ++k) {
+        const int a_arm = (k / REPS) % ARMS, own = a_arm < 2;
+        const uint64_t stream = (uint64_t)(7 * ARMS * REPS + k - (own ? 0 : a_arm * REPS));
+        for (int i = 0; i < N; i += 5)
+            worst_arm = fmax(worst_arm,
+                             fabs(arm[k * N + i] - philox_uniform_value(99, stream, (uint64_t)i)));
+    }
+    EXPECT(worst_arm == 0.0, "arms 2.. of each base point draw arm 0's noise: %.3e", worst_arm);
+}
+
 int main(int argc, char **argv)
 {
     const cohort_backend *be = test_backend(argc, argv, "cpu");
@@ -76,6 +98,8 @@ int main(int argc, char **argv)
             worst_seq = fmax(worst_seq, fabs(a[i * LD + m] - raw_member_value(&noise, m, i)));
     EXPECT(worst_seq <= 1e-16, "member m is Philox stream m: %.3e", worst_seq);
 
+    saltelli_arms_case(be);
+
     if (be->kind == COHORT_BACKEND_CUDA) { /* the device generator draws the host's numbers */
         enum { ODD = 11, MEMBERS = 1000 }; /* an odd length: the last value of a pair unused */
         static double dev[ODD * MEMBERS], host[ODD * MEMBERS];
@@ -83,13 +107,13 @@ int main(int argc, char **argv)
         be->alloc((void **)&d, sizeof dev);
         be->fill(d, NAN, ODD * MEMBERS);
         const uint64_t first = ((uint64_t)1 << 40) - 77; /* high words of the stream in use */
-        EXPECT(be->uniform_members(d, ODD, (int64_t)first, MEMBERS, 0xfedcba9876543210ull) ==
+        EXPECT(be->uniform_members(d, ODD, (int64_t)first, MEMBERS, 0xfedcba9876543210ull, 1, 1) ==
                    COHORT_OK,
                "device uniform");
         be->copy_to_host(dev, d, sizeof dev);
         be->release(d);
         EXPECT(cohort_backend_cpu.uniform_members(host, ODD, (int64_t)first, MEMBERS,
-                                                  0xfedcba9876543210ull) == COHORT_OK,
+                                                  0xfedcba9876543210ull, 1, 1) == COHORT_OK,
                "host uniform");
         EXPECT(!memcmp(dev, host, sizeof dev), "cuRAND's device API draws the cpu backend's bits");
         EXPECT(fill(&cohort_backend_cpu, &noise, 13, b) == COHORT_OK, "cpu fill");

@@ -262,7 +262,7 @@ expect_bad "time.t_end = 0.001 is less than one step" small.ini --set time.t_end
 expect_bad "model.name = 'ch9d'" small.ini --set model.name=ch9d
 expect_bad "--set analysis.kmeans=16: analysis.kmeans = 16 clusters, more than the 8 members" \
     small.ini --set ensemble.members=8 --set analysis.kmeans=16
-expect_bad "sweep of model.f0 = '0:2'.*start:stop:count" small.ini --set sweep.model.f0=0:2
+expect_bad "sweep.model.gamma = 0.01:0.02: a range is for design = lhs, sobol or saltelli" small.ini --set sweep.model.gamma=0.01:0.02
 expect_bad "the directory /nonexistent-dir: No such file or directory" small.ini \
     -o /nonexistent-dir/x.nc
 # the explicit 1D models of seed 001: steppers, tile widths, the Fourier number

@@ -14,7 +14,8 @@ static void print_analyze_usage(FILE *out)
     fprintf(
         out,
         "usage: cohort analyze IN.nc [-o OUT.nc] [--overwrite] [--kmeans K] [--structure-factor]\n"
-        "                      [--from T0] [--bootstrap B] [--backend auto|cpu|cuda] [--quiet]\n"
+        "                      [--from T0] [--bootstrap B] [--sensitivity]\n"
+        "                      [--backend auto|cpu|cuda] [--quiet]\n"
         "\n"
         "Runs the analyses of cohort run again on the archive C of IN.nc (a run with\n"
         "output.archive = final or snapshots), reading it chunk by chunk, and writes them to\n"
@@ -33,13 +34,20 @@ static void print_analyze_usage(FILE *out)
         "                      least-squares errors and B resamples of its bootstrap (units):\n"
         "                      <slope>_se, <slope>_ci95 and the same of the intercept, from\n"
         "                      IN's <l>_block_moments (no archive needed)\n"
+        "  --sensitivity       for a run of sweep.design = saltelli: first-order and total\n"
+        "                      Sobol indices of each swept key, sobol_first(t, parameter,\n"
+        "                      statistic) and sobol_total, with bootstrap intervals\n"
+        "                      (*_ci95, analysis.bootstrap resamples of units of base\n"
+        "                      points), of the length at every record (from IN's member\n"
+        "                      series) and the final field's mean and variance (its archive)\n"
         "  -o OUT.nc           output file\n"
         "  --overwrite         replace OUT.nc, or an interrupted run's files beside it\n"
         "                      (otherwise refused, exit 2)\n"
         "  --backend B         auto (cuda when a device is present), cpu or cuda [auto]\n"
         "  --quiet             no progress or summary on stderr\n"
         "\n"
-        "Without --structure-factor, --kmeans or --bootstrap, the analyses IN's run asked for.\n");
+        "Without --structure-factor, --kmeans, --bootstrap or --sensitivity, the analyses IN's\n"
+        "run asked for.\n");
 }
 /* An option that takes a value: 1 taken, 0 not such an option, -1 refused (said why). */
 static int analyze_valued_option(analyze_options *opt, const char *arg, const char *value)
@@ -92,6 +100,8 @@ int cli_analyze(int argc, char **argv, int full_argc, char **full_argv)
             opt.quiet = 1;
         } else if (!strcmp(arg, "--structure-factor")) {
             opt.structure_factor = 1;
+        } else if (!strcmp(arg, "--sensitivity")) {
+            opt.sensitivity = 1;
         } else if (!strcmp(arg, "--overwrite")) {
             opt.overwrite = 1;
         } else if (arg[0] == '-') {

@@ -94,7 +94,10 @@ static void print_run_usage(FILE *out)
             "\n"
             "[sweep] lines 'section.key = start:stop:count' or '= v1,v2,...' (design = grid|zip,\n"
             "replicates = R) sweep initial.mean, initial.amplitude and any of the model's\n"
-            "parameters (cohort models lists them); members = points x replicates.\n");
+            "parameters (cohort models lists them); members = points x replicates. With\n"
+            "design = lhs|sobol|saltelli a swept key takes a range lo:hi or lo:hi:log and\n"
+            "sweep.points (else ensemble.members) sets the points; saltelli runs d + 2 members\n"
+            "a point (A, B, AB_1 .. AB_d), whose indices cohort analyze --sensitivity computes.\n");
 }
 /* cohort run's arguments into opt, the --set arguments and the configuration's path: -1 to go
  * on, else the exit status (0 for --help). */

@@ -15,6 +15,7 @@
 
 #include "backend/cohort_error.h"
 #include "config/config_schema.h"
+#include "config/design.h"
 #include "io/paths.h"
 #include "models/model.h"
 
@@ -119,7 +120,63 @@ static int assign(const config_key *k, const char *text, const char *origin, con
     return COHORT_OK;
 }
 
-/* start:stop:count (inclusive linspace) or v1,v2,... */
+/* lo:hi or lo:hi:log (a space-filling design's range; the caller has checked the form): NULL,
+ * or what is wrong. */
+static const char *parse_range(char *a, char *b, char *c, config_sweep *sw)
+{
+    sw->range = 1;
+    sw->log = c != NULL;
+    if (c && strcmp(c, "log")) return "expected start:stop:count, lo:hi or lo:hi:log";
+    if (!parse_real(a, &sw->lo) || !parse_real(b, &sw->hi) || !(sw->lo < sw->hi))
+        return "a range lo:hi needs numbers lo < hi";
+    if (sw->log && !(sw->lo > 0.0)) return "a log range lo:hi:log needs lo > 0";
+    return NULL;
+}
+
+/* start:stop:count (inclusive linspace): NULL, or what is wrong. */
+static const char *parse_linspace(const char *a, const char *b, const char *c, config_sweep *sw)
+{
+    double start, stop;
+    char *end = NULL;
+    long long count = strtoll(c, &end, 10);
+    if (!parse_real(a, &start) || !parse_real(b, &stop) || end == c || *end || count < 1 ||
+        count > (1LL << 24) || (count == 1 && start != stop))
+        return "expected start:stop:count with numbers and 1 <= count <= 2^24 (count = 1 "
+               "needs start = stop)";
+    sw->count = count;
+    if (!(sw->values = malloc((size_t)count * sizeof(double)))) return "out of memory";
+    for (long long i = 0; i < count; ++i)
+        sw->values[i] =
+            count == 1 ? start : start + (stop - start) * (double)i / (double)(count - 1);
+    return NULL;
+}
+
+/* v1,v2,...: NULL, or what is wrong. */
+static const char *parse_list(char *buf, config_sweep *sw)
+{
+    sw->count = 1;
+    for (const char *p = buf; *p; ++p) sw->count += *p == ',';
+    if (!(sw->values = malloc((size_t)sw->count * sizeof(double)))) return "out of memory";
+    int64_t i = 0;
+    const char *bad = NULL;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+        if (!parse_real(tok, &sw->values[i++])) bad = "expected numbers separated by commas";
+    if (i != sw->count) bad = "expected numbers separated by commas (an empty entry)";
+    return bad;
+}
+
+/* Whether every value of sw (a range: both ends) lies in key k's range. */
+static int sweep_in_range(const config_key *k, const config_sweep *sw)
+{
+    const int64_t n = sw->range ? 2 : sw->count;
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = sw->range ? (i ? sw->hi : sw->lo) : sw->values[i];
+        if (x > k->max || (k->min_exclusive ? x <= k->min : x < k->min)) return 0;
+    }
+    return 1;
+}
+
+/* start:stop:count (inclusive linspace), v1,v2,..., or a range lo:hi or lo:hi:log */
 static int parse_sweep(const config_key *k, const char *spec, const char *origin, config_sweep *sw,
                        char *err, size_t len)
 {
@@ -130,48 +187,24 @@ static int parse_sweep(const config_key *k, const char *spec, const char *origin
     sw->key = (size_t)(k - config_schema(&n_keys));
     snprintf(sw->spec, sizeof sw->spec, "%s", spec);
     snprintf(sw->origin, sizeof sw->origin, "%s", origin);
+    sw->range = sw->log = 0;
     const char *bad = NULL;
-    if (strchr(buf, ':')) {
-        char *a = buf, *b = strchr(a, ':'), *c = b ? strchr(b + 1, ':') : NULL;
-        double start, stop;
-        char *end = NULL;
-        if (!b || !c || strchr(c + 1, ':')) {
-            bad = "expected start:stop:count";
-        } else {
-            *b = *c = '\0';
-            long long count = strtoll(c + 1, &end, 10);
-            if (!parse_real(a, &start) || !parse_real(b + 1, &stop) || end == c + 1 || *end ||
-                count < 1 || count > (1LL << 24) || (count == 1 && start != stop))
-                bad = "expected start:stop:count with numbers and 1 <= count <= 2^24 (count = 1 "
-                      "needs start = stop)";
-            else {
-                sw->count = count;
-                sw->values = malloc((size_t)count * sizeof(double));
-                if (!sw->values) return fail(err, len, "%s: out of memory", origin);
-                for (long long i = 0; i < count; ++i)
-                    sw->values[i] = count == 1
-                                        ? start
-                                        : start + (stop - start) * (double)i / (double)(count - 1);
-            }
-        }
-    } else {
-        sw->count = 1;
-        for (const char *p = buf; *p; ++p) sw->count += *p == ',';
-        sw->values = malloc((size_t)sw->count * sizeof(double));
-        if (!sw->values) return fail(err, len, "%s: out of memory", origin);
-        int64_t i = 0;
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-            if (!parse_real(tok, &sw->values[i++])) bad = "expected numbers separated by commas";
-        if (i != sw->count) bad = "expected numbers separated by commas (an empty entry)";
-    }
-    for (int64_t i = 0; !bad && i < sw->count; ++i) {
-        const double x = sw->values[i];
-        if (x > k->max || (k->min_exclusive ? x <= k->min : x < k->min))
-            bad = "a value is outside the key's range";
-    }
+    char *b = strchr(buf, ':'), *c = b ? strchr(b + 1, ':') : NULL;
+    if (b) *b++ = '\0';
+    if (c) *c++ = '\0';
+    if (!b)
+        bad = parse_list(buf, sw);
+    else if (c && strchr(c, ':'))
+        bad = "expected start:stop:count, lo:hi or lo:hi:log";
+    else if (!c || !strcmp(c, "log"))
+        bad = parse_range(buf, b, c, sw);
+    else
+        bad = parse_linspace(buf, b, c, sw);
+    if (!bad && !sweep_in_range(k, sw)) bad = "a value is outside the key's range";
     if (bad) {
         free(sw->values);
         sw->values = NULL;
+        sw->count = 0;
         return fail(err, len, "%s: sweep of %s.%s = '%s': %s (each value must be %s)", origin,
                     k->section, k->name, spec, bad, allowed);
     }
@@ -249,9 +282,21 @@ static int apply_sweep(cohort_config *c, const char *name, const char *value, co
                        char *err, size_t len)
 {
     if (!strcmp(name, "design")) {
-        if (strcmp(value, "grid") && strcmp(value, "zip"))
-            return fail(err, len, "%s: sweep.design = '%s': expected grid or zip", origin, value);
-        c->design_grid = !strcmp(value, "grid");
+        const int design = design_from_name(value);
+        if (design < 0)
+            return fail(err, len,
+                        "%s: sweep.design = '%s': expected grid, zip, lhs, sobol or saltelli",
+                        origin, value);
+        c->design = design;
+        return COHORT_OK;
+    }
+    if (!strcmp(name, "points")) {
+        char *end = NULL;
+        long long n = strtoll(value, &end, 10);
+        if (end == value || *end || n < 1 || n > (1LL << 32))
+            return fail(err, len, "%s: sweep.points = '%s': expected an integer in [1, 2^32]",
+                        origin, value);
+        c->points = n;
         return COHORT_OK;
     }
     if (!strcmp(name, "replicates")) {
@@ -275,9 +320,10 @@ static int apply_sweep(cohort_config *c, const char *name, const char *value, co
         if (dot) config_schema_suggest_key(sec, dot + 1, hint, sizeof hint);
         return fail(err, len,
                     "%s: sweep.%s: not a sweepable key%s; a sweep line is "
-                    "'section.key = start:stop:count' or '= v1,v2,...' for a model "
-                    "parameter, initial.mean or initial.amplitude, or design / "
-                    "replicates",
+                    "'section.key = start:stop:count' or '= v1,v2,...' (design = grid or "
+                    "zip) or '= lo:hi' or '= lo:hi:log' (design = lhs, sobol or saltelli) for "
+                    "a model parameter, initial.mean or initial.amplitude, or design, points "
+                    "or replicates",
                     origin, name, hint);
     }
     for (int s = 0; s < c->n_sweeps; ++s)
@@ -526,7 +572,7 @@ static int load(cohort_config *c, const char *name, const char *text, const char
     size_t n_keys;
     const config_key *schema = config_schema(&n_keys);
     memset(c, 0, sizeof *c);
-    c->design_grid = 1;
+    c->design = DESIGN_GRID;
     c->replicates = 1;
     c->values = calloc(n_keys, sizeof *c->values);
     if (!c->values) return fail(err, err_len, "out of memory");
@@ -589,6 +635,7 @@ int config_copy(const cohort_config *c, cohort_config *copy)
     if (ok) memcpy(copy->values, c->values, n_keys * sizeof *copy->values);
     for (int s = 0; ok && s < c->n_sweeps; ++s) {
         const size_t bytes = (size_t)c->sweeps[s].count * sizeof(double);
+        if (!bytes) continue; /* a range */
         ok = (copy->sweeps[s].values = malloc(bytes)) != NULL;
         if (ok) memcpy(copy->sweeps[s].values, c->sweeps[s].values, bytes);
     }

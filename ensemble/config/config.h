@@ -83,8 +83,11 @@ typedef struct config_value {
 
 typedef struct config_sweep {
     size_t key;     /* index into the schema */
-    int64_t count;  /* values */
-    double *values; /* count values, in order */
+    int64_t count;  /* values (0 for a range) */
+    double *values; /* count values, in order (NULL for a range) */
+    /* a range lo:hi (uniform) or lo:hi:log (log-uniform), for the space-filling designs */
+    int range, log;
+    double lo, hi;
     char spec[CONFIG_TEXT];
     char origin[CONFIG_ORIGIN];
 } config_sweep;
@@ -93,8 +96,9 @@ typedef struct cohort_config {
     config_value *values; /* one per schema key */
     config_sweep sweeps[CONFIG_MAX_SWEEPS];
     int n_sweeps;
-    int design_grid; /* [sweep] design = grid (1) or zip (0) */
+    int design; /* [sweep] design: a design_kind (design.h) */
     int64_t replicates;
+    int64_t points; /* [sweep] points: a space-filling design's points (0: ensemble.members) */
     /* where --set model.name switched a file to another model: the file's keys that model does
      * not read ("grid.n (run.ini:4), ..."), for a note; else "" */
     char ignored[1024];

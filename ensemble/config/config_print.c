@@ -99,8 +99,12 @@ int config_write_starter(const cohort_config *c, FILE *out)
     fprintf(out,
             "\n; [sweep] runs the members over a grid of values (design = grid, the default) or\n"
             "; side by side (design = zip), each point sweep.replicates times, for example:\n"
-            "; [sweep]\n; %s = start:stop:count    (or = v1,v2,...)\n",
-            swept);
+            "; [sweep]\n; %s = start:stop:count    (or = v1,v2,...)\n"
+            "; or over ranges lo:hi (lo:hi:log: log-uniform) with a space-filling design of\n"
+            "; sweep.points points (design = lhs, sobol or saltelli; saltelli: d + 2 members a\n"
+            "; point, for cohort analyze --sensitivity), for example:\n"
+            "; design = saltelli\n; points = 256\n; %s = lo:hi\n",
+            swept, swept);
     return ferror(out) ? COHORT_ERR_IO : COHORT_OK;
 }
 
@@ -208,8 +212,15 @@ void config_print_models(FILE *out)
             "  SECTION.KEY = START:STOP:COUNT or = V1,V2,...  (a model parameter, initial.mean or "
             "initial.amplitude)\n"
             "      e.g. model.gamma = 0.01:0.03:5; several lines sweep several keys\n"
-            "  design = grid  (one of grid|zip)\n"
-            "      grid: every combination of the swept values; zip: the i-th values together\n"
+            "  SECTION.KEY = LO:HI or = LO:HI:log  (for design = lhs, sobol or saltelli)\n"
+            "      a range each member's value is drawn from, uniform or log-uniform\n"
+            "  design = grid  (one of grid|zip|lhs|sobol|saltelli)\n"
+            "      grid: every combination of the swept values; zip: the i-th values together;\n"
+            "      lhs: a Latin hypercube; sobol: a scrambled (digitally shifted) Sobol sequence;\n"
+            "      saltelli: the A, B and AB_j members of a Sobol base sequence, d + 2 a point\n"
+            "      (cohort analyze --sensitivity computes the Sobol indices)\n"
+            "  points = auto  (an integer in [1, 2^32]; auto: ensemble.members)\n"
+            "      a space-filling design's points (sobol and saltelli: a power of two)\n"
             "  replicates = 1  (an integer in [1, 2^30])\n"
             "      members at each point of the sweep, each with its own noise\n");
 }

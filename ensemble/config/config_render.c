@@ -5,6 +5,7 @@
 
 #include "config/config.h"
 #include "config/config_schema.h"
+#include "config/design.h"
 
 char *config_render(const cohort_config *c)
 {
@@ -34,8 +35,9 @@ char *config_render(const cohort_config *c)
     for (size_t s = 0; s < n_sections; ++s) {
         EMIT("%s[%s]\n", s ? "\n" : "", sections[s]);
         if (!strcmp(sections[s], "sweep")) {
-            EMIT("design = %s\nreplicates = %lld\n", c->design_grid ? "grid" : "zip",
+            EMIT("design = %s\nreplicates = %lld\n", design_name((design_kind)c->design),
                  (long long)c->replicates);
+            if (c->points) EMIT("points = %lld\n", (long long)c->points);
             for (int w = 0; w < c->n_sweeps; ++w)
                 EMIT("%s.%s = %s\n", schema[c->sweeps[w].key].section,
                      schema[c->sweeps[w].key].name, c->sweeps[w].spec);

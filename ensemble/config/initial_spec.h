@@ -12,6 +12,9 @@ typedef struct initial1d {
     double amplitude;
     int64_t mode;
     uint64_t seed;
+    /* the noise streams' layout (layout_noise_stream): a Saltelli design's arms and replicates,
+     * else 1 and 1 */
+    int64_t noise_arms, noise_replicates;
 } initial1d;
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/moments.h"
+#include "backend/layout_numerics.h"
 #include "backend/cohort_error.h"
 #include "exit_status.h"
 
@@ -13,8 +14,21 @@
 double run_plan_swept_value(const run_plan *p, int j, int64_t g)
 {
     const int64_t point = g / p->replicates;
-    const int64_t index = p->grid ? (point / p->stride[j]) % p->sweep[j]->count : point;
-    return p->sweep[j]->values[index];
+    const config_sweep *sw = p->sweep[j];
+    if (design_space_filling(p->design)) {
+        const double x = design_coordinate(p->design, p->ic.seed, p->n_sweeps, (uint64_t)p->points,
+                                           (uint64_t)point, j);
+        const double v = sw->log ? exp(log(sw->lo) + (log(sw->hi) - log(sw->lo)) * x)
+                                 : sw->lo + (sw->hi - sw->lo) * x;
+        return fmin(fmax(v, sw->lo), sw->hi); /* rounding at the ends */
+    }
+    const int64_t index = p->design == DESIGN_GRID ? (point / p->stride[j]) % sw->count : point;
+    return sw->values[index];
+}
+
+int64_t run_plan_noise_member(const run_plan *p, int64_t g)
+{
+    return layout_noise_stream(g, p->ic.noise_arms, p->ic.noise_replicates);
 }
 
 /* The steps nearest t = 0, every, 2 every, ... and t_end, without repeats. */
@@ -115,60 +129,129 @@ int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double
     return unstable;
 }
 
-/* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
- * holds (its factor or its forcing is then rebuilt between groups of members). */
-static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t len)
+/* Where swept key j's values fit the design: lists for grid and zip, ranges for the
+ * space-filling designs (and a zip's lists of equal length). 0, or 2 naming the key. */
+static int sweep_fits_design(const cohort_config *c, const run_plan *p, int j, char *err,
+                             size_t len)
+{
+    size_t n_keys = 0;
+    const config_key *schema = config_schema(&n_keys);
+    const config_sweep *sw = &c->sweeps[j], *first = &c->sweeps[0];
+    const config_key *k = &schema[sw->key];
+    const char *design = design_name(p->design);
+    if (design_space_filling(p->design) && !sw->range) {
+        snprintf(err, len,
+                 "%s: sweep.%s.%s = %s: design = %s draws each member's value from a range: "
+                 "give lo:hi (uniform) or lo:hi:log (log-uniform)",
+                 sw->origin, k->section, k->name, sw->spec, design);
+        return EXIT_BAD_INPUT;
+    }
+    if (!design_space_filling(p->design) && sw->range) {
+        snprintf(err, len,
+                 "%s: sweep.%s.%s = %s: a range is for design = lhs, sobol or saltelli; "
+                 "design = %s takes start:stop:count or v1,v2,...",
+                 sw->origin, k->section, k->name, sw->spec, design);
+        return EXIT_BAD_INPUT;
+    }
+    if (p->design == DESIGN_ZIP && sw->count != first->count) {
+        snprintf(err, len,
+                 "%s: a zip design needs sweeps of equal length: %s.%s has %lld "
+                 "values, %s.%s (%s) has %lld",
+                 sw->origin, k->section, k->name, (long long)sw->count, schema[first->key].section,
+                 schema[first->key].name, first->origin, (long long)first->count);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* Which per-member value or stepper parameter swept key j sets. 0, or 2 naming the key. */
+static int sweep_target(const cohort_config *c, run_plan *p, int j, char *err, size_t len)
 {
     size_t n_keys = 0;
     const config_key *schema = config_schema(&n_keys);
     const cohort_model *m = p->model;
-    char reads[256] = "";
-    for (int j = 0; j < m->n_params; ++j)
-        snprintf(reads + strlen(reads), sizeof reads - strlen(reads), "%s%s", j ? ", " : "",
-                 m->params[j].key);
+    const config_sweep *sw = &c->sweeps[j];
+    const config_key *k = &schema[sw->key];
+    const int param = strcmp(k->section, "model") ? -1 : cohort_model_param_index(m, k->name);
+    if (!strcmp(k->section, "initial")) {
+        if (!strcmp(k->name, "mean"))
+            p->mean_sweep = j;
+        else
+            p->amplitude_sweep = j;
+    } else if (param >= 0 && param == m->per_member_param) {
+        p->member_param_sweep = j;
+    } else if (param >= 0) {
+        p->stepper_param[p->n_stepper_sweeps] = param;
+        p->stepper_sweep[p->n_stepper_sweeps++] = j;
+    } else {
+        char reads[256] = "";
+        for (int q = 0; q < m->n_params; ++q)
+            snprintf(reads + strlen(reads), sizeof reads - strlen(reads), "%s%s", q ? ", " : "",
+                     m->params[q].key);
+        snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
+                 sw->origin, k->section, k->name, m->name, k->name, reads);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* A space-filling design's points: sweep.points, else ensemble.members (a Saltelli design's are
+ * base points, powers of two as Sobol's balance needs, and each has d + 2 members). */
+static int plan_design_points(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const config_value *members = config_get(c, "ensemble", "members");
+    const int64_t wanted = c->points ? c->points : members->integer;
+    const char *origin = c->points ? "[sweep] points" : members->origin;
+    const char *key = c->points ? "sweep.points" : "ensemble.members";
+    if (p->design != DESIGN_LHS && (wanted & (wanted - 1))) {
+        int64_t below = 1;
+        while (below * 2 < wanted) below *= 2;
+        snprintf(err, len,
+                 "%s: %s = %lld: design = %s needs a power of two of %spoints (Sobol points "
+                 "are balanced only in powers of two): %lld or %lld",
+                 origin, key, (long long)wanted, design_name(p->design),
+                 p->design == DESIGN_SALTELLI ? "base " : "", (long long)below,
+                 (long long)below * 2);
+        return EXIT_BAD_INPUT;
+    }
+    if (p->design == DESIGN_SALTELLI && p->n_sweeps > DESIGN_SOBOL_DIMS / 2) {
+        snprintf(err, len, "%s: design = saltelli takes at most %d swept keys (%d given)",
+                 p->sweep[0]->origin, DESIGN_SOBOL_DIMS / 2, p->n_sweeps);
+        return EXIT_BAD_INPUT;
+    }
+    p->points = p->design == DESIGN_SALTELLI ? wanted * design_saltelli_arms(p->n_sweeps) : wanted;
+    return 0;
+}
+
+/* The [sweep] part of the plan: which keys, how members map to points, which keys the stepper
+ * holds (its factor or its forcing is then rebuilt between groups of members). */
+static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
     p->mean_sweep = p->amplitude_sweep = p->member_param_sweep = -1;
     p->n_stepper_sweeps = 0;
     p->replicates = c->replicates;
-    p->grid = c->design_grid;
+    p->design = (design_kind)c->design;
     p->n_sweeps = c->n_sweeps;
     int64_t points = 1;
+    int rc = 0;
     for (int j = 0; j < c->n_sweeps; ++j) {
-        const config_sweep *sw = &c->sweeps[j];
-        const config_key *k = &schema[sw->key];
-        const int param = strcmp(k->section, "model") ? -1 : cohort_model_param_index(m, k->name);
-        p->sweep[j] = sw;
-        if (!strcmp(k->section, "initial")) {
-            if (!strcmp(k->name, "mean"))
-                p->mean_sweep = j;
-            else
-                p->amplitude_sweep = j;
-        } else if (param >= 0 && param == m->per_member_param) {
-            p->member_param_sweep = j;
-        } else if (param >= 0) {
-            p->stepper_param[p->n_stepper_sweeps] = param;
-            p->stepper_sweep[p->n_stepper_sweeps++] = j;
-        } else {
-            snprintf(err, len, "%s: sweep.%s.%s: %s does not read model.%s (it reads model.%s)",
-                     sw->origin, k->section, k->name, m->name, k->name, reads);
-            return EXIT_BAD_INPUT;
-        }
-        if (!p->grid && sw->count != c->sweeps[0].count) {
-            snprintf(err, len,
-                     "%s: a zip design needs sweeps of equal length: %s.%s has %lld "
-                     "values, %s.%s (%s) has %lld",
-                     sw->origin, k->section, k->name, (long long)sw->count,
-                     schema[c->sweeps[0].key].section, schema[c->sweeps[0].key].name,
-                     c->sweeps[0].origin, (long long)c->sweeps[0].count);
-            return EXIT_BAD_INPUT;
-        }
-        if (p->grid && points > ((int64_t)1 << 40) / sw->count) {
+        const config_sweep *sw = p->sweep[j] = &c->sweeps[j];
+        if ((rc = sweep_target(c, p, j, err, len)) || (rc = sweep_fits_design(c, p, j, err, len)))
+            return rc;
+        if (p->design == DESIGN_GRID && points > ((int64_t)1 << 40) / sw->count) {
             snprintf(err, len, "%s: the grid of sweeps exceeds 2^40 points", sw->origin);
             return EXIT_BAD_INPUT;
         }
-        points = p->grid ? points * sw->count : sw->count;
+        points = p->design == DESIGN_GRID ? points * sw->count : sw->count;
+    }
+    if (c->n_sweeps > 0 && design_space_filling(p->design)) {
+        if ((rc = plan_design_points(c, p, err, len))) return rc;
+        points = p->points;
     }
     for (int j = c->n_sweeps - 1; j >= 0; --j)
-        p->stride[j] = j == c->n_sweeps - 1 ? 1 : p->stride[j + 1] * c->sweeps[j + 1].count;
+        p->stride[j] = j == c->n_sweeps - 1 || p->design != DESIGN_GRID
+                           ? 1
+                           : p->stride[j + 1] * c->sweeps[j + 1].count;
     if (c->n_sweeps > 0) {
         if (points > ((int64_t)1 << 40) / p->replicates) {
             snprintf(err, len, "[sweep]: points x replicates exceeds 2^40 members");
@@ -176,6 +259,8 @@ static int plan_sweeps(const cohort_config *c, run_plan *p, char *err, size_t le
         }
         p->members = points * p->replicates; /* ensemble.members is not used */
     }
+    p->ic.noise_arms = p->design == DESIGN_SALTELLI ? design_saltelli_arms(p->n_sweeps) : 1;
+    p->ic.noise_replicates = p->replicates;
     if (p->amplitude_sweep >= 0) /* per member instead */
         p->ic.amplitude = p->values.amplitude = 1.0;
     return 0;

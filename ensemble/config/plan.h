@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "config/config.h"
+#include "config/design.h"
 #include "config/initial_spec.h"
 #include "models/model.h"
 
@@ -55,8 +56,11 @@ typedef struct run_plan {
     int64_t n_snapshots;  /* output.archive = snapshots */
     int64_t *snapshot_step;
     /* [sweep]: member g is replicate g % replicates of point g / replicates; in a grid design
-     * the first swept key varies slowest */
-    int n_sweeps, grid;
+     * the first swept key varies slowest; a space-filling design (design.h) has `points` points
+     * (a Saltelli design: base points x arms) */
+    int n_sweeps;
+    design_kind design;
+    int64_t points;
     const config_sweep *sweep[CONFIG_MAX_SWEEPS];
     int64_t stride[CONFIG_MAX_SWEEPS], replicates;
     /* per-member values: index into sweep, or -1 (member_param_sweep: of the model's
@@ -81,6 +85,13 @@ double run_plan_fit_start(const run_plan *p);
 
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g);
+
+/* The member whose initial noise member g draws (Philox stream): g itself, except in a Saltelli
+ * design, where the arms AB_j of a base point take arm A's noise. The noise is then one more
+ * input of the model, held with A's other inputs: f(A) - f(AB_j) is the change of parameter j
+ * alone, and Jansen's total indices count no noise in (seed 000-004 have no such design; see
+ * docs/design.md, "Sensitivity"). */
+int64_t run_plan_noise_member(const run_plan *p, int64_t g);
 
 /* Whether members g and h share every swept value the stepper holds. */
 int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);

@@ -572,6 +572,76 @@ int output_write_interval(cohort_output *o, const char *name, const char *long_n
     return COHORT_OK;
 }
 
+/* The string coordinate `name` of n values (in define mode, then written in data mode by the
+ * caller: its variable id in *var). */
+static int string_coordinate(cohort_output *o, const char *name, int n, const char *long_name,
+                             int *dim, int *var)
+{
+    COHORT_CALL(dimension(o, name, (size_t)n, dim));
+    NC_CALL(o, nc_def_var(o->ncid, name, NC_STRING, 1, dim, var));
+    return output_put_text(o, *var, "long_name", long_name);
+}
+
+/* The time axis the indices are on: the file's t, or one of their own (*var: the coordinate to
+ * write the times to, -1 where a run's records hold them already). */
+static int sensitivity_time(cohort_output *o, const output_sensitivity *s, int *dim, int *var)
+{
+    *var = -1;
+    size_t have = 0;
+    if (nc_inq_dimid(o->ncid, "t", dim) == NC_NOERR) { /* an analysis's t may be empty yet */
+        NC_CALL(o, nc_inq_dimlen(o->ncid, *dim, &have));
+        if (have < (size_t)s->n_t) NC_CALL(o, nc_inq_varid(o->ncid, "t", var));
+        return COHORT_OK;
+    }
+    NC_CALL(o, nc_def_dim(o->ncid, "t", (size_t)s->n_t, dim));
+    NC_CALL(o, nc_def_var(o->ncid, "t", NC_DOUBLE, 1, dim, var));
+    COHORT_CALL(output_put_text(o, *var, "standard_name", "time"));
+    return output_put_text(o, *var, "long_name", "time of the run's record");
+}
+
+int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
+{
+    static const char *const names[4] = {"sobol_first", "sobol_total", "sobol_first_ci95",
+                                         "sobol_total_ci95"};
+    static const char *const meanings[4] = {
+        "first-order Sobol index: mean(f_B (f_ABj - f_A)) / V (Saltelli et al. 2010, Table 2 b)",
+        "total Sobol index: mean((f_A - f_ABj)^2) / (2 V) (Jansen; Saltelli et al. 2010, Table 2 "
+        "f)",
+        "95% bootstrap percentile interval of sobol_first over units of base points",
+        "95% bootstrap percentile interval of sobol_total over units of base points"};
+    const double *data[4] = {s->first, s->total, s->first_ci, s->total_ci};
+    int dims[4], var_t, var_param, var_stat, var[4];
+    NC_CALL(o, nc_redef(o->ncid));
+    COHORT_CALL(sensitivity_time(o, s, &dims[0], &var_t));
+    COHORT_CALL(string_coordinate(o, "parameter", s->n_params, "swept key", &dims[1], &var_param));
+    COHORT_CALL(
+        string_coordinate(o, "statistic", s->n_stats, "per-member statistic", &dims[2], &var_stat));
+    COHORT_CALL(dimension(o, "bound", 2, &dims[3]));
+    const long long counts[3] = {s->base_points, s->units, s->resamples};
+    for (int q = 0; q < 4; ++q) {
+        NC_CALL(o, nc_def_var(o->ncid, names[q], NC_DOUBLE, q < 2 ? 3 : 4, dims, &var[q]));
+        COHORT_CALL(output_put_text(o, var[q], "long_name", meanings[q]));
+        COHORT_CALL(output_put_text(o, var[q], "units", "1"));
+        COHORT_CALL(output_put_text(o, var[q], "comment", s->meaning));
+        NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "base_points", NC_INT64, 1, &counts[0]));
+        if (q >= 2) {
+            NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "units_resampled", NC_INT64, 1,
+                                           &counts[1]));
+            NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "resamples", NC_INT64, 1, &counts[2]));
+        }
+    }
+    NC_CALL(o, nc_enddef(o->ncid));
+    const size_t zero[4] = {0, 0, 0, 0},
+                 count[4] = {(size_t)s->n_t, (size_t)s->n_params, (size_t)s->n_stats, 2};
+    if (var_t >= 0) NC_CALL(o, nc_put_vara_double(o->ncid, var_t, zero, count, s->times));
+    NC_CALL(o, nc_put_vara_string(o->ncid, var_param, zero, &count[1], (const char **)s->params));
+    NC_CALL(o, nc_put_vara_string(o->ncid, var_stat, zero, &count[2], (const char **)s->stats));
+    for (int q = 0; q < 4; ++q)
+        NC_CALL(o, nc_put_vara_double(o->ncid, var[q], zero, count, data[q]));
+    NC_CALL(o, nc_sync(o->ncid));
+    return COHORT_OK;
+}
+
 int output_write_unit_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
                               int64_t units, int64_t unit_members, const double *values)
 {

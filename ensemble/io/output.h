@@ -51,6 +51,14 @@ typedef struct output_spec {
     const char *param_meaning[8];  /* the key's meaning and units (the schema's, for model keys
                                     * the registry's), or NULL */
     const char *param_units[8];
+    /* a space-filling design (design.h; NULL: grid or zip): its name and points (a Saltelli
+     * design's: base points and arms), each key's range and whether log-uniform, and a Sobol
+     * design's digital shifts (param_shifts of them: 1 for sobol, A's and B's for saltelli) */
+    const char *design;
+    int64_t design_points, design_arms;
+    double param_lo[8], param_hi[8];
+    int param_log[8], param_shifts[8];
+    unsigned param_shift[8][2];
     /* analyses: structure_factor(t, k) and k1(t); k-means with kmeans_k clusters: label(member),
      * centroid(cluster, x), cluster_size(cluster), kmeans_inertia, kmeans_iterations, and for a
      * grid design of two swept keys label_map(<first>_grid, <second>_grid) */
@@ -198,6 +206,22 @@ int output_write_interval(cohort_output *o, const char *name, const char *long_n
                           const double *values);
 /* name(t, unit, moment): n records' count, mean and m2 over each of `units` units of
  * unit_members members (values[(r * units + u) * 3 + q]; the attribute unit_members). */
+/* Sobol indices (analysis/sobol.h) of n_stats statistics of the members at n_t times, over
+ * n_params swept parameters: sobol_first(t, parameter, statistic), sobol_total, and their
+ * bootstrap intervals sobol_first_ci95(t, parameter, statistic, bound) and sobol_total_ci95,
+ * with the string coordinates parameter (the keys) and statistic (their names). The file's t
+ * where it has one (of n_t records), else t defined from `times`. Arrays are row-major in
+ * that order. */
+typedef struct output_sensitivity {
+    int64_t n_t;
+    const double *times;
+    int n_params, n_stats;
+    const char *const *params, *const *stats;
+    const char *meaning; /* what the statistics are, for the variables' comment */
+    int64_t base_points, units, resamples;
+    const double *first, *total, *first_ci, *total_ci;
+} output_sensitivity;
+int output_write_sensitivity(cohort_output *o, const output_sensitivity *s);
 int output_write_unit_moments(cohort_output *o, const char *name, const char *long_name, int64_t n,
                               int64_t units, int64_t unit_members, const double *values);
 

@@ -369,6 +369,20 @@ static int write_coordinates(cohort_output *o, const output_spec *s, int var_mem
     return COHORT_OK;
 }
 
+/* Swept parameter j's place in a space-filling design (design.h): its range, its distribution and
+ * a Sobol design's digital shifts. */
+static int define_parameter_design(cohort_output *o, const output_spec *s, int j)
+{
+    const double range[2] = {s->param_lo[j], s->param_hi[j]};
+    NC_CALL(o, nc_put_att_double(o->ncid, o->var_param[j], "design_range", NC_DOUBLE, 2, range));
+    COHORT_CALL(output_put_text(o, o->var_param[j], "design_distribution",
+                                s->param_log[j] ? "log-uniform" : "uniform"));
+    if (s->param_shifts[j] > 0)
+        NC_CALL(o, nc_put_att_uint(o->ncid, o->var_param[j], "sobol_digital_shift", NC_UINT,
+                                   (size_t)s->param_shifts[j], s->param_shift[j]));
+    return COHORT_OK;
+}
+
 /* Each swept parameter's value per member, and a grid sweep's coordinate of it (dim_grid[j]). */
 static int define_parameters(cohort_output *o, const output_spec *s, int dim_member,
                              int dim_grid[8])
@@ -394,7 +408,14 @@ static int define_parameters(cohort_output *o, const output_spec *s, int dim_mem
             COHORT_CALL(output_put_text(o, var, "units", s->param_units[j]));
             NC_CALL(o, nc_put_var_double(o->ncid, var, s->param_values[j])); /* NetCDF-4 */
         }
+        if (s->design) COHORT_CALL(define_parameter_design(o, s, j));
     }
+    if (!s->design) return COHORT_OK;
+    COHORT_CALL(output_put_text(o, NC_GLOBAL, "sweep_design", s->design));
+    const long long points = s->design_points, arms = s->design_arms;
+    NC_CALL(o, nc_put_att_longlong(o->ncid, NC_GLOBAL, "sweep_points", NC_INT64, 1, &points));
+    if (arms > 1)
+        NC_CALL(o, nc_put_att_longlong(o->ncid, NC_GLOBAL, "saltelli_arms", NC_INT64, 1, &arms));
     return COHORT_OK;
 }
 
@@ -417,7 +438,8 @@ static int define_global_attributes(cohort_output *o, const output_spec *s)
         output_put_text(o, NC_GLOBAL, "rng",
                         "Philox4x32-10 (Random123 on cpu, cuRAND's device API on cuda): member g "
                         "draws stream g of the seed; value i is component i % 2 of "
-                        "curand_uniform2_double after curand_init(seed, g, 2 (i - i % 2))"));
+                        "curand_uniform2_double after curand_init(seed, g, 2 (i - i % 2)); in a "
+                        "Saltelli design the arms AB_j of a base point draw its arm A's stream"));
     const unsigned long long seed = s->seed;
     NC_CALL(o, nc_put_att_ulonglong(o->ncid, NC_GLOBAL, "seed", NC_UINT64, 1, &seed));
     return COHORT_OK;

@@ -19,6 +19,7 @@ typedef struct analyze_options {
     int structure_factor;    /* 1, 0, or -1: as the run's analysis.structure_factor */
     double from;             /* the structure factor at archived times t >= from */
     int bootstrap;           /* resamples of the length fit's bootstrap; 0: none */
+    int sensitivity;         /* --sensitivity: Sobol indices of a Saltelli design */
     const char *backend;     /* auto | cpu | cuda */
     int quiet;
     const char *command_line, *version;

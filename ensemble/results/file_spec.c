@@ -55,8 +55,21 @@ static void file_spec_common(const file_request *rq, file_provenance *pv, output
         spec->param_key[j] = pv->keys[j];
         spec->param_meaning[j] = k->meaning;
         spec->param_units[j] = k->units[0] ? k->units : "1";
-        spec->param_grid_count[j] = p->grid ? p->sweep[j]->count : 0;
+        spec->param_grid_count[j] = p->design == DESIGN_GRID ? p->sweep[j]->count : 0;
         spec->param_values[j] = p->sweep[j]->values;
+        spec->param_lo[j] = p->sweep[j]->lo;
+        spec->param_hi[j] = p->sweep[j]->hi;
+        spec->param_log[j] = p->sweep[j]->log;
+        spec->param_shifts[j] = p->design == DESIGN_SOBOL      ? 1
+                                : p->design == DESIGN_SALTELLI ? 2
+                                                               : 0;
+        for (int s = 0; s < spec->param_shifts[j]; ++s) /* saltelli: A's column, then B's */
+            spec->param_shift[j][s] = design_sobol_shift(p->ic.seed, j + s * p->n_sweeps);
+    }
+    if (p->n_sweeps > 0 && design_space_filling(p->design)) {
+        spec->design = design_name(p->design);
+        spec->design_arms = p->design == DESIGN_SALTELLI ? design_saltelli_arms(p->n_sweeps) : 1;
+        spec->design_points = p->points / spec->design_arms;
     }
 }
 

@@ -23,7 +23,8 @@ int initial1d_fill(const cohort_backend *be, const initial1d *ic, const double *
     const double a = ic->amplitude;
     if (ic->kind == INITIAL_UNIFORM) {
         /* u in (0, 1] -> a (2u - 1), then each member's own mean removed */
-        COHORT_CALL(be->uniform_members(scratch, n, first, count, ic->seed));
+        COHORT_CALL(be->uniform_members(scratch, n, first, count, ic->seed, ic->noise_arms,
+                                        ic->noise_replicates));
         COHORT_CALL(
             be->interleave(scratch, n, 2.0 * a, -a, 1, amplitude, state, n, ld, column, count));
         return COHORT_OK;

@@ -33,10 +33,12 @@ typedef struct cohort_backend {
     int (*copy_within)(void *dst, const void *src, size_t bytes);
     int (*fill)(double *dst, double value, size_t count);
     int (*synchronize)(void);
-    /* out[k * n + i] = philox_uniform_value(seed, first + k, i) (backend/philox.h) for k < count
-     * and i < n: the noise of global members [first, first + count), member-major, uniform in
+    /* out[k * n + i] = philox_uniform_value(seed, s, i) (backend/philox.h) for k < count and
+     * i < n, s = layout_noise_stream(first + k, arms, replicates) (layout_numerics.h; arms = 1:
+     * first + k): the noise of global members [first, first + count), member-major, uniform in
      * (0, 1]; Random123 on cpu, cuRAND's device API on cuda, the same bits on both. */
-    int (*uniform_members)(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed);
+    int (*uniform_members)(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed,
+                           int64_t arms, int64_t replicates);
     /* dst[i * ld + m] = scale * src[(m - m0) * member_stride + i] + shift, for i < n and m in
      * [m0, m0 + count), then minus the member's mean over i when remove_mean, then times
      * member_scale[m - m0] (NULL: 1): member-major values (member_stride = n) or one column for

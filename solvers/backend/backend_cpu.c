@@ -147,12 +147,15 @@ static int cpu_synchronize(void)
     return COHORT_OK;
 }
 
-static int cpu_uniform_members(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed)
+static int cpu_uniform_members(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed,
+                               int64_t arms, int64_t replicates)
 {
 #pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < count; ++k)
+    for (int64_t k = 0; k < count; ++k) {
+        const uint64_t stream = (uint64_t)layout_noise_stream(first + k, arms, replicates);
         for (int64_t i = 0; i < n; ++i)
-            out[k * n + i] = philox_uniform_value(seed, (uint64_t)(first + k), (uint64_t)i);
+            out[k * n + i] = philox_uniform_value(seed, stream, (uint64_t)i);
+    }
     return COHORT_OK;
 }
 

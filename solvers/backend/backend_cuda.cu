@@ -165,25 +165,27 @@ static int cuda_synchronize(void)
  * first + k, offset 4p words, two doubles from one Philox block (backend/philox.h states the
  * mapping the cpu backend draws with Random123). */
 __global__ void uniform_members_kernel(double *out, int64_t n, int64_t first, int64_t count,
-                                       uint64_t seed)
+                                       uint64_t seed, int64_t arms, int64_t replicates)
 {
     const int64_t pairs = (n + 1) / 2;
     const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (t >= pairs * count) return;
     const int64_t k = t / pairs, p = t % pairs;
     curandStatePhilox4_32_10_t state;
-    curand_init(seed, (unsigned long long)(first + k), (unsigned long long)(4 * p), &state);
+    curand_init(seed, (unsigned long long)layout_noise_stream(first + k, arms, replicates),
+                (unsigned long long)(4 * p), &state);
     const double2 u = curand_uniform2_double(&state);
     out[k * n + 2 * p] = u.x;
     if (2 * p + 1 < n) out[k * n + 2 * p + 1] = u.y;
 }
 
-static int cuda_uniform_members(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed)
+static int cuda_uniform_members(double *out, int64_t n, int64_t first, int64_t count, uint64_t seed,
+                                int64_t arms, int64_t replicates)
 {
     const int64_t threads = (n + 1) / 2 * count;
     if (threads == 0) return COHORT_OK;
     uniform_members_kernel<<<(unsigned)((threads + FILL_THREADS - 1) / FILL_THREADS),
-                             FILL_THREADS>>>(out, n, first, count, seed);
+                             FILL_THREADS>>>(out, n, first, count, seed, arms, replicates);
     COHORT_CUDA_CHECK_LAUNCH("uniform_members_kernel");
     return COHORT_OK;
 }

@@ -23,4 +23,14 @@ COHORT_HD void layout_interleave_member(const double *src, double scale, double 
     for (int64_t i = 0; i < n; ++i) dst[i * ld] = (dst[i * ld] - mean) * member_scale;
 }
 
+/* The Philox stream of global member g's noise: g itself, except where members come in base points
+ * of `arms` > 2 arms of `replicates` consecutive members each (a Saltelli design: A, B, AB_1, ..),
+ * whose arms from 2 on draw arm 0's noise. */
+COHORT_HD int64_t layout_noise_stream(int64_t g, int64_t arms, int64_t replicates)
+{
+    if (arms <= 2) return g;
+    const int64_t arm = (g / replicates) % arms;
+    return arm >= 2 ? g - arm * replicates : g;
+}
+
 #endif

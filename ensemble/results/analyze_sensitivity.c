@@ -1,0 +1,177 @@
+#include "results/analyze_sensitivity.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/sobol.h"
+#include "backend/cohort_error.h"
+#include "config/config_schema.h"
+#include "io/cohort_file.h"
+
+/* One statistic of every member: at every record (record -1; values[r * members + g]) or at one
+ * record (values[g]). */
+typedef struct series {
+    const char *name;
+    int64_t record;
+    const double *values;
+} series;
+
+/* The indices of one statistic at one record (values[g] of every member) into first, total and
+ * their intervals at [j * stride] (j the parameter). Each replicate of a base point is a base
+ * point of its own: its arms share its noise (run_plan_noise_member). */
+static int indices_at(const run_plan *p, const double *values, int resamples, double *first,
+                      double *total, double *first_ci, double *total_ci, int64_t stride)
+{
+    const int d = p->n_sweeps;
+    const int64_t arms = design_saltelli_arms(d), reps = p->replicates;
+    const int64_t samples = p->points / arms * reps;
+    sobol_units s;
+    COHORT_CALL(sobol_units_alloc(&s, d, samples, moments_unit_size(samples)));
+    for (int64_t b = 0; b < samples; ++b) {
+        double f[SOBOL_MAX_PARAMETERS + 2];
+        const int64_t base = b / reps, rep = b % reps;
+        for (int64_t arm = 0; arm < arms; ++arm) f[arm] = values[(base * arms + arm) * reps + rep];
+        sobol_units_add(&s, b, f);
+    }
+    double f[SOBOL_MAX_PARAMETERS], t[SOBOL_MAX_PARAMETERS], fci[2 * SOBOL_MAX_PARAMETERS],
+        tci[2 * SOBOL_MAX_PARAMETERS];
+    sobol_indices(&s, NULL, s.n_units, f, t);
+    const int rc = sobol_intervals(&s, resamples, p->ic.seed, fci, tci);
+    for (int j = 0; j < d; ++j) {
+        first[j * stride] = f[j], total[j * stride] = t[j];
+        for (int e = 0; e < 2; ++e)
+            first_ci[2 * j * stride + e] = fci[2 * j + e],
+                                      total_ci[2 * j * stride + e] = tci[2 * j + e];
+    }
+    sobol_units_free(&s);
+    return rc;
+}
+
+/* The length's member series <l>(t, member), or NULL where the run kept none. */
+static double *read_length_series(int nc, const char *path, const run_plan *p, int *bad)
+{
+    int grp, var, ndims = 0;
+    size_t len[2] = {0, 0};
+    const char *name = p->model->statistics ? p->model->statistics->length_name : NULL;
+    if (!name || cohort_file_variable(nc, NULL, name, &grp, &var) ||
+        cohort_file_shape(grp, var, 2, &ndims, len, NULL) || ndims != 2 ||
+        len[0] != (size_t)p->n_records || len[1] != (size_t)p->members)
+        return NULL;
+    double *v = malloc(len[0] * len[1] * sizeof *v);
+    const int status = v ? cohort_file_read_double(grp, var, NULL, NULL, v) : 0;
+    if (!v || status) {
+        *bad = status != 0;
+        COHORT_FAIL(status ? COHORT_ERR_IO : COHORT_ERR_NO_MEMORY, "%s: reading %s: %s", path, name,
+                    status ? cohort_file_strerror(status) : "out of memory");
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* The record times, from the file's t. */
+static int read_times(int nc, const char *path, const run_plan *p, double *times, int *bad)
+{
+    int grp, var;
+    const int status = cohort_file_variable(nc, NULL, "t", &grp, &var)
+                           ? -1
+                           : cohort_file_read_double(grp, var, NULL, NULL, times);
+    if (!status) return COHORT_OK;
+    *bad = 1;
+    return COHORT_FAIL(COHORT_ERR_IO, "%s: reading t (%lld records): %s", path,
+                       (long long)p->n_records,
+                       status < 0 ? "no such variable" : cohort_file_strerror(status));
+}
+
+/* The statistics the file holds: the length at every record, the final mean and variance. */
+static int gather_series(const run_plan *p, const double *length, const double *final_values,
+                         series *s)
+{
+    int n = 0;
+    if (length) s[n++] = (series){p->model->statistics->length_name, -1, length};
+    if (final_values) {
+        s[n++] = (series){"final_mean", p->n_records - 1, final_values};
+        s[n++] = (series){"final_variance", p->n_records - 1, final_values + p->members};
+    }
+    return n;
+}
+
+/* Every statistic's indices at the records it has (NaN at the others). */
+static int all_indices(const run_plan *p, const series *s, int n_stats, int resamples,
+                       double *first, double *total, double *first_ci, double *total_ci)
+{
+    const int d = p->n_sweeps;
+    const int64_t n_t = p->n_records, cell = (int64_t)d * n_stats;
+    for (int64_t i = 0; i < n_t * cell; ++i)
+        first[i] = total[i] = first_ci[2 * i] = first_ci[2 * i + 1] = total_ci[2 * i] =
+            total_ci[2 * i + 1] = NAN;
+    for (int q = 0; q < n_stats; ++q)
+        for (int64_t r = 0; r < n_t; ++r) {
+            if (s[q].record >= 0 && s[q].record != r) continue;
+            const double *values = s[q].values + (s[q].record >= 0 ? 0 : r * p->members);
+            const int64_t at = r * cell + q; /* [r][j][q]: parameter stride n_stats */
+            COHORT_CALL(indices_at(p, values, resamples, first + at, total + at, first_ci + 2 * at,
+                                   total_ci + 2 * at, n_stats));
+        }
+    return COHORT_OK;
+}
+
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, const double *final_stats,
+                        int resamples, cohort_output *out, int *bad)
+{
+    /* each member's final mean and variance, as two series of members values */
+    double *length = read_length_series(nc, path, p, bad);
+    if (!length && *bad) return COHORT_ERR_IO;
+    double *finals = final_stats ? malloc(2 * (size_t)p->members * sizeof *finals) : NULL;
+    for (int64_t g = 0; finals && g < p->members; ++g)
+        finals[g] = final_stats[2 * g], finals[p->members + g] = final_stats[2 * g + 1];
+    series s[3];
+    const int n_stats = gather_series(p, length, finals, s);
+    const int64_t cells = p->n_records * p->n_sweeps * (n_stats > 0 ? n_stats : 1);
+    double *times = malloc((size_t)p->n_records * sizeof *times);
+    double *v = malloc(6 * (size_t)cells * sizeof *v);
+    int rc = COHORT_OK;
+    if (n_stats == 0) {
+        *bad = 1;
+        rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                         "%s holds no per-member statistic for --sensitivity: run it with "
+                         "output.member_series = true (the length at every record) or "
+                         "output.archive = final (the final field's mean and variance)",
+                         path);
+    } else if (!times || !v || (final_stats && !finals)) {
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
+    }
+    if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
+    if (rc == COHORT_OK)
+        rc = all_indices(p, s, n_stats, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
+    const char *params[SOBOL_MAX_PARAMETERS], *names[3];
+    char keys[SOBOL_MAX_PARAMETERS][128];
+    size_t n_keys;
+    for (int j = 0; j < p->n_sweeps; ++j) {
+        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
+        snprintf(keys[j], sizeof keys[j], "%s.%s", k->section, k->name);
+        params[j] = keys[j];
+    }
+    for (int q = 0; q < n_stats; ++q) names[q] = s[q].name;
+    const int64_t samples = p->points / design_saltelli_arms(p->n_sweeps) * p->replicates;
+    const output_sensitivity o = {
+        .n_t = p->n_records,
+        .times = times,
+        .n_params = p->n_sweeps,
+        .n_stats = n_stats,
+        .params = params,
+        .stats = names,
+        .meaning = "of each member's statistic: its length 1/(1 - <C^2>) at every record, its "
+                   "final field's mean and variance over the grid (at the last record)",
+        .base_points = samples,
+        .units = (samples + moments_unit_size(samples) - 1) / moments_unit_size(samples),
+        .resamples = resamples,
+        .first = v,
+        .total = v + cells,
+        .first_ci = v + 2 * cells,
+        .total_ci = v + 4 * cells};
+    if (rc == COHORT_OK) rc = output_write_sensitivity(out, &o);
+    free(length), free(finals), free(times), free(v);
+    return rc;
+}

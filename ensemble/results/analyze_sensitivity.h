@@ -1,0 +1,17 @@
+/* `cohort analyze --sensitivity`: the Sobol indices (analysis/sobol.h) of a Saltelli design's
+ * members (config/design.h), from what the file holds of each member: its length at every
+ * record (output.member_series = true) and its final field's mean and variance (the archive). */
+#ifndef COHORT_ANALYZE_SENSITIVITY_H
+#define COHORT_ANALYZE_SENSITIVITY_H
+
+#include "config/plan.h"
+#include "io/output.h"
+
+/* The indices and their intervals (`resamples` resamples; 0: analysis.bootstrap's) of the run
+ * of plan p whose file `path` is open as nc, into out. final_stats: each member's final mean and
+ * variance (2 per member), NULL without an archive. Errors: COHORT_ERR_INVALID_ARGUMENT with
+ * *bad = 1 where the file holds no statistic to analyse, COHORT_ERR_IO (*bad = 1), NO_MEMORY. */
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, const double *final_stats,
+                        int resamples, cohort_output *out, int *bad);
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Space-filling designs and Sobol indices (issue "designs and sensitivity"): Latin hypercube,
+# Sobol and Saltelli points against scipy and the strata; the same members' parameters and bits
+# under another chunking, a --members split merged, and (where MPI is built in) 3 ranks; the
+# indices of `cohort analyze --sensitivity` against numpy's estimators and diffusion1d's closed
+# form; and every wrong [sweep] refused with its key.
+# Usage: test_design.sh COHORT COMPARE_NC BACKEND WORKDIR PYTHON [MPIEXEC]
+cohort=${1:?cohort} compare=${2:?compare_nc} backend=${3:?backend} dir=${4:?workdir}
+python=${5:?python} mpirun=${6:-}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/test_lib.sh"
+test_needs_backend "$cohort" "$backend"
+test_workdir "$dir"
+
+check() { # STATUS WHAT: 0 passes, 77 skips (no netCDF4 or scipy), else fails
+    case $1 in 0) ok ;; 77) echo "skipped: $2 (no netCDF4 or scipy for $python)" ;; *) bad "$2" ;; esac
+}
+
+cat > lhs.ini <<'INI'
+[model]
+name = ch1d
+[grid]
+n = 32
+[time]
+t_end = 1
+[ensemble]
+members = 100
+seed = 5
+[sweep]
+design = lhs
+replicates = 2
+initial.mean = -0.4:0.4
+initial.amplitude = 0.01:0.1:log
+INI
+run() { "$cohort" run --quiet --backend "$backend" "$@"; }
+
+# Latin hypercube: one point per stratum; the same bits in chunks of 7
+run lhs.ini -o lhs.nc || bad "lhs run"
+"$python" "$here/check_design.py" lhs.nc
+check $? "lhs strata"
+run lhs.ini --set ensemble.chunk=7 -o lhs7.nc || bad "lhs run in chunks of 7"
+"$compare" --attributes lhs.nc lhs7.nc > lhs7.cmp || bad "lhs chunk 7 differs: $(cat lhs7.cmp)"
+
+# Sobol and Saltelli points: scipy's Joe-Kuo points under the file's digital shifts
+run lhs.ini --set sweep.design=sobol --set sweep.points=64 -o sobol.nc || bad "sobol run"
+"$python" "$here/check_design.py" sobol.nc
+check $? "sobol points"
+run lhs.ini --set sweep.design=saltelli --set sweep.points=16 --set sweep.model.gamma=0.005:0.02 \
+    -o saltelli.nc || bad "saltelli run"
+"$python" "$here/check_design.py" saltelli.nc
+check $? "saltelli points"
+
+# Sobol indices of diffusion1d's cosine decay: numpy's estimators and the closed form
+cat > decay.ini <<'INI'
+[model]
+name = diffusion1d
+[grid]
+n = 32
+[initial]
+kind = cosine
+mode = 1
+[time]
+t_end = 0.2
+output_every = 0.05
+[sweep]
+design = saltelli
+points = 4096
+initial.amplitude = 0.5:1.5
+model.alpha = 0.5:2
+[output]
+member_series = true
+INI
+run decay.ini -o decay.nc || bad "saltelli run of diffusion1d"
+"$cohort" analyze decay.nc --sensitivity --quiet --backend "$backend" || bad "analyze --sensitivity"
+"$python" "$here/check_sensitivity.py" decay.nc decay.analysis.nc --diffusion
+check $? "Sobol indices against numpy and the closed form"
+
+# the same members under another chunking, split by --members and merged, and on ranks
+run decay.ini --set ensemble.chunk=300 -o chunked.nc || bad "chunked saltelli run"
+"$compare" --attributes decay.nc chunked.nc > chunked.cmp || bad "chunk 300 differs: $(cat chunked.cmp)"
+run decay.ini --members 0:8192 -o part-a.nc || bad "part a"
+run decay.ini --members 8192:16384 -o part-b.nc || bad "part b"
+"$cohort" merge --quiet part-a.nc part-b.nc -o merged.nc || bad "merge"
+"$compare" --attributes decay.nc merged.nc ell C initial_amplitude model_alpha > merged.cmp ||
+    bad "merged parts differ: $(cat merged.cmp)"
+if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; then
+    "$mpirun" --oversubscribe --allow-run-as-root -np 3 "$cohort" run decay.ini --quiet \
+        --backend "$backend" -o ranks.nc || bad "saltelli run on 3 ranks"
+    "$compare" --attributes decay.nc ranks.nc ell C initial_amplitude model_alpha > ranks.cmp ||
+        bad "3 ranks differ: $(cat ranks.cmp)"
+fi
+
+# wrong designs, each refused with its key and nothing written
+expect_refusal bad.nc "sweep.design = 'latin': expected grid, zip, lhs, sobol or saltelli" \
+    "$cohort" run lhs.ini --set sweep.design=latin -o bad.nc
+expect_refusal bad.nc "sweep.initial.mean = 0:1: a range is for design = lhs" \
+    "$cohort" run lhs.ini --set sweep.design=grid --set sweep.initial.mean=0:1 \
+    --set sweep.initial.amplitude=0.1,0.2 -o bad.nc
+expect_refusal bad.nc "design = lhs draws each member's value from a range" \
+    "$cohort" run lhs.ini --set sweep.initial.mean=0,0.5 -o bad.nc
+expect_refusal bad.nc "ensemble.members = 100: design = sobol needs a power of two of points.*64 or 128" \
+    "$cohort" run lhs.ini --set sweep.design=sobol -o bad.nc
+expect_refusal bad.nc "a log range lo:hi:log needs lo > 0" \
+    "$cohort" run lhs.ini --set sweep.initial.mean=0:1:log -o bad.nc
+expect_refusal bad.nc "a range lo:hi needs numbers lo < hi" \
+    "$cohort" run lhs.ini --set sweep.initial.mean=0.5:0.1 -o bad.nc
+expect_refusal bad.nc "sweep.points = '0': expected an integer in \[1, 2\^32\]" \
+    "$cohort" run lhs.ini --set sweep.points=0 -o bad.nc
+expect_refusal bad.nc "--sensitivity: lhs.nc's run has sweep.design = lhs" \
+    "$cohort" analyze lhs.nc --sensitivity -o bad.nc
+test_summary
