@@ -90,6 +90,46 @@ if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; the
         bad "3 ranks differ: $(cat ranks.cmp)"
 fi
 
+# the indices in the run itself (analysis.sensitivity = sobol): the same as analyze's, and the
+# same bits in chunks, parts merged, on ranks and across a kill and --resume
+run decay.ini --set analysis.sensitivity=sobol -o inrun.nc || bad "run with analysis.sensitivity"
+"$python" "$here/check_sensitivity.py" inrun.nc inrun.nc --diffusion
+check $? "the run's own Sobol indices against numpy and the closed form"
+"$compare" decay.analysis.nc inrun.nc sobol_first sobol_total sobol_first_ci95 sobol_total_ci95 \
+    > inrun.cmp || bad "the run's indices differ from analyze's: $(cat inrun.cmp)"
+sobol_vars="sobol_first sobol_total sobol_first_ci95 sobol_total_ci95"
+run decay.ini --set analysis.sensitivity=sobol --set ensemble.chunk=300 -o inrun300.nc ||
+    bad "chunked run with analysis.sensitivity"
+"$compare" inrun.nc inrun300.nc $sobol_vars > inrun300.cmp || bad "chunk 300: $(cat inrun300.cmp)"
+run decay.ini --set analysis.sensitivity=sobol --members 0:8192 -o ipart-a.nc || bad "part a"
+run decay.ini --set analysis.sensitivity=sobol --members 8192:16384 -o ipart-b.nc || bad "part b"
+"$cohort" merge --quiet ipart-a.nc ipart-b.nc -o imerged.nc || bad "merge of sensitivity parts"
+"$compare" inrun.nc imerged.nc $sobol_vars > imerged.cmp || bad "merged: $(cat imerged.cmp)"
+if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; then
+    "$mpirun" --oversubscribe --allow-run-as-root -np 3 "$cohort" run decay.ini --quiet \
+        --backend "$backend" --set analysis.sensitivity=sobol -o iranks.nc || bad "3 ranks"
+    "$compare" inrun.nc iranks.nc $sobol_vars > iranks.cmp || bad "3 ranks: $(cat iranks.cmp)"
+fi
+resumed=0
+for attempt in 1 2 3 4 5 6 7 8; do
+    "$cohort" run decay.ini --quiet --backend "$backend" --set analysis.sensitivity=sobol \
+        --set output.checkpoint_every=0.05 -o killed.nc $resume &
+    pid=$!
+    i=0
+    while [ ! -e killed.nc.checkpoint ] && [ $i -lt 400 ] && kill -0 $pid 2> /dev/null; do
+        sleep 0.01; i=$((i + 1))
+    done
+    sleep 0.1
+    kill -9 $pid 2> /dev/null
+    wait $pid 2> /dev/null && break
+    resume=--resume resumed=$((resumed + 1))
+done
+[ -e killed.nc ] || "$cohort" run decay.ini --quiet --backend "$backend" \
+    --set analysis.sensitivity=sobol --set output.checkpoint_every=0.05 -o killed.nc --resume ||
+    bad "resume after $resumed kills"
+echo "killed $resumed times and resumed"
+"$compare" inrun.nc killed.nc $sobol_vars ell C > killed.cmp || bad "resumed: $(cat killed.cmp)"
+
 # wrong designs, each refused with its key and nothing written
 expect_refusal bad.nc "sweep.design = 'latin': expected grid, zip, lhs, sobol or saltelli" \
     "$cohort" run lhs.ini --set sweep.design=latin -o bad.nc
@@ -106,6 +146,8 @@ expect_refusal bad.nc "a range lo:hi needs numbers lo < hi" \
     "$cohort" run lhs.ini --set sweep.initial.mean=0.5:0.1 -o bad.nc
 expect_refusal bad.nc "sweep.points = '0': expected an integer in \[1, 2\^32\]" \
     "$cohort" run lhs.ini --set sweep.points=0 -o bad.nc
+expect_refusal bad.nc "analysis.sensitivity = sobol: Sobol indices need the A, B and AB_j members" \
+    "$cohort" run lhs.ini --set analysis.sensitivity=sobol -o bad.nc
 expect_refusal bad.nc "--sensitivity: lhs.nc's run has sweep.design = lhs" \
     "$cohort" analyze lhs.nc --sensitivity -o bad.nc
 test_summary

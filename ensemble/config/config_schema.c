@@ -342,6 +342,16 @@ static const config_key common[] = {
          "members in each unit the bootstrap resamples (a power of two dividing 1024); auto: 1 up "
          "to 1024 members, else the smallest that cuts the ensemble into at most 1024 units"},
     {.section = "analysis",
+     .name = "sensitivity",
+     .type = CONFIG_ENUM,
+     .default_value = "none",
+     .allowed = "none|sobol",
+     .meaning = "sobol (with sweep.design = saltelli): first-order and total Sobol indices of "
+                "every swept key, sobol_first(t, parameter, statistic) and sobol_total with "
+                "bootstrap intervals, of each member's length at every record (the run keeps "
+                "output.member_series) and its final field's mean and variance (with "
+                "output.archive = final)"},
+    {.section = "analysis",
      .name = "structure_factor",
      .type = CONFIG_BOOL,
      .default_value = "false",

@@ -528,6 +528,7 @@ static void plan_outputs(const cohort_config *c, run_plan *p)
     p->structure_factor = (int)config_get(c, "analysis", "structure_factor")->integer;
     p->fit_from = config_real(c, "analysis", "fit_from");
     p->bootstrap = (int)config_get(c, "analysis", "bootstrap")->integer;
+    p->sensitivity = !strcmp(config_get(c, "analysis", "sensitivity")->text, "sobol");
     const config_value *kmeans = config_get(c, "analysis", "kmeans");
     p->kmeans_auto = kmeans->is_auto, p->kmeans_k = kmeans->is_auto ? 0 : (int)kmeans->integer;
     p->kmeans_restarts = (int)config_get(c, "analysis", "kmeans_restarts")->integer;
@@ -609,6 +610,29 @@ static int plan_bootstrap_unit(const cohort_config *c, run_plan *p, char *err, s
     return EXIT_BAD_INPUT;
 }
 
+/* analysis.sensitivity = sobol: a Saltelli design of an evolving model, whose members' lengths
+ * the file keeps (output.member_series on) or whose final fields it archives. 0, or 2 naming the
+ * key. */
+static int plan_sensitivity(const cohort_config *c, run_plan *p, char *err, size_t len)
+{
+    const config_value *key = config_get(c, "analysis", "sensitivity");
+    if (!p->sensitivity) return 0;
+    const char *why = NULL;
+    if (p->design != DESIGN_SALTELLI || p->n_sweeps == 0)
+        why = "Sobol indices need the A, B and AB_j members of a [sweep] with design = saltelli";
+    else if (p->model->steady)
+        why = "a steady model has no records to follow the indices over";
+    else if (!p->model->statistics && !p->archive_final)
+        why = "the model has no length, so the indices are of the final field, which needs "
+              "output.archive = final";
+    if (why) {
+        snprintf(err, len, "%s: analysis.sensitivity = %s: %s", key->origin, key->text, why);
+        return EXIT_BAD_INPUT;
+    }
+    if (p->model->statistics) p->member_series = 1; /* the lengths the indices are of */
+    return 0;
+}
+
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
@@ -631,14 +655,16 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
                  sem->origin, sem->text, m->name);
         return EXIT_BAD_INPUT;
     }
-    if (m->steady) return plan_steady(c, p, err, len);
+    if (m->steady)
+        return (rc = plan_steady(c, p, err, len)) ? rc : plan_sensitivity(c, p, err, len);
     if ((rc = plan_initial(c, p, err, len)) ||
         (m->stepping->steppers && (rc = plan_stepper(c, p, err, len))))
         return rc;
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->members = config_get(c, "ensemble", "members")->integer;
     if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len)) ||
-        (rc = plan_target(c, p, err, len)) || (rc = plan_bootstrap_unit(c, p, err, len)))
+        (rc = plan_target(c, p, err, len)) || (rc = plan_bootstrap_unit(c, p, err, len)) ||
+        (rc = plan_sensitivity(c, p, err, len)))
         return rc;
     return plan_events(c, p, err, len);
 }

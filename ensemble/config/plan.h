@@ -44,6 +44,7 @@ typedef struct run_plan {
     int structure_factor;                            /* analysis.structure_factor */
     double fit_from;                                 /* analysis.fit_from */
     int bootstrap;                                   /* analysis.bootstrap: resamples */
+    int sensitivity; /* analysis.sensitivity = sobol: Sobol indices at the end of the run */
     /* analysis.bootstrap_unit: the members of each unit the moments are folded into and the
      * bootstrap resamples (moments.h; auto: moments_unit_size of the members, of a target run's
      * first round) */

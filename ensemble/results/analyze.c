@@ -300,9 +300,7 @@ static int analyze_open(const analyze_options *opt, analyze_state *st, char *err
     int status = run_plan_make(&st->c, &st->p, err, len);
     if (!status) status = analyses_chosen(opt, &st->p, &st->sf_on, &st->k, &st->k_auto, err, len);
     const int kmeans = st->k > 0 || st->k_auto;
-    int grp, var; /* --sensitivity reads the final fields where the file has them */
-    const int finals = opt->sensitivity && !cohort_file_variable(a->nc, NULL, "C", &grp, &var);
-    if (!status && (st->sf_on || kmeans || finals)) status = archive_open(a, &st->p, err, len);
+    if (!status && (st->sf_on || kmeans)) status = archive_open(a, &st->p, err, len);
     if (!status && st->sf_on && a->times[a->n_times - 1] < opt->from) {
         snprintf(err, len, "--from %g: %s has no archived time at or after it (the last is %g)",
                  opt->from, opt->input, a->times[a->n_times - 1]);
@@ -377,30 +375,6 @@ static int analyze_kmeans(const analyze_options *opt, analyze_state *st, int64_t
     return rc;
 }
 
-/* Each member's final mean and variance over the grid (the run's sums, fields_numerics.h), 2 a
- * member, where the file has an archive; then the Sobol indices. */
-static int analyze_indices(analyze_state *st)
-{
-    archive *a = &st->a;
-    const int64_t chunk = a->times ? analyze_chunk(st->be, a, 0) : 0;
-    double *stats = a->times ? malloc(2 * (size_t)st->p.members * sizeof *stats) : NULL;
-    double *buffer = a->times ? malloc((size_t)(chunk * a->n) * sizeof *buffer) : NULL;
-    int rc = a->times && (!stats || !buffer) ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "buffers") : 0;
-    for (int64_t g0 = 0, count; stats && rc == COHORT_OK && g0 < a->members; g0 += count) {
-        count = a->members - g0 < chunk ? a->members - g0 : chunk;
-        rc = archive_read(a, a->final, g0, count, buffer);
-        for (int64_t k = 0; rc == COHORT_OK && k < count; ++k) {
-            double mean = 0.0, mean2 = 0.0;
-            fields_member_moments_host(buffer + k * a->n, a->n, 1, &mean, &mean2);
-            stats[2 * (g0 + k)] = mean, stats[2 * (g0 + k) + 1] = mean2 - mean * mean;
-        }
-    }
-    if (rc == COHORT_OK)
-        rc = analyze_sensitivity(a->nc, a->path, &st->p, stats, st->p.bootstrap, st->out, &a->bad);
-    free(stats), free(buffer);
-    return rc;
-}
-
 /* The chosen analyses into the output, closed (renamed into place) on success. */
 static int analyze_run(const analyze_options *opt, analyze_state *st, char *err, size_t len)
 {
@@ -413,7 +387,8 @@ static int analyze_run(const analyze_options *opt, analyze_state *st, char *err,
     if (rc == COHORT_OK && kmeans) rc = analyze_kmeans(opt, st, chunk);
     if (rc == COHORT_OK && opt->bootstrap > 0)
         rc = analyze_fit(a->nc, opt->input, &st->p, opt->bootstrap, opt->quiet, st->out, &a->bad);
-    if (rc == COHORT_OK && opt->sensitivity) rc = analyze_indices(st);
+    if (rc == COHORT_OK && opt->sensitivity)
+        rc = analyze_sensitivity(a->nc, opt->input, &st->p, st->p.bootstrap, st->out, &a->bad);
     const int closed = output_close(st->out, rc == COHORT_OK);
     st->out = NULL;
     if (rc != COHORT_OK || closed != COHORT_OK) {

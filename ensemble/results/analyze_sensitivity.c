@@ -7,6 +7,7 @@
 #include "analysis/sobol.h"
 #include "backend/cohort_error.h"
 #include "config/config_schema.h"
+#include "fields/fields.h"
 #include "io/cohort_file.h"
 
 /* One statistic of every member: at every record (record -1; values[r * members + g]) or at one
@@ -70,6 +71,46 @@ static double *read_length_series(int nc, const char *path, const run_plan *p, i
     return v;
 }
 
+/* Each member's final field's mean and variance over the grid (the run's sums,
+ * fields_numerics.h), 2 a member, from the archive C(member, [y,] x) or its last snapshot;
+ * NULL where the file has none (or out of memory: *bad stays 0, the error set). */
+static double *read_final_stats(int nc, const char *path, const run_plan *p, int *bad)
+{
+    enum { MEMBERS_A_READ = 4096 };
+    int grp, var, ndims = 0;
+    size_t len[4] = {0, 0, 0, 0};
+    const int base = p->model->dimension == 2 ? 3 : 2, n = (int)p->n;
+    if (cohort_file_variable(nc, NULL, "C", &grp, &var) ||
+        cohort_file_shape(grp, var, 4, &ndims, len, NULL) || ndims < base || ndims > base + 1 ||
+        len[ndims - base] != (size_t)p->members)
+        return NULL;
+    double *stats = malloc(2 * (size_t)p->members * sizeof *stats);
+    double *fields = malloc((size_t)MEMBERS_A_READ * (size_t)n * sizeof *fields);
+    int status = stats && fields ? 0 : -1;
+    for (int64_t g0 = 0; !status && g0 < p->members; g0 += MEMBERS_A_READ) {
+        size_t at[4] = {0, 0, 0, 0}, size[4];
+        for (int d = 0; d < ndims; ++d) size[d] = len[d];
+        if (ndims > base) at[0] = len[0] - 1, size[0] = 1; /* the last snapshot */
+        at[ndims - base] = (size_t)g0;
+        size[ndims - base] =
+            (size_t)(p->members - g0 < MEMBERS_A_READ ? p->members - g0 : MEMBERS_A_READ);
+        status = cohort_file_read_double(grp, var, at, size, fields);
+        for (size_t k = 0; !status && k < size[ndims - base]; ++k) {
+            double mean = 0.0, mean2 = 0.0;
+            fields_member_moments_host(fields + k * (size_t)n, n, 1, &mean, &mean2);
+            stats[2 * (g0 + (int64_t)k)] = mean,
+                            stats[2 * (g0 + (int64_t)k) + 1] = mean2 - mean * mean;
+        }
+    }
+    free(fields);
+    if (!status) return stats;
+    free(stats);
+    *bad = status > 0;
+    COHORT_FAIL(status > 0 ? COHORT_ERR_IO : COHORT_ERR_NO_MEMORY, "%s: reading C: %s", path,
+                status > 0 ? cohort_file_strerror(status) : "out of memory");
+    return NULL;
+}
+
 /* The record times, from the file's t. */
 static int read_times(int nc, const char *path, const run_plan *p, double *times, int *bad)
 {
@@ -117,12 +158,17 @@ static int all_indices(const run_plan *p, const series *s, int n_stats, int resa
     return COHORT_OK;
 }
 
-int analyze_sensitivity(int nc, const char *path, const run_plan *p, const double *final_stats,
-                        int resamples, cohort_output *out, int *bad)
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples,
+                        cohort_output *out, int *bad)
 {
-    /* each member's final mean and variance, as two series of members values */
     double *length = read_length_series(nc, path, p, bad);
     if (!length && *bad) return COHORT_ERR_IO;
+    double *final_stats = read_final_stats(nc, path, p, bad);
+    if (!final_stats && *bad) {
+        free(length);
+        return COHORT_ERR_IO;
+    }
+    /* each member's final mean and variance, as two series of members values */
     double *finals = final_stats ? malloc(2 * (size_t)p->members * sizeof *finals) : NULL;
     for (int64_t g = 0; finals && g < p->members; ++g)
         finals[g] = final_stats[2 * g], finals[p->members + g] = final_stats[2 * g + 1];
@@ -172,6 +218,6 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, const doubl
         .first_ci = v + 2 * cells,
         .total_ci = v + 4 * cells};
     if (rc == COHORT_OK) rc = output_write_sensitivity(out, &o);
-    free(length), free(finals), free(times), free(v);
+    free(length), free(final_stats), free(finals), free(times), free(v);
     return rc;
 }

@@ -7,11 +7,11 @@
 #include "config/plan.h"
 #include "io/output.h"
 
-/* The indices and their intervals (`resamples` resamples; 0: analysis.bootstrap's) of the run
- * of plan p whose file `path` is open as nc, into out. final_stats: each member's final mean and
- * variance (2 per member), NULL without an archive. Errors: COHORT_ERR_INVALID_ARGUMENT with
- * *bad = 1 where the file holds no statistic to analyse, COHORT_ERR_IO (*bad = 1), NO_MEMORY. */
-int analyze_sensitivity(int nc, const char *path, const run_plan *p, const double *final_stats,
-                        int resamples, cohort_output *out, int *bad);
+/* The indices and their intervals (`resamples` resamples) of the run of plan p whose file `path`
+ * is open as nc (a run's own output at its end, or cohort analyze's input), into out. Errors:
+ * COHORT_ERR_INVALID_ARGUMENT with *bad = 1 where the file holds no statistic to analyse,
+ * COHORT_ERR_IO (*bad = 1), NO_MEMORY. */
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples,
+                        cohort_output *out, int *bad);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "backend/cohort_error.h"
 #include "report.h"
+#include "results/analyze_sensitivity.h"
 #include "results/uncertainty.h"
 
 _Static_assert((int)MOMENTS_BLOCK == (int)ORDERED_SUM_BLOCK,
@@ -125,6 +126,10 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
             rc = uncertainty_bootstrap_inverse_k1(out, p, sf, p->bootstrap, o->quiet);
     }
+    /* the Sobol indices, from the member series and the archive the file holds by now */
+    int bad = 0;
+    if (rc == COHORT_OK && p->sensitivity && !o->part)
+        rc = analyze_sensitivity(output_ncid(out), "the output", p, p->bootstrap, out, &bad);
     if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
         a->sf = sf = NULL;
