@@ -10,7 +10,8 @@
  * (the history attribute's, and MPI_Init's). Returns the process's exit status. */
 typedef int cli_command_fn(int argc, char **argv, int full_argc, char **full_argv);
 
-cli_command_fn cli_run, cli_init, cli_merge, cli_analyze, cli_info, cli_models, cli_selfcheck;
+cli_command_fn cli_run, cli_init, cli_merge, cli_analyze, cli_plot, cli_info, cli_models,
+    cli_selfcheck;
 
 /* The library's reports (report.h) from now on printed as `cohort COMMAND: ...`. */
 void cli_report_as(const char *command);

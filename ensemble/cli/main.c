@@ -35,8 +35,11 @@ static const struct {
      "join the parts of a run split by cohort run --members A:B into the whole run's file"},
     {"analyze", cli_analyze,
      "IN.nc [-o OUT.nc] [--kmeans K] [--structure-factor] [--from T0]\n"
-     "                       [--bootstrap B]",
-     "the structure factor and k-means again on the archive of a finished run"},
+     "                       [--bootstrap B] [--sensitivity]",
+     "the structure factor, k-means, the law's bootstrap and Sobol indices again from a\n"
+     "finished run's file"},
+    {"plot", cli_plot, "FILE.nc [-o OUT.png] [--overwrite]",
+     "a figure of what a file holds: length and law, spectra, clusters, Sobol indices"},
     {"info", cli_info, "FILE.nc", "what a file holds and how it was made"},
     {"models", cli_models, "[--table]",
      "every model, its parameters, defaults, ranges and meaning"},

@@ -300,7 +300,8 @@ static const config_key common[] = {
      .type = CONFIG_BOOL,
      .default_value = "false",
      .needs_length = 1,
-     .meaning = "also store the length's series ell(t, member) for every member"},
+     .meaning = "also store each member's series: its length ell(t, member) and its field's "
+                "variance C_variance(t, member) at every record"},
     {.section = "output",
      .name = "checkpoint_every",
      .type = CONFIG_REAL,
@@ -348,9 +349,9 @@ static const config_key common[] = {
      .allowed = "none|sobol",
      .meaning = "sobol (with sweep.design = saltelli): first-order and total Sobol indices of "
                 "every swept key, sobol_first(t, parameter, statistic) and sobol_total with "
-                "bootstrap intervals, of each member's length at every record (the run keeps "
-                "output.member_series) and its final field's mean and variance (with "
-                "output.archive = final)"},
+                "bootstrap intervals, of each member's length and field variance at every "
+                "record (the run keeps output.member_series) and its final field's mean and "
+                "variance (with output.archive = final)"},
     {.section = "analysis",
      .name = "structure_factor",
      .type = CONFIG_BOOL,

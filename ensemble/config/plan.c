@@ -610,9 +610,8 @@ static int plan_bootstrap_unit(const cohort_config *c, run_plan *p, char *err, s
     return EXIT_BAD_INPUT;
 }
 
-/* analysis.sensitivity = sobol: a Saltelli design of an evolving model, whose members' lengths
- * the file keeps (output.member_series on) or whose final fields it archives. 0, or 2 naming the
- * key. */
+/* analysis.sensitivity = sobol: a Saltelli design of an evolving model, whose members' series
+ * the file keeps (output.member_series on). 0, or 2 naming the key. */
 static int plan_sensitivity(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     const config_value *key = config_get(c, "analysis", "sensitivity");
@@ -622,14 +621,11 @@ static int plan_sensitivity(const cohort_config *c, run_plan *p, char *err, size
         why = "Sobol indices need the A, B and AB_j members of a [sweep] with design = saltelli";
     else if (p->model->steady)
         why = "a steady model has no records to follow the indices over";
-    else if (!p->model->statistics && !p->archive_final)
-        why = "the model has no length, so the indices are of the final field, which needs "
-              "output.archive = final";
     if (why) {
         snprintf(err, len, "%s: analysis.sensitivity = %s: %s", key->origin, key->text, why);
         return EXIT_BAD_INPUT;
     }
-    if (p->model->statistics) p->member_series = 1; /* the lengths the indices are of */
+    p->member_series = 1; /* the series the indices are of */
     return 0;
 }
 

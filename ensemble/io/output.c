@@ -252,14 +252,14 @@ int output_write_snapshot(cohort_output *o, int64_t snapshot, double t, int64_t 
     return COHORT_OK;
 }
 
-int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,
-                            const double *ell)
+int output_write_member_series(cohort_output *o, output_series which, int64_t record, int64_t m0,
+                               int64_t count, const double *values)
 {
-    if (o->var_ell_member < 0)
-        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no member series defined");
+    if (o->var_member_series[which] < 0)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "no member series %d defined", (int)which);
     const size_t at[2] = {(size_t)record, (size_t)(m0 - o->member_first)},
                  size[2] = {1, (size_t)count};
-    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_ell_member, at, size, ell));
+    NC_CALL(o, nc_put_vara_double(o->ncid, o->var_member_series[which], at, size, values));
     return COHORT_OK;
 }
 

@@ -39,7 +39,7 @@ typedef struct output_spec {
     int member_value_int[8];
     int archive_final;     /* write C(member, x) */
     int64_t n_snapshots;   /* > 0: write C(t_snap, member, x) instead, at these many times */
-    int member_series;     /* write ell(t, member) */
+    int member_series;     /* write <l>(t, member) and C_variance(t, member) */
     int archive_float;     /* store it as float rather than double */
     int64_t chunk_members; /* NetCDF chunk of C along member (the run's chunk size) */
     /* swept parameters: each as <section>_<key>(member), and for a grid design also as the
@@ -139,9 +139,11 @@ int output_write_member_value(cohort_output *o, int q, int64_t m0, int64_t count
 /* The history of members [m0, m0 + count): values[k * n_checks + c]. */
 int output_write_member_history(cohort_output *o, int64_t m0, int64_t count, const double *values);
 
-/* ell of members [m0, m0 + count) at record `record` (output.member_series). */
-int output_write_member_ell(cohort_output *o, int64_t record, int64_t m0, int64_t count,
-                            const double *ell);
+/* Member series (output.member_series) of members [m0, m0 + count) at record `record`: their
+ * lengths <l>, or their fields' variances C_variance. */
+typedef enum { OUTPUT_SERIES_LENGTH = 0, OUTPUT_SERIES_VARIANCE = 1 } output_series;
+int output_write_member_series(cohort_output *o, output_series which, int64_t record, int64_t m0,
+                               int64_t count, const double *values);
 
 /* The value of swept parameter j for every member (members values). */
 int output_write_parameter(cohort_output *o, int j, const double *values);

@@ -235,17 +235,24 @@ static int define_check_history(cohort_output *o, const output_spec *s, int dim_
     return COHORT_OK;
 }
 
-/* ell(t, member): each member's length at every record. */
+/* <l>(t, member) and C_variance(t, member): each member's length (where the model has one) and
+ * its field's variance over the grid at every record. */
 static int define_member_series(cohort_output *o, const output_spec *s, int dim_member, int dim_t,
                                 size_t chunk_members)
 {
     const int dims[2] = {dim_t, dim_member};
     const size_t chunk[2] = {1, chunk_members};
-    NC_CALL(o, nc_def_var(o->ncid, s->length_name, NC_DOUBLE, 2, dims, &o->var_ell_member));
-    NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_ell_member, NC_CHUNKED, chunk));
-    COHORT_CALL(output_put_text(o, o->var_ell_member, "long_name",
-                                "coarsening length 1/(1 - <C^2>) of each member"));
-    return output_put_text(o, o->var_ell_member, "units", "1");
+    const char *names[2] = {s->length_name, "C_variance"};
+    const char *meanings[2] = {"coarsening length 1/(1 - <C^2>) of each member",
+                               "variance <C^2> - <C>^2 of each member's field over the grid"};
+    for (int q = 0; q < 2; ++q) {
+        if (!names[q]) continue;
+        NC_CALL(o, nc_def_var(o->ncid, names[q], NC_DOUBLE, 2, dims, &o->var_member_series[q]));
+        NC_CALL(o, nc_def_var_chunking(o->ncid, o->var_member_series[q], NC_CHUNKED, chunk));
+        COHORT_CALL(output_put_text(o, o->var_member_series[q], "long_name", meanings[q]));
+        COHORT_CALL(output_put_text(o, o->var_member_series[q], "units", "1"));
+    }
+    return COHORT_OK;
 }
 
 /* A run's variables, in the order files have always listed them. */
@@ -262,8 +269,7 @@ static int define_run_variables(cohort_output *o, const output_spec *s, int dim_
         COHORT_CALL(define_archive(o, s, dim_member, dim_x, dim_y, chunk_members));
     o->var_history = o->var_check = -1, o->n_checks = s->n_checks;
     if (s->n_checks > 0) COHORT_CALL(define_check_history(o, s, dim_member, chunk_members));
-    if (s->member_series && s->length_name)
-        COHORT_CALL(define_member_series(o, s, dim_member, dim_t, chunk_members));
+    if (s->member_series) COHORT_CALL(define_member_series(o, s, dim_member, dim_t, chunk_members));
     return COHORT_OK;
 }
 
@@ -478,7 +484,8 @@ int output_define_file(cohort_output *o, const output_spec *s)
         COHORT_CALL(output_put_text(o, o->var_t, "long_name", "nondimensional time"));
         COHORT_CALL(output_put_text(o, o->var_t, "units", "1"));
     }
-    o->var_c = o->var_t_snap = o->var_ell_member = o->var_check = o->var_history = -1;
+    o->var_c = o->var_t_snap = o->var_member_series[0] = o->var_member_series[1] = o->var_check =
+        o->var_history = -1;
     if (!s->analysis_only) COHORT_CALL(define_run_variables(o, s, dim_member, dim_x, dim_y, dim_t));
     COHORT_CALL(define_parameters(o, s, dim_member, dim_grid));
     COHORT_CALL(define_analyses(o, s, dim_member, dim_x, dim_y, dim_t, dim_grid));

@@ -15,7 +15,7 @@ struct cohort_output {
     int ncid;
     int64_t members, n;
     int var_t, var_ell_mean, var_ell_var, var_ell_sem, var_mass_mean, var_n_active, var_c,
-        var_diverged, var_t_snap, var_ell_member, var_param[8], var_history;
+        var_diverged, var_t_snap, var_member_series[2], var_param[8], var_history;
     int64_t n_checks;
     int var_check;
     int var_series[4][3], n_series, var_member_value[8], member_value_int[8];

@@ -388,7 +388,8 @@ static int analyze_run(const analyze_options *opt, analyze_state *st, char *err,
     if (rc == COHORT_OK && opt->bootstrap > 0)
         rc = analyze_fit(a->nc, opt->input, &st->p, opt->bootstrap, opt->quiet, st->out, &a->bad);
     if (rc == COHORT_OK && opt->sensitivity)
-        rc = analyze_sensitivity(a->nc, opt->input, &st->p, st->p.bootstrap, st->out, &a->bad);
+        rc = analyze_sensitivity(a->nc, opt->input, &st->p, st->p.bootstrap, opt->quiet, st->out,
+                                 &a->bad);
     const int closed = output_close(st->out, rc == COHORT_OK);
     st->out = NULL;
     if (rc != COHORT_OK || closed != COHORT_OK) {

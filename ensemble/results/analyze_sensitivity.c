@@ -3,12 +3,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/sobol.h"
 #include "backend/cohort_error.h"
 #include "config/config_schema.h"
 #include "fields/fields.h"
 #include "io/cohort_file.h"
+#include "report.h"
 
 /* One statistic of every member: at every record (record -1; values[r * members + g]) or at one
  * record (values[g]). */
@@ -49,12 +51,11 @@ static int indices_at(const run_plan *p, const double *values, int resamples, do
     return rc;
 }
 
-/* The length's member series <l>(t, member), or NULL where the run kept none. */
-static double *read_length_series(int nc, const char *path, const run_plan *p, int *bad)
+/* The member series `name`(t, member), or NULL where the run kept none. */
+static double *read_series(int nc, const char *path, const run_plan *p, const char *name, int *bad)
 {
     int grp, var, ndims = 0;
     size_t len[2] = {0, 0};
-    const char *name = p->model->statistics ? p->model->statistics->length_name : NULL;
     if (!name || cohort_file_variable(nc, NULL, name, &grp, &var) ||
         cohort_file_shape(grp, var, 2, &ndims, len, NULL) || ndims != 2 ||
         len[0] != (size_t)p->n_records || len[1] != (size_t)p->members)
@@ -125,16 +126,19 @@ static int read_times(int nc, const char *path, const run_plan *p, double *times
                        status < 0 ? "no such variable" : cohort_file_strerror(status));
 }
 
-/* The statistics the file holds: the length at every record, the final mean and variance. */
-static int gather_series(const run_plan *p, const double *length, const double *final_values,
-                         series *s)
+/* The statistics the file holds: the length and the variance at every record; the final field's
+ * mean where the model does not conserve it (else it is the initial mean, to rounding) and its
+ * variance where the series do not hold it already. */
+static int gather_series(const run_plan *p, const double *length, const double *variance,
+                         const double *final_values, series *s)
 {
     int n = 0;
     if (length) s[n++] = (series){p->model->statistics->length_name, -1, length};
-    if (final_values) {
+    if (variance) s[n++] = (series){"C_variance", -1, variance};
+    if (final_values && !p->model->conserves_mean)
         s[n++] = (series){"final_mean", p->n_records - 1, final_values};
+    if (final_values && !variance)
         s[n++] = (series){"final_variance", p->n_records - 1, final_values + p->members};
-    }
     return n;
 }
 
@@ -158,22 +162,45 @@ static int all_indices(const run_plan *p, const series *s, int n_stats, int resa
     return COHORT_OK;
 }
 
-int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples,
+/* The indices at the last record, a line a statistic: "first [interval] / total [interval]". */
+static void report_last(const output_sensitivity *o)
+{
+    const int64_t r = o->n_t - 1, cell = (int64_t)o->n_params * o->n_stats;
+    report(REPORT_RESULT,
+           "Sobol indices at t = %g, first-order and total with 95%% intervals "
+           "(%lld base points):",
+           o->times[r], (long long)o->base_points);
+    for (int q = 0; q < o->n_stats; ++q) {
+        char text[1024] = "";
+        for (int j = 0; j < o->n_params; ++j) {
+            const int64_t at = r * cell + (int64_t)j * o->n_stats + q;
+            const size_t used = strlen(text);
+            snprintf(text + used, sizeof text - used, "%s%s %.3f [%.3f, %.3f] / %.3f [%.3f, %.3f]",
+                     j ? "; " : "", o->params[j], o->first[at], o->first_ci[2 * at],
+                     o->first_ci[2 * at + 1], o->total[at], o->total_ci[2 * at],
+                     o->total_ci[2 * at + 1]);
+        }
+        report(REPORT_RESULT, "  %s: %s", o->stats[q], text);
+    }
+}
+
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples, int quiet,
                         cohort_output *out, int *bad)
 {
-    double *length = read_length_series(nc, path, p, bad);
-    if (!length && *bad) return COHORT_ERR_IO;
-    double *final_stats = read_final_stats(nc, path, p, bad);
-    if (!final_stats && *bad) {
-        free(length);
+    const char *length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
+    double *length = read_series(nc, path, p, length_name, bad);
+    double *variance = *bad ? NULL : read_series(nc, path, p, "C_variance", bad);
+    double *final_stats = *bad ? NULL : read_final_stats(nc, path, p, bad);
+    if (*bad) {
+        free(length), free(variance), free(final_stats);
         return COHORT_ERR_IO;
     }
     /* each member's final mean and variance, as two series of members values */
     double *finals = final_stats ? malloc(2 * (size_t)p->members * sizeof *finals) : NULL;
     for (int64_t g = 0; finals && g < p->members; ++g)
         finals[g] = final_stats[2 * g], finals[p->members + g] = final_stats[2 * g + 1];
-    series s[3];
-    const int n_stats = gather_series(p, length, finals, s);
+    series s[4];
+    const int n_stats = gather_series(p, length, variance, finals, s);
     const int64_t cells = p->n_records * p->n_sweeps * (n_stats > 0 ? n_stats : 1);
     double *times = malloc((size_t)p->n_records * sizeof *times);
     double *v = malloc(6 * (size_t)cells * sizeof *v);
@@ -182,8 +209,9 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
         *bad = 1;
         rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                          "%s holds no per-member statistic for --sensitivity: run it with "
-                         "output.member_series = true (the length at every record) or "
-                         "output.archive = final (the final field's mean and variance)",
+                         "output.member_series = true (the length and variance at every "
+                         "record) or output.archive = final (the final field's mean and "
+                         "variance)",
                          path);
     } else if (!times || !v || (final_stats && !finals)) {
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
@@ -191,7 +219,7 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
     if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
     if (rc == COHORT_OK)
         rc = all_indices(p, s, n_stats, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
-    const char *params[SOBOL_MAX_PARAMETERS], *names[3];
+    const char *params[SOBOL_MAX_PARAMETERS], *names[4];
     char keys[SOBOL_MAX_PARAMETERS][128];
     size_t n_keys;
     for (int j = 0; j < p->n_sweeps; ++j) {
@@ -208,8 +236,9 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
         .n_stats = n_stats,
         .params = params,
         .stats = names,
-        .meaning = "of each member's statistic: its length 1/(1 - <C^2>) at every record, its "
-                   "final field's mean and variance over the grid (at the last record)",
+        .meaning = "of each member's statistic: its length 1/(1 - <C^2>) and its field's "
+                   "variance over the grid at every record, its final field's mean and "
+                   "variance (at the last record)",
         .base_points = samples,
         .units = (samples + moments_unit_size(samples) - 1) / moments_unit_size(samples),
         .resamples = resamples,
@@ -218,6 +247,7 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
         .first_ci = v + 2 * cells,
         .total_ci = v + 4 * cells};
     if (rc == COHORT_OK) rc = output_write_sensitivity(out, &o);
-    free(length), free(final_stats), free(finals), free(times), free(v);
+    if (rc == COHORT_OK && !quiet) report_last(&o);
+    free(length), free(variance), free(final_stats), free(finals), free(times), free(v);
     return rc;
 }

@@ -8,10 +8,11 @@
 #include "io/output.h"
 
 /* The indices and their intervals (`resamples` resamples) of the run of plan p whose file `path`
- * is open as nc (a run's own output at its end, or cohort analyze's input), into out. Errors:
+ * is open as nc (a run's own output at its end, or cohort analyze's input), into out; unless
+ * quiet, reported at the last record. Errors:
  * COHORT_ERR_INVALID_ARGUMENT with *bad = 1 where the file holds no statistic to analyse,
  * COHORT_ERR_IO (*bad = 1), NO_MEMORY. */
-int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples,
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples, int quiet,
                         cohort_output *out, int *bad);
 
 #endif

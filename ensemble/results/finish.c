@@ -129,7 +129,8 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
     /* the Sobol indices, from the member series and the archive the file holds by now */
     int bad = 0;
     if (rc == COHORT_OK && p->sensitivity && !o->part)
-        rc = analyze_sensitivity(output_ncid(out), "the output", p, p->bootstrap, out, &bad);
+        rc = analyze_sensitivity(output_ncid(out), "the output", p, p->bootstrap, o->quiet, out,
+                                 &bad);
     if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
         a->sf = sf = NULL;

@@ -69,7 +69,13 @@ int run_record_take(run_state *s, run_chunk *ch)
     COHORT_CALL(moments_units_add(&a->ell[r], m0, count, b->ell, b->finite));
     COHORT_CALL(moments_units_add(&a->mass[r], m0, count, b->mass, b->finite));
     if (s->spec.member_series && s->model->statistics)
-        COHORT_CALL(output_write_member_ell(s->out, r, m0, count, b->ell));
+        COHORT_CALL(output_write_member_series(s->out, OUTPUT_SERIES_LENGTH, r, m0, count, b->ell));
+    if (s->spec.member_series) { /* the variances, over <C^2>, which is used by now */
+        for (int64_t k = 0; k < count; ++k)
+            b->host_moments[count + k] -= b->host_moments[k] * b->host_moments[k];
+        COHORT_CALL(output_write_member_series(s->out, OUTPUT_SERIES_VARIANCE, r, m0, count,
+                                               b->host_moments + count));
+    }
     if (s->model->observing)
         COHORT_CALL(s->model->observing->observe(s->stepper, b->state,
                                                  s->p.record_step[r] * s->p.values.dt, b->observed,
