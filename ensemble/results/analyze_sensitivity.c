@@ -85,6 +85,7 @@ static double *read_final_stats(int nc, const char *path, const run_plan *p, int
         cohort_file_shape(grp, var, 4, &ndims, len, NULL) || ndims < base || ndims > base + 1 ||
         len[ndims - base] != (size_t)p->members)
         return NULL;
+    cohort_file_cache_chunk(grp, var); /* each chunk of C read once, not once a slab */
     double *stats = malloc(2 * (size_t)p->members * sizeof *stats);
     double *fields = malloc((size_t)MEMBERS_A_READ * (size_t)n * sizeof *fields);
     int status = stats && fields ? 0 : -1;
