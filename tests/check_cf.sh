@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every kind of file cohort writes passes the IOOS compliance-checker for CF-1.11 with no errors
 # and no warnings: a run of each registered model (snapshots, per-member series, structure factor,
-# k-means), a swept run with a label map and an archive, and `cohort analyze`'s output of it.
+# k-means), a swept run with a label map and an archive, and `cohort analyze`'s output of it; a
+# Saltelli run's Sobol indices and `cohort analyze --sensitivity`'s.
 # Usage: check_cf.sh COHORT COMPLIANCE_CHECKER WORKDIR (exit 77 where the checker is missing;
 # make -f Makefile.workflow setup installs it into .venv)
 cohort=${1:?cohort} checker=${2:?compliance-checker} dir=${3:?workdir}
@@ -54,4 +55,13 @@ check sweep.nc
 "$cohort" analyze sweep.nc --kmeans 2 --structure-factor -o analysis.nc 2> /dev/null ||
     bad "cohort analyze"
 check analysis.nc
+"$cohort" run /dev/null --quiet --backend cpu --set model.name=diffusion1d --set grid.n=24 \
+    --set time.t_end=0.2 --set time.output_every=0.05 --set initial.kind=cosine \
+    --set sweep.design=saltelli --set sweep.points=16 --set sweep.initial.amplitude=0.5:1.5 \
+    --set sweep.model.alpha=0.5:2:log --set analysis.sensitivity=sobol -o sobol.nc ||
+    bad "Saltelli run"
+check sobol.nc
+"$cohort" analyze sobol.nc --sensitivity -o sobol-analysis.nc 2> /dev/null ||
+    bad "cohort analyze --sensitivity"
+check sobol-analysis.nc
 test_summary

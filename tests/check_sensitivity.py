@@ -55,7 +55,7 @@ def member_statistics(run):
 
 def diffusion_exact(run, analysis):
     """Closed-form first-order and total indices of the final variance over (a, alpha)."""
-    params = list(analysis["parameter"][...])
+    params = list(analysis["parameter_key"][...])
     ranges = [tuple(run[p.replace(".", "_")].getncattr("design_range")) for p in params]
     n, dt = run.dimensions["x"].size, float(run.getncattr("dt"))
     x = np.asarray(run["x"][...])
@@ -91,7 +91,7 @@ def main(argv):
         arms = int(run.getncattr("saltelli_arms"))
         members = run.dimensions["member"].size
         replicates = members // (int(run.getncattr("sweep_points")) * arms)
-        names = list(analysis["statistic"][...])
+        names = list(analysis["statistic_name"][...])
         first = np.asarray(analysis["sobol_first"][...])
         total = np.asarray(analysis["sobol_total"][...])
         worst, compared, skipped = 0.0, 0, []

@@ -141,7 +141,7 @@ def sensitivity_panels(ds, axes_for):
     t = values(ds, "t")
     first, total = values(ds, "sobol_first"), values(ds, "sobol_total")
     fci, tci = values(ds, "sobol_first_ci95"), values(ds, "sobol_total_ci95")
-    params, stats = list(ds["parameter"][...]), list(ds["statistic"][...])
+    params, stats = list(ds["parameter_key"][...]), list(ds["statistic_name"][...])
     for q, stat in enumerate(stats):
         ax = axes_for()
         have = np.isfinite(first[:, 0, q])
@@ -186,7 +186,7 @@ def draw(ds, path):
     """The panels the file has, laid out three a row; None where it has none."""
     single = [p for p in (length_panel, observable_panel, spectrum_panel, cluster_panel,
                           steady_panel) if p(ds, None)]
-    n_stats = len(ds["statistic"][...]) if "sobol_first" in ds.variables else 0
+    n_stats = len(ds["statistic_name"][...]) if "sobol_first" in ds.variables else 0
     n = len(single) + n_stats
     if n == 0:
         return None

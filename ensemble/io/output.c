@@ -572,12 +572,13 @@ int output_write_interval(cohort_output *o, const char *name, const char *long_n
     return COHORT_OK;
 }
 
-/* The string coordinate `name` of n values (in define mode, then written in data mode by the
- * caller: its variable id in *var). */
-static int string_coordinate(cohort_output *o, const char *name, int n, const char *long_name,
-                             int *dim, int *var)
+/* Dimension `dim_name` of n values and its string labels `name`(dim_name), an auxiliary
+ * coordinate (CF 6.1: a coordinate variable proper is numeric), in define mode; the caller writes
+ * them (its variable id in *var). */
+static int string_labels(cohort_output *o, const char *dim_name, const char *name, int n,
+                         const char *long_name, int *dim, int *var)
 {
-    COHORT_CALL(dimension(o, name, (size_t)n, dim));
+    COHORT_CALL(dimension(o, dim_name, (size_t)n, dim));
     NC_CALL(o, nc_def_var(o->ncid, name, NC_STRING, 1, dim, var));
     return output_put_text(o, *var, "long_name", long_name);
 }
@@ -613,9 +614,10 @@ int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
     int dims[4], var_t, var_param, var_stat, var[4];
     NC_CALL(o, nc_redef(o->ncid));
     COHORT_CALL(sensitivity_time(o, s, &dims[0], &var_t));
-    COHORT_CALL(string_coordinate(o, "parameter", s->n_params, "swept key", &dims[1], &var_param));
-    COHORT_CALL(
-        string_coordinate(o, "statistic", s->n_stats, "per-member statistic", &dims[2], &var_stat));
+    COHORT_CALL(string_labels(o, "parameter", "parameter_key", s->n_params, "swept key", &dims[1],
+                              &var_param));
+    COHORT_CALL(string_labels(o, "statistic", "statistic_name", s->n_stats, "per-member statistic",
+                              &dims[2], &var_stat));
     COHORT_CALL(dimension(o, "bound", 2, &dims[3]));
     const long long counts[3] = {s->base_points, s->units, s->resamples};
     for (int q = 0; q < 4; ++q) {
@@ -623,6 +625,7 @@ int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
         COHORT_CALL(output_put_text(o, var[q], "long_name", meanings[q]));
         COHORT_CALL(output_put_text(o, var[q], "units", "1"));
         COHORT_CALL(output_put_text(o, var[q], "comment", s->meaning));
+        COHORT_CALL(output_put_text(o, var[q], "coordinates", "parameter_key statistic_name"));
         NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "base_points", NC_INT64, 1, &counts[0]));
         if (q >= 2) {
             NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "units_resampled", NC_INT64, 1,

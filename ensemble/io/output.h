@@ -211,7 +211,7 @@ int output_write_interval(cohort_output *o, const char *name, const char *long_n
 /* Sobol indices (analysis/sobol.h) of n_stats statistics of the members at n_t times, over
  * n_params swept parameters: sobol_first(t, parameter, statistic), sobol_total, and their
  * bootstrap intervals sobol_first_ci95(t, parameter, statistic, bound) and sobol_total_ci95,
- * with the string coordinates parameter (the keys) and statistic (their names). The file's t
+ * with the string labels parameter_key(parameter) and statistic_name(statistic). The file's t
  * where it has one (of n_t records), else t defined from `times`. Arrays are row-major in
  * that order. */
 typedef struct output_sensitivity {
