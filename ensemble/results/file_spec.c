@@ -8,6 +8,35 @@
 #include "analysis/structure_factor.h"
 #include "backend/cohort_error.h"
 
+/* The swept parameters: each key's name, meaning and units, a grid's values, a space-filling
+ * design's range, distribution and Sobol shifts, and the design. */
+static void file_spec_parameters(const run_plan *p, file_provenance *pv, output_spec *spec)
+{
+    for (int j = 0; j < p->n_sweeps; ++j) {
+        size_t n_keys;
+        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
+        snprintf(pv->keys[j], sizeof pv->keys[j], "%s.%s", k->section, k->name);
+        spec->param_key[j] = pv->keys[j];
+        spec->param_meaning[j] = k->meaning;
+        spec->param_units[j] = k->units[0] ? k->units : "1";
+        spec->param_grid_count[j] = p->design == DESIGN_GRID ? p->sweep[j]->count : 0;
+        spec->param_values[j] = p->sweep[j]->values;
+        spec->param_lo[j] = p->sweep[j]->lo;
+        spec->param_hi[j] = p->sweep[j]->hi;
+        spec->param_log[j] = p->sweep[j]->log;
+        spec->param_shifts[j] = p->design == DESIGN_SOBOL      ? 1
+                                : p->design == DESIGN_SALTELLI ? 2
+                                                               : 0;
+        for (int s = 0; s < spec->param_shifts[j]; ++s) /* saltelli: A's column, then B's */
+            spec->param_shift[j][s] = design_sobol_shift(p->ic.seed, j + s * p->n_sweeps);
+    }
+    if (p->n_sweeps > 0 && design_space_filling(p->design)) {
+        spec->design = design_name(p->design);
+        spec->design_arms = p->design == DESIGN_SALTELLI ? design_saltelli_arms(p->n_sweeps) : 1;
+        spec->design_points = p->points / spec->design_arms;
+    }
+}
+
 /* What every kind shares: sizes, domain, swept parameters, backend, device, library versions,
  * model, seed and what the command adds. */
 static void file_spec_common(const file_request *rq, file_provenance *pv, output_spec *spec)
@@ -48,29 +77,7 @@ static void file_spec_common(const file_request *rq, file_provenance *pv, output
         spec->nx = p->values.nx + 1;
         spec->ny = p->model->dimension == 2 ? p->values.ny + 1 : 0;
     }
-    for (int j = 0; j < p->n_sweeps; ++j) {
-        size_t n_keys;
-        const config_key *k = &config_schema(&n_keys)[p->sweep[j]->key];
-        snprintf(pv->keys[j], sizeof pv->keys[j], "%s.%s", k->section, k->name);
-        spec->param_key[j] = pv->keys[j];
-        spec->param_meaning[j] = k->meaning;
-        spec->param_units[j] = k->units[0] ? k->units : "1";
-        spec->param_grid_count[j] = p->design == DESIGN_GRID ? p->sweep[j]->count : 0;
-        spec->param_values[j] = p->sweep[j]->values;
-        spec->param_lo[j] = p->sweep[j]->lo;
-        spec->param_hi[j] = p->sweep[j]->hi;
-        spec->param_log[j] = p->sweep[j]->log;
-        spec->param_shifts[j] = p->design == DESIGN_SOBOL      ? 1
-                                : p->design == DESIGN_SALTELLI ? 2
-                                                               : 0;
-        for (int s = 0; s < spec->param_shifts[j]; ++s) /* saltelli: A's column, then B's */
-            spec->param_shift[j][s] = design_sobol_shift(p->ic.seed, j + s * p->n_sweeps);
-    }
-    if (p->n_sweeps > 0 && design_space_filling(p->design)) {
-        spec->design = design_name(p->design);
-        spec->design_arms = p->design == DESIGN_SALTELLI ? design_saltelli_arms(p->n_sweeps) : 1;
-        spec->design_points = p->points / spec->design_arms;
-    }
+    file_spec_parameters(p, pv, spec);
 }
 
 /* A run's member values: an adaptive model's step counts and, from the exact solution, the
