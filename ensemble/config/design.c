@@ -1,6 +1,7 @@
 #include "config/design.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "backend/philox.h"
@@ -80,13 +81,20 @@ static void direction_numbers(int dim, uint32_t v[32])
     for (int k = 0; k < 32; ++k) v[k] = m[k] << (31 - k);
 }
 
+/* Every dimension's direction numbers, made once (a design asks for millions of points). */
+static uint32_t direction_table[DESIGN_SOBOL_DIMS][32];
+static pthread_once_t direction_table_once = PTHREAD_ONCE_INIT;
+static void direction_table_fill(void)
+{
+    for (int dim = 0; dim < DESIGN_SOBOL_DIMS; ++dim) direction_numbers(dim, direction_table[dim]);
+}
+
 uint32_t design_sobol_bits(uint64_t i, int dim)
 {
-    uint32_t v[32], x = 0;
-    direction_numbers(dim, v);
-    const uint64_t gray = i ^ (i >> 1);
-    for (int k = 0; k < 32; ++k)
-        if ((gray >> k) & 1) x ^= v[k];
+    pthread_once(&direction_table_once, direction_table_fill);
+    const uint32_t *v = direction_table[dim];
+    uint32_t x = 0;
+    for (uint64_t gray = i ^ (i >> 1); gray; gray &= gray - 1) x ^= v[__builtin_ctzll(gray)];
     return x;
 }
 
