@@ -148,6 +148,8 @@ expect_refusal bad.nc "sweep.points = '0': expected an integer in \[1, 2\^32\]" 
     "$cohort" run lhs.ini --set sweep.points=0 -o bad.nc
 expect_refusal bad.nc "analysis.sensitivity = sobol: Sobol indices need the A, B and AB_j members" \
     "$cohort" run lhs.ini --set analysis.sensitivity=sobol -o bad.nc
+expect_refusal bad.nc "--sensitivity: ipart-a.nc is a part \(members \[0, 8192\) of 16384" \
+    "$cohort" analyze ipart-a.nc --sensitivity -o bad.nc
 expect_refusal bad.nc "--sensitivity: lhs.nc's run has sweep.design = lhs" \
     "$cohort" analyze lhs.nc --sensitivity -o bad.nc
 test_summary

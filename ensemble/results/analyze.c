@@ -300,6 +300,15 @@ static int analyze_open(const analyze_options *opt, analyze_state *st, char *err
     int status = run_plan_make(&st->c, &st->p, err, len);
     if (!status) status = analyses_chosen(opt, &st->p, &st->sf_on, &st->k, &st->k_auto, err, len);
     const int kmeans = st->k > 0 || st->k_auto;
+    long long first = 0, total = 0, members = 0;
+    if (!status && opt->sensitivity && cohort_file_part(a->nc, &first, &total, &members)) {
+        snprintf(err, len,
+                 "--sensitivity: %s is a part (members [%lld, %lld) of %lld, cohort run "
+                 "--members): its base points' arms are not all there; merge the parts first "
+                 "(cohort merge)",
+                 opt->input, first, first + members, total);
+        status = EXIT_BAD_INPUT;
+    }
     if (!status && (st->sf_on || kmeans)) status = archive_open(a, &st->p, err, len);
     if (!status && st->sf_on && a->times[a->n_times - 1] < opt->from) {
         snprintf(err, len, "--from %g: %s has no archived time at or after it (the last is %g)",
