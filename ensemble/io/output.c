@@ -606,8 +606,7 @@ int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
                                          "sobol_total_ci95"};
     static const char *const meanings[4] = {
         "first-order Sobol index: mean(f_B (f_ABj - f_A)) / V (Saltelli et al. 2010, Table 2 b)",
-        "total Sobol index: mean((f_A - f_ABj)^2) / (2 V) (Jansen; Saltelli et al. 2010, Table 2 "
-        "f)",
+        "total Sobol index: mean((f_A - f_ABj)^2) / (2 V) (Saltelli et al. 2010, Table 2 f)",
         "95% bootstrap percentile interval of sobol_first over units of base points",
         "95% bootstrap percentile interval of sobol_total over units of base points"};
     const double *data[4] = {s->first, s->total, s->first_ci, s->total_ci};
