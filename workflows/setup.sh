@@ -8,11 +8,13 @@
 set -eu
 # python3-netcdf4, -xarray, -matplotlib: the file checks and plots (Debian's python3, /usr/bin);
 # python3-sklearn: the reference for k-means' measures (tests/check_kmeans_quality.py);
+# python3-scipy: the Sobol points' reference (tests/check_design.py) and the closed forms' quadrature;
 # python3-venv: the virtual environment of the CF checker
 # libopenmpi-dev, openmpi-bin: cohort run under mpirun (optional at build time; tests/test_mpi.sh)
 packages="build-essential cmake pkg-config libnetcdf-dev libgsl-dev libinih-dev librandom123-dev
           libopenmpi-dev openmpi-bin
-          python3-netcdf4 python3-xarray python3-matplotlib python3-sklearn python3-venv"
+          python3-netcdf4 python3-xarray python3-matplotlib python3-sklearn python3-scipy
+          python3-venv"
 # `setup.sh fuzz`: clang with libFuzzer and OpenMP, for make -f Makefile.workflow fuzz
 if [ "${1:-}" = fuzz ]; then packages="$packages clang libclang-rt-dev libomp-dev"; fi
 missing=""
