@@ -12,10 +12,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 test_needs_backend "$cohort" "$backend"
 test_workdir "$dir"
 
-check() { # STATUS WHAT: 0 passes, 77 skips (no netCDF4 or scipy), else fails
-    case $1 in 0) ok ;; 77) echo "skipped: $2 (no netCDF4 or scipy for $python)" ;; *) bad "$2" ;; esac
-}
-
 cat > lhs.ini <<'INI'
 [model]
 name = ch1d
@@ -37,18 +33,18 @@ run() { "$cohort" run --quiet --backend "$backend" "$@"; }
 # Latin hypercube: one point per stratum; the same bits in chunks of 7
 run lhs.ini -o lhs.nc || bad "lhs run"
 "$python" "$here/check_design.py" lhs.nc
-check $? "lhs strata"
+check_python $? "lhs strata"
 run lhs.ini --set ensemble.chunk=7 -o lhs7.nc || bad "lhs run in chunks of 7"
 "$compare" --attributes lhs.nc lhs7.nc > lhs7.cmp || bad "lhs chunk 7 differs: $(cat lhs7.cmp)"
 
 # Sobol and Saltelli points: scipy's Joe-Kuo points under the file's digital shifts
 run lhs.ini --set sweep.design=sobol --set sweep.points=64 -o sobol.nc || bad "sobol run"
 "$python" "$here/check_design.py" sobol.nc
-check $? "sobol points"
+check_python $? "sobol points"
 run lhs.ini --set sweep.design=saltelli --set sweep.points=16 --set sweep.model.gamma=0.005:0.02 \
     -o saltelli.nc || bad "saltelli run"
 "$python" "$here/check_design.py" saltelli.nc
-check $? "saltelli points"
+check_python $? "saltelli points"
 
 # Sobol indices of diffusion1d's cosine decay: numpy's estimators and the closed form
 cat > decay.ini <<'INI'
@@ -73,7 +69,14 @@ INI
 run decay.ini -o decay.nc || bad "saltelli run of diffusion1d"
 "$cohort" analyze decay.nc --sensitivity --quiet --backend "$backend" || bad "analyze --sensitivity"
 "$python" "$here/check_sensitivity.py" decay.nc decay.analysis.nc --diffusion
-check $? "Sobol indices against numpy and the closed form"
+check_python $? "Sobol indices against numpy and the closed form"
+
+# from the archive alone (no member series): the final field's variance
+run decay.ini --set output.member_series=false -o archived.nc || bad "saltelli run, archive only"
+"$cohort" analyze archived.nc --sensitivity --quiet -o archived.analysis.nc ||
+    bad "analyze --sensitivity of the archive"
+"$python" "$here/check_sensitivity.py" archived.nc archived.analysis.nc
+check_python $? "Sobol indices of the final fields against numpy"
 
 # the same members under another chunking, split by --members and merged, and on ranks
 run decay.ini --set ensemble.chunk=300 -o chunked.nc || bad "chunked saltelli run"
@@ -94,7 +97,7 @@ fi
 # same bits in chunks, parts merged, on ranks and across a kill and --resume
 run decay.ini --set analysis.sensitivity=sobol -o inrun.nc || bad "run with analysis.sensitivity"
 "$python" "$here/check_sensitivity.py" inrun.nc inrun.nc --diffusion
-check $? "the run's own Sobol indices against numpy and the closed form"
+check_python $? "the run's own Sobol indices against numpy and the closed form"
 "$compare" decay.analysis.nc inrun.nc sobol_first sobol_total sobol_first_ci95 sobol_total_ci95 \
     > inrun.cmp || bad "the run's indices differ from analyze's: $(cat inrun.cmp)"
 sobol_vars="sobol_first sobol_total sobol_first_ci95 sobol_total_ci95"

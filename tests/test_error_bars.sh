@@ -51,17 +51,13 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-check() { # STATUS WHAT: 0 passes, 77 skips (no netCDF4), else fails
-    case $1 in 0) ok ;; 77) echo "skipped: $2 (no netCDF4 for $python)" ;; *) bad "$2" ;; esac
-}
-
 # error bars at 64 (units of one member), 1,000 (one member) and 4,096 (1,024 units of 4)
 for m in 64:64 1000:1000 4096:1024; do
     members=${m%%:*} units=${m##*:}
     "$cohort" run bars.ini --quiet --backend "$backend" --set ensemble.members="$members" \
         -o "m$members.nc" || bad "run of $members members"
     finite_bars "m$members.nc" "$members" "$units"
-    check $? "error bars of $members members"
+    check_python $? "error bars of $members members"
 done
 
 # the same bits under other chunkings and across a split run merged
@@ -86,5 +82,5 @@ fi
 "$cohort" run bars.ini --quiet --backend "$backend" --set ensemble.members=4096 \
     --set output.member_series=true -o series.nc || bad "run with member series"
 "$python" "$here/check_bootstrap.py" series.nc --members
-check $? "the bootstrap in numpy and member by member"
+check_python $? "the bootstrap in numpy and member by member"
 test_summary

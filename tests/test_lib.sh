@@ -31,6 +31,12 @@ expect_refusal() {
     fi
 }
 
+# check_python STATUS WHAT: a Python check's status counted: 0 passes, 77 skips (its modules are
+# missing from $python), else fails
+check_python() {
+    case $1 in 0) ok ;; 77) echo "skipped: $2 (modules missing from $python)" ;; *) bad "$2" ;; esac
+}
+
 # wait_for FILE: until FILE exists and is not empty (at most 60 s)
 wait_for() {
     i=0

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "exit_status.h"
+#include "io/paths.h"
 
 static void print_plot_usage(FILE *out)
 {
@@ -67,6 +68,23 @@ static int run_script(const char *script, const char *input, const char *output,
     return EXIT_FAILURE_RUNNING;
 }
 
+/* Draws input into output: refused where output exists (unless overwrite) or the script is
+ * missing. */
+static int plot_file(const char *input, const char *output, int overwrite)
+{
+    if (!overwrite && access(output, F_OK) == 0) {
+        fprintf(stderr, "cohort plot: -o %s: exists (give --overwrite to replace it)\n", output);
+        return EXIT_BAD_INPUT;
+    }
+    const char *script = plot_script();
+    if (!script) {
+        fprintf(stderr, "cohort plot: the plotting script is missing (%s)\n",
+                COHORT_PLOT_SCRIPT_INSTALLED);
+        return EXIT_FAILURE_RUNNING;
+    }
+    return run_script(script, input, output, overwrite);
+}
+
 int cli_plot(int argc, char **argv, int full_argc, char **full_argv)
 {
     (void)full_argc, (void)full_argv;
@@ -95,20 +113,12 @@ int cli_plot(int argc, char **argv, int full_argc, char **full_argv)
         print_plot_usage(stderr);
         return EXIT_BAD_INPUT;
     }
-    char fallback[4096];
-    const size_t len = strlen(input);
-    const size_t stem = len > 3 && !strcmp(input + len - 3, ".nc") ? len - 3 : len;
-    snprintf(fallback, sizeof fallback, "%.*s.png", (int)stem, input);
-    if (!output) output = fallback;
-    if (!overwrite && access(output, F_OK) == 0) {
-        fprintf(stderr, "cohort plot: -o %s: exists (give --overwrite to replace it)\n", output);
-        return EXIT_BAD_INPUT;
-    }
-    const char *script = plot_script();
-    if (!script) {
-        fprintf(stderr, "cohort plot: the plotting script is missing (%s)\n",
-                COHORT_PLOT_SCRIPT_INSTALLED);
+    char *fallback = output ? NULL : paths_replace_nc(input, ".png");
+    if (!output && !fallback) {
+        fprintf(stderr, "cohort plot: out of memory\n");
         return EXIT_FAILURE_RUNNING;
     }
-    return run_script(script, input, output, overwrite);
+    const int status = plot_file(input, output ? output : fallback, overwrite);
+    free(fallback);
+    return status;
 }

@@ -276,6 +276,19 @@ static int value_storable(const char *section, const char *name, const char *val
     return COHORT_OK;
 }
 
+/* sweep.NAME = an integer in [1, 2^log2_max] into *out. */
+static int sweep_count(const char *name, const char *value, int log2_max, const char *origin,
+                       int64_t *out, char *err, size_t len)
+{
+    char *end = NULL;
+    const long long n = strtoll(value, &end, 10);
+    if (end == value || *end || n < 1 || n > (1LL << log2_max))
+        return fail(err, len, "%s: sweep.%s = '%s': expected an integer in [1, 2^%d]", origin, name,
+                    value, log2_max);
+    *out = n;
+    return COHORT_OK;
+}
+
 /* A [sweep] line: design, replicates, or a swept key's values (a later line of the same key
  * replaces an earlier one). */
 static int apply_sweep(cohort_config *c, const char *name, const char *value, const char *origin,
@@ -290,24 +303,9 @@ static int apply_sweep(cohort_config *c, const char *name, const char *value, co
         c->design = design;
         return COHORT_OK;
     }
-    if (!strcmp(name, "points")) {
-        char *end = NULL;
-        long long n = strtoll(value, &end, 10);
-        if (end == value || *end || n < 1 || n > (1LL << 32))
-            return fail(err, len, "%s: sweep.points = '%s': expected an integer in [1, 2^32]",
-                        origin, value);
-        c->points = n;
-        return COHORT_OK;
-    }
-    if (!strcmp(name, "replicates")) {
-        char *end = NULL;
-        long long r = strtoll(value, &end, 10);
-        if (end == value || *end || r < 1 || r > (1LL << 30))
-            return fail(err, len, "%s: sweep.replicates = '%s': expected an integer in [1, 2^30]",
-                        origin, value);
-        c->replicates = r;
-        return COHORT_OK;
-    }
+    if (!strcmp(name, "points")) return sweep_count(name, value, 32, origin, &c->points, err, len);
+    if (!strcmp(name, "replicates"))
+        return sweep_count(name, value, 30, origin, &c->replicates, err, len);
     size_t n_keys;
     const config_key *schema = config_schema(&n_keys);
     const char *dot = strchr(name, '.');

@@ -116,3 +116,12 @@ double paths_free_bytes(const char *path)
     free(dir);
     return ok ? (double)fs.f_bavail * (double)fs.f_frsize : -1.0;
 }
+
+char *paths_replace_nc(const char *path, const char *extension)
+{
+    const size_t len = strlen(path);
+    const size_t stem = len > 3 && !strcmp(path + len - 3, ".nc") ? len - 3 : len;
+    char *out = malloc(stem + strlen(extension) + 1);
+    if (out) sprintf(out, "%.*s%s", (int)stem, path, extension);
+    return out;
+}

@@ -26,6 +26,10 @@ double paths_free_bytes(const char *path);
 /* The directory `path` will be created in exists and this process can write in it. */
 int paths_check_directory(const char *path, const char *option, char *err, size_t len);
 
+/* `path` with its trailing ".nc" (where it has one) replaced by `extension`, malloc'd (NULL: out
+ * of memory): the default name of what a command makes from a file ("run.analysis.nc"). */
+char *paths_replace_nc(const char *path, const char *extension);
+
 /* Whether a and b name the same existing file. */
 int paths_same_file(const char *a, const char *b);
 

@@ -129,16 +129,6 @@ static int archive_open(archive *a, const run_plan *p, char *err, size_t len)
     return 0;
 }
 
-/* The output name: IN with its .nc replaced by .analysis.nc (malloc'd). */
-static char *default_output(const char *input)
-{
-    const size_t len = strlen(input);
-    const size_t stem = len > 3 && !strcmp(input + len - 3, ".nc") ? len - 3 : len;
-    char *out = malloc(stem + sizeof ".analysis.nc");
-    if (out) sprintf(out, "%.*s.analysis.nc", (int)stem, input);
-    return out;
-}
-
 /* Whether a member counts at a time, as the run decides it: <C> and <C^2> of its field finite,
  * summed in the run's order. A field of finite values can still overflow <C^2>. */
 static int field_active(const double *c, int64_t n)
@@ -325,7 +315,8 @@ static int analyze_open(const analyze_options *opt, analyze_state *st, char *err
 /* The output, locked and checked, as `cohort run` writes its analyses. */
 static int analyze_create(const analyze_options *opt, analyze_state *st, char *err, size_t len)
 {
-    st->out_path = opt->output_path ? strdup(opt->output_path) : default_output(opt->input);
+    st->out_path =
+        opt->output_path ? strdup(opt->output_path) : paths_replace_nc(opt->input, ".analysis.nc");
     if (!st->out_path) {
         snprintf(err, len, "out of memory");
         return EXIT_FAILURE_RUNNING;

@@ -51,45 +51,52 @@ static int indices_at(const run_plan *p, const double *values, int resamples, do
     return rc;
 }
 
-/* The member series `name`(t, member), or NULL where the run kept none. */
-static double *read_series(int nc, const char *path, const run_plan *p, const char *name, int *bad)
+/* The member series `name`(t, member) into *out (malloc'd; NULL where the run kept none).
+ * COHORT_ERR_IO (*bad = 1) or NO_MEMORY. */
+static int read_series(int nc, const char *path, const run_plan *p, const char *name, double **out,
+                       int *bad)
 {
     int grp, var, ndims = 0;
     size_t len[2] = {0, 0};
+    *out = NULL;
     if (!name || cohort_file_variable(nc, NULL, name, &grp, &var) ||
         cohort_file_shape(grp, var, 2, &ndims, len, NULL) || ndims != 2 ||
         len[0] != (size_t)p->n_records || len[1] != (size_t)p->members)
-        return NULL;
+        return COHORT_OK;
     double *v = malloc(len[0] * len[1] * sizeof *v);
-    const int status = v ? cohort_file_read_double(grp, var, NULL, NULL, v) : 0;
-    if (!v || status) {
-        *bad = status != 0;
-        COHORT_FAIL(status ? COHORT_ERR_IO : COHORT_ERR_NO_MEMORY, "%s: reading %s: %s", path, name,
-                    status ? cohort_file_strerror(status) : "out of memory");
+    if (!v)
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%s: %s of %zu values", path, name,
+                           len[0] * len[1]);
+    const int status = cohort_file_read_double(grp, var, NULL, NULL, v);
+    if (status) {
         free(v);
-        return NULL;
+        *bad = 1;
+        return COHORT_FAIL(COHORT_ERR_IO, "%s: reading %s: %s", path, name,
+                           cohort_file_strerror(status));
     }
-    return v;
+    *out = v;
+    return COHORT_OK;
 }
 
-/* Each member's final field's mean and variance over the grid (the run's sums,
- * fields_numerics.h), 2 a member, from the archive C(member, [y,] x) or its last snapshot;
- * NULL where the file has none (or out of memory: *bad stays 0, the error set). */
-static double *read_final_stats(int nc, const char *path, const run_plan *p, int *bad)
+/* Each member's final field's mean (out[g]) and variance over the grid (out[members + g]; the
+ * run's sums, fields_numerics.h), from the archive C(member, [y,] x) or its last snapshot, into
+ * *out (malloc'd; NULL where the file has none). COHORT_ERR_IO (*bad = 1) or NO_MEMORY. */
+static int read_final_stats(int nc, const char *path, const run_plan *p, double **out, int *bad)
 {
     enum { MEMBERS_A_READ = 4096 };
     int grp, var, ndims = 0;
     size_t len[4] = {0, 0, 0, 0};
     const int base = p->model->dimension == 2 ? 3 : 2, n = (int)p->n;
+    *out = NULL;
     if (cohort_file_variable(nc, NULL, "C", &grp, &var) ||
         cohort_file_shape(grp, var, 4, &ndims, len, NULL) || ndims < base || ndims > base + 1 ||
         len[ndims - base] != (size_t)p->members)
-        return NULL;
+        return COHORT_OK;
     cohort_file_cache_chunk(grp, var); /* each chunk of C read once, not once a slab */
     double *stats = malloc(2 * (size_t)p->members * sizeof *stats);
     double *fields = malloc((size_t)MEMBERS_A_READ * (size_t)n * sizeof *fields);
-    int status = stats && fields ? 0 : -1;
-    for (int64_t g0 = 0; !status && g0 < p->members; g0 += MEMBERS_A_READ) {
+    int status = 0;
+    for (int64_t g0 = 0; stats && fields && !status && g0 < p->members; g0 += MEMBERS_A_READ) {
         size_t at[4] = {0, 0, 0, 0}, size[4];
         for (int d = 0; d < ndims; ++d) size[d] = len[d];
         if (ndims > base) at[0] = len[0] - 1, size[0] = 1; /* the last snapshot */
@@ -100,17 +107,20 @@ static double *read_final_stats(int nc, const char *path, const run_plan *p, int
         for (size_t k = 0; !status && k < size[ndims - base]; ++k) {
             double mean = 0.0, mean2 = 0.0;
             fields_member_moments_host(fields + k * (size_t)n, n, 1, &mean, &mean2);
-            stats[2 * (g0 + (int64_t)k)] = mean,
-                            stats[2 * (g0 + (int64_t)k) + 1] = mean2 - mean * mean;
+            stats[g0 + (int64_t)k] = mean,
+                       stats[p->members + g0 + (int64_t)k] = mean2 - mean * mean;
         }
     }
+    const int allocated = stats && fields;
     free(fields);
-    if (!status) return stats;
+    if (allocated && !status) {
+        *out = stats;
+        return COHORT_OK;
+    }
     free(stats);
-    *bad = status > 0;
-    COHORT_FAIL(status > 0 ? COHORT_ERR_IO : COHORT_ERR_NO_MEMORY, "%s: reading C: %s", path,
-                status > 0 ? cohort_file_strerror(status) : "out of memory");
-    return NULL;
+    if (!allocated) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%s: the final fields", path);
+    *bad = 1;
+    return COHORT_FAIL(COHORT_ERR_IO, "%s: reading C: %s", path, cohort_file_strerror(status));
 }
 
 /* The record times, from the file's t. */
@@ -185,41 +195,12 @@ static void report_last(const output_sensitivity *o)
     }
 }
 
-int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples, int quiet,
-                        cohort_output *out, int *bad)
+/* The indices of the statistics s, their times and labels into out, and reported unless quiet;
+ * v holds first, total and their intervals, `cells` each (the intervals 2 cells). */
+static int write_indices(const run_plan *p, const series *s, int n_stats, const double *times,
+                         const double *v, int64_t cells, int resamples, int quiet,
+                         cohort_output *out)
 {
-    const char *length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
-    double *length = read_series(nc, path, p, length_name, bad);
-    double *variance = *bad ? NULL : read_series(nc, path, p, "C_variance", bad);
-    double *final_stats = *bad ? NULL : read_final_stats(nc, path, p, bad);
-    if (*bad) {
-        free(length), free(variance), free(final_stats);
-        return COHORT_ERR_IO;
-    }
-    /* each member's final mean and variance, as two series of members values */
-    double *finals = final_stats ? malloc(2 * (size_t)p->members * sizeof *finals) : NULL;
-    for (int64_t g = 0; finals && g < p->members; ++g)
-        finals[g] = final_stats[2 * g], finals[p->members + g] = final_stats[2 * g + 1];
-    series s[4];
-    const int n_stats = gather_series(p, length, variance, finals, s);
-    const int64_t cells = p->n_records * p->n_sweeps * (n_stats > 0 ? n_stats : 1);
-    double *times = malloc((size_t)p->n_records * sizeof *times);
-    double *v = malloc(6 * (size_t)cells * sizeof *v);
-    int rc = COHORT_OK;
-    if (n_stats == 0) {
-        *bad = 1;
-        rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                         "%s holds no per-member statistic for --sensitivity: run it with "
-                         "output.member_series = true (the length and variance at every "
-                         "record) or output.archive = final (the final field's mean and "
-                         "variance)",
-                         path);
-    } else if (!times || !v || (final_stats && !finals)) {
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
-    }
-    if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
-    if (rc == COHORT_OK)
-        rc = all_indices(p, s, n_stats, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
     const char *params[SOBOL_MAX_PARAMETERS], *names[4];
     char keys[SOBOL_MAX_PARAMETERS][128];
     size_t n_keys;
@@ -230,6 +211,7 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
     }
     for (int q = 0; q < n_stats; ++q) names[q] = s[q].name;
     const int64_t samples = p->points / design_saltelli_arms(p->n_sweeps) * p->replicates;
+    const int64_t unit = moments_unit_size(samples);
     const output_sensitivity o = {
         .n_t = p->n_records,
         .times = times,
@@ -241,14 +223,44 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
                    "variance over the grid at every record, its final field's mean and "
                    "variance (at the last record)",
         .base_points = samples,
-        .units = (samples + moments_unit_size(samples) - 1) / moments_unit_size(samples),
+        .units = (samples + unit - 1) / unit,
         .resamples = resamples,
         .first = v,
         .total = v + cells,
         .first_ci = v + 2 * cells,
         .total_ci = v + 4 * cells};
-    if (rc == COHORT_OK) rc = output_write_sensitivity(out, &o);
-    if (rc == COHORT_OK && !quiet) report_last(&o);
-    free(length), free(variance), free(final_stats), free(finals), free(times), free(v);
+    COHORT_CALL(output_write_sensitivity(out, &o));
+    if (!quiet) report_last(&o);
+    return COHORT_OK;
+}
+
+int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples, int quiet,
+                        cohort_output *out, int *bad)
+{
+    const char *length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
+    double *length = NULL, *variance = NULL, *finals = NULL, *times = NULL, *v = NULL;
+    int rc = read_series(nc, path, p, length_name, &length, bad);
+    if (rc == COHORT_OK) rc = read_series(nc, path, p, "C_variance", &variance, bad);
+    if (rc == COHORT_OK) rc = read_final_stats(nc, path, p, &finals, bad);
+    series s[4];
+    const int n_stats = rc == COHORT_OK ? gather_series(p, length, variance, finals, s) : 0;
+    const int64_t cells = p->n_records * p->n_sweeps * (n_stats > 0 ? n_stats : 1);
+    if (rc == COHORT_OK && n_stats == 0) {
+        *bad = 1;
+        rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                         "%s holds no per-member statistic for --sensitivity: run it with "
+                         "output.member_series = true (the length and variance at every "
+                         "record) or output.archive = final (the final field's mean and "
+                         "variance)",
+                         path);
+    }
+    if (rc == COHORT_OK && (!(times = malloc((size_t)p->n_records * sizeof *times)) ||
+                            !(v = malloc(6 * (size_t)cells * sizeof *v))))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
+    if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
+    if (rc == COHORT_OK)
+        rc = all_indices(p, s, n_stats, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
+    if (rc == COHORT_OK) rc = write_indices(p, s, n_stats, times, v, cells, resamples, quiet, out);
+    free(length), free(variance), free(finals), free(times), free(v);
     return rc;
 }
