@@ -283,8 +283,8 @@ static int sweep_count(const char *name, const char *value, int log2_max, const 
     char *end = NULL;
     const long long n = strtoll(value, &end, 10);
     if (end == value || *end || n < 1 || n > (1LL << log2_max))
-        return fail(err, len, "%s: sweep.%s = '%s': expected an integer in [1, 2^%d]", origin, name,
-                    value, log2_max);
+        return fail(err, len, "%s: sweep.%s = '%s': expected an integer in [1, 2^%d]%s", origin,
+                    name, value, log2_max, strcmp(name, "points") ? "" : " or auto");
     *out = n;
     return COHORT_OK;
 }
@@ -303,7 +303,12 @@ static int apply_sweep(cohort_config *c, const char *name, const char *value, co
         c->design = design;
         return COHORT_OK;
     }
-    if (!strcmp(name, "points")) return sweep_count(name, value, 32, origin, &c->points, err, len);
+    if (!strcmp(name, "points")) { /* auto: ensemble.members */
+        snprintf(c->points_origin, sizeof c->points_origin, "%s", origin);
+        c->points = 0;
+        return strcmp(value, "auto") ? sweep_count(name, value, 32, origin, &c->points, err, len)
+                                     : COHORT_OK;
+    }
     if (!strcmp(name, "replicates"))
         return sweep_count(name, value, 30, origin, &c->replicates, err, len);
     size_t n_keys;

@@ -99,6 +99,7 @@ typedef struct cohort_config {
     int design; /* [sweep] design: a design_kind (design.h) */
     int64_t replicates;
     int64_t points; /* [sweep] points: a space-filling design's points (0: ensemble.members) */
+    char points_origin[CONFIG_ORIGIN];
     /* where --set model.name switched a file to another model: the file's keys that model does
      * not read ("grid.n (run.ini:4), ..."), for a note; else "" */
     char ignored[1024];

@@ -13,7 +13,10 @@ typedef struct initial1d {
     int64_t mode;
     uint64_t seed;
     /* the noise streams' layout (layout_noise_stream): a Saltelli design's arms and replicates,
-     * else 1 and 1 */
+     * else 1 and 1. The arms AB_j draw their base point's arm A noise: the noise is then one more
+     * input of the model, held with A's other inputs, so that f(A) - f(AB_j) is parameter j's
+     * change alone and Jansen's totals count no noise in (docs/design.md, "Designs and
+     * sensitivity") */
     int64_t noise_arms, noise_replicates;
 } initial1d;
 

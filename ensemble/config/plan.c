@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "analysis/moments.h"
-#include "backend/layout_numerics.h"
 #include "backend/cohort_error.h"
 #include "exit_status.h"
 
@@ -24,11 +23,6 @@ double run_plan_swept_value(const run_plan *p, int j, int64_t g)
     }
     const int64_t index = p->design == DESIGN_GRID ? (point / p->stride[j]) % sw->count : point;
     return sw->values[index];
-}
-
-int64_t run_plan_noise_member(const run_plan *p, int64_t g)
-{
-    return layout_noise_stream(g, p->ic.noise_arms, p->ic.noise_replicates);
 }
 
 /* The steps nearest t = 0, every, 2 every, ... and t_end, without repeats. */
@@ -201,7 +195,7 @@ static int plan_design_points(const cohort_config *c, run_plan *p, char *err, si
 {
     const config_value *members = config_get(c, "ensemble", "members");
     const int64_t wanted = c->points ? c->points : members->integer;
-    const char *origin = c->points ? "[sweep] points" : members->origin;
+    const char *origin = c->points ? c->points_origin : members->origin;
     const char *key = c->points ? "sweep.points" : "ensemble.members";
     if (p->design != DESIGN_LHS && (wanted & (wanted - 1))) {
         int64_t below = 1;

@@ -87,13 +87,6 @@ double run_plan_fit_start(const run_plan *p);
 /* The value of swept key j for global member g. */
 double run_plan_swept_value(const run_plan *p, int j, int64_t g);
 
-/* The member whose initial noise member g draws (Philox stream): g itself, except in a Saltelli
- * design, where the arms AB_j of a base point take arm A's noise. The noise is then one more
- * input of the model, held with A's other inputs: f(A) - f(AB_j) is the change of parameter j
- * alone, and Jansen's total indices count no noise in (seed 000-004 have no such design; see
- * docs/design.md, "Sensitivity"). */
-int64_t run_plan_noise_member(const run_plan *p, int64_t g);
-
 /* Whether members g and h share every swept value the stepper holds. */
 int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);
 

@@ -22,7 +22,7 @@ typedef struct series {
 
 /* The indices of one statistic at one record (values[g] of every member) into first, total and
  * their intervals at [j * stride] (j the parameter). Each replicate of a base point is a base
- * point of its own: its arms share its noise (run_plan_noise_member). */
+ * point of its own: its arms share its noise (layout_noise_stream, backend/layout_numerics.h). */
 static int indices_at(const run_plan *p, const double *values, int resamples, double *first,
                       double *total, double *first_ci, double *total_ci, int64_t stride)
 {
