@@ -35,8 +35,8 @@ COHORT_HD int64_t reduction_tree_pairs(int64_t n, int64_t stride)
 }
 
 /* Squared Euclidean distance from member x[i * s], i < n, to each of k centroids c[j * n + i]
- * (each summed over i in order, (x - c)^2 added as a fused multiply-add on the device, as nvcc
- * contracts it, and as the plain operations on the host), and the nearest (the lowest index
+ * (each summed over i in order, (x - c)^2 added as a fused multiply-add on both backends), and
+ * the nearest (the lowest index
  * among equals). One pass over the member's values: every centroid's sum is carried beside the
  * others, so a member is read once whatever k. */
 COHORT_HD int reduction_nearest_centroid(const double *x, int64_t n, int64_t s, const double *c,
@@ -66,7 +66,7 @@ COHORT_HD int reduction_nearest_centroid(const double *x, int64_t n, int64_t s, 
 }
 
 /* sum over r < rows, in order, of w[r] x[r * ld + j] (the bootstrap's per-member terms of k1,
- * structure_factor.h): a fused multiply-add on the device, as cohort_mul_add. */
+ * structure_factor.h), each term a fused multiply-add (cohort_mul_add). */
 COHORT_HD double reduction_weighted_sum(const double *x, int64_t rows, int64_t ld, int64_t j,
                                         const double *w)
 {

@@ -1,11 +1,11 @@
-/* compare_nc [--rtol R] [--attributes] A.nc B.nc [VAR...]: the named variables (all of A's
- * without names) have the same type, shape and bytes in both files; with --rtol, double variables
- * may differ by |a - b| <= R max(1, |a|, |b|) element by element (NaN only where the other is
- * NaN), and the last line names the largest such difference and its variable (what a tolerance
- * is measured by). --attributes: A's global attributes of type double (fits, dt) too, by the same
- * rule. compare_nc --constant FILE VAR TOL: the double series VAR stays within TOL of its first
- * value. Exit 0 when all agree, 1 when one differs or is missing, 2 when a file cannot be read.
- * Plain NetCDF-C, so it runs where Python does not (the GPU machine). */
+/* compare_nc [--rtol R] [--attributes] [--skip VAR]... A.nc B.nc [VAR...]: the named variables
+ * (all of A's without names, but those skipped) have the same type, shape and bytes in both files;
+ * with --rtol, double variables may differ by |a - b| <= R max(1, |a|, |b|) element by element (NaN
+ * only where the other is NaN), and the last line names the largest such difference and its
+ * variable (what a tolerance is measured by). --attributes: A's global attributes of type double
+ * (fits, dt) too, by the same rule. compare_nc --constant FILE VAR TOL: the double series VAR stays
+ * within TOL of its first value. Exit 0 when all agree, 1 when one differs or is missing, 2 when a
+ * file cannot be read. Plain NetCDF-C, so it runs where Python does not (the GPU machine). */
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -84,9 +84,14 @@ int main(int argc, char **argv)
     if (argc == 5 && !strcmp(argv[1], "--constant"))
         return constant_series(argv[2], argv[3], strtod(argv[4], NULL));
     double rtol = -1.0; /* bitwise */
-    int attributes = 0;
+    int attributes = 0, n_skip = 0;
+    const char *skip[32];
     for (int more = 1; more;) {
         more = 0;
+        if (argc > 2 && !strcmp(argv[1], "--skip") && n_skip < 32) {
+            skip[n_skip++] = argv[2];
+            argc -= 2, argv += 2, more = 1;
+        }
         if (argc > 2 && !strcmp(argv[1], "--rtol")) {
             rtol = strtod(argv[2], NULL);
             argc -= 2, argv += 2, more = 1;
@@ -94,7 +99,8 @@ int main(int argc, char **argv)
         if (argc > 1 && !strcmp(argv[1], "--attributes")) attributes = 1, --argc, ++argv, more = 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: compare_nc [--rtol R] [--attributes] A.nc B.nc [VAR...]\n"
+        fprintf(stderr, "usage: compare_nc [--rtol R] [--attributes] [--skip VAR]... A.nc B.nc "
+                        "[VAR...]\n"
                         "       compare_nc --constant FILE VAR TOL\n");
         return 2;
     }
@@ -115,6 +121,9 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "%s", argv[3 + v]);
         else
             nc_inq_varname(a, v, name);
+        int skipped = 0;
+        for (int k = 0; k < n_skip; ++k) skipped |= !strcmp(name, skip[k]);
+        if (skipped) continue;
         nc_type ta = 0, tb = 0;
         size_t na = 0, nb = 0, bytes_a = 0, bytes_b = 0;
         unsigned char *da = read_var(a, name, &ta, &na, &bytes_a, shape_a, sizeof shape_a);

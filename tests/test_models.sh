@@ -73,10 +73,13 @@ INI
         "$compare" --constant "$model-auto.nc" mass_mean 1e-12 > drift.txt && ok ||
             bad "$model: $(cat drift.txt)"
     fi
-    # (d) the cpu backend agrees with cuda within the model's tolerance
+    # (d) the cpu backend agrees with cuda bit for bit (the declared tolerance, 0), but for the
+    # structure factor's FFT (cuFFT against GSL: test_backend_tolerance.sh measures it)
     if [ "$backend" = cuda ]; then
+        if [ "$rtol" = 0 ]; then set --; else set -- --rtol "$rtol"; fi
         "$cohort" run "$model.ini" --quiet --backend cpu -o "$model-cpu.nc" &&
-            "$compare" --rtol "$rtol" "$model-auto.nc" "$model-cpu.nc" > backends.txt && ok ||
+            "$compare" "$@" --skip structure_factor --skip k1 "$model-auto.nc" "$model-cpu.nc" \
+                > backends.txt && ok ||
             bad "$model: cpu and cuda differ by more than $rtol: $(grep FAIL backends.txt)"
     fi
 done

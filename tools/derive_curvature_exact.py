@@ -316,16 +316,13 @@ def main():
           "and time\n * (not per node) and handed to the functions below. */")
     print("typedef struct curvature_time_factors {\n    double cos_pi_t, sin_pi_t;\n} "
           "curvature_time_factors;\n")
-    print("/* On the device sincospi: both factors from one exact reduction of t, with no slow "
-          "path for large\n * arguments. A cos and a sin of pi t were a fifth of the "
-          "instructions of the fused advance of\n * willmore2d 16^2 (Nsight Compute, H100). The "
-          "host's C library has no sincospi; the two differ\n * by an ulp or so, as the "
-          "backends' sin and cos do anyway. */")
+    print("/* Both factors from one exact reduction of t (cohort_sincospi), the same bits on "
+          "both backends\n * and no slow path for large arguments (a cos and a sin of pi t were "
+          "a large share of the fused\n * advance of willmore2d 16^2: "
+          "solvers/banded/PERFORMANCE.md). */")
     print("COHORT_HD curvature_time_factors curvature_time_factors_at(double t)\n{\n"
-          "    curvature_time_factors tf;\n#if defined(__CUDA_ARCH__)\n"
-          "    sincospi(t, &tf.sin_pi_t, &tf.cos_pi_t);\n#else\n"
-          "    tf.cos_pi_t = cos(3.14159265358979323846 * t);\n"
-          "    tf.sin_pi_t = sin(3.14159265358979323846 * t);\n#endif\n"
+          "    curvature_time_factors tf;\n"
+          "    cohort_sincospi(t, &tf.sin_pi_t, &tf.cos_pi_t);\n"
           "    return tf;\n}\n")
     derivs = axis_derivatives()
     subs, es = sp.cse(derivs, optimizations="basic")

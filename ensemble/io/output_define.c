@@ -425,6 +425,15 @@ static int define_parameters(cohort_output *o, const output_spec *s, int dim_mem
     return COHORT_OK;
 }
 
+/* cohort_version: the version in source ("cohort 0.2.0 (git ...)"), which names the arithmetic
+ * the numbers were computed in (files of 0.1 differ from 0.2's in their last bits). */
+static int define_version_attribute(cohort_output *o, const char *source)
+{
+    char version[32] = "";
+    if (source && sscanf(source, "cohort %31s", version) != 1) return COHORT_OK;
+    return version[0] ? output_put_text(o, NC_GLOBAL, "cohort_version", version) : COHORT_OK;
+}
+
 /* The global attributes: CF's, what the run was and how it was made. */
 static int define_global_attributes(cohort_output *o, const output_spec *s)
 {
@@ -433,6 +442,7 @@ static int define_global_attributes(cohort_output *o, const output_spec *s)
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "history", s->history));
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "analysed_file", s->analysed_file));
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "source", s->source));
+    COHORT_CALL(define_version_attribute(o, s->source));
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "model", s->model));
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "config", s->config));
     COHORT_CALL(output_put_text(o, NC_GLOBAL, "run_id", s->run_id));

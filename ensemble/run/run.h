@@ -14,7 +14,7 @@ typedef struct run_options {
     const char *backend;     /* auto | cpu | cuda */
     int quiet;
     const char *command_line; /* for the history attribute */
-    const char *version;      /* "cohort 0.1.0 (git ...)" */
+    const char *version;      /* "cohort 0.2.0 (git ...)" */
     int resume;               /* --resume: continue from OUT.checkpoint and OUT.partial */
     /* --members A:B (members_end > 0): only global members [A, B), as a part for cohort merge */
     int64_t members_first, members_end;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend/cohort_error.h"
+#include "backend/cohort_hd.h"
 #include "io/sidecar.h"
 #include "report.h"
 #include "run/run_state.h"
@@ -110,6 +111,7 @@ static int run_checkpoint_write(run_state *s, const run_position *at, int64_t ge
     COHORT_CALL(checkpoint_begin(s->checkpoint_path, &w));
     int rc = checkpoint_put(w, "config", s->config_text, strlen(s->config_text));
     if (rc == COHORT_OK) rc = checkpoint_put(w, "run_id", s->run_id, strlen(s->run_id));
+    if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "arithmetic", COHORT_ARITHMETIC);
     if (rc == COHORT_OK) rc = checkpoint_put(w, "position", at, sizeof *at);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "chunk", s->chunk);
     if (rc == COHORT_OK) rc = checkpoint_put_i64(w, "generation", generation);
@@ -240,8 +242,19 @@ int run_checkpoint_matches(run_state *s)
         report(REPORT_ERROR, "--resume: %s", cohort_error_message());
         return 0;
     }
-    int64_t saved_chunk = 0;
+    int64_t saved_chunk = 0, arithmetic = 1; /* checkpoints before cohort 0.2.0 have none */
     if (!run_checkpoint_same_config(s, &saved_chunk)) return 0;
+    if (checkpoint_get(s->ck, "arithmetic", NULL) &&
+        checkpoint_get_i64(s->ck, "arithmetic", &arithmetic) != COHORT_OK)
+        arithmetic = 0;
+    if (arithmetic != COHORT_ARITHMETIC) {
+        report(REPORT_ERROR,
+               "--resume: %s was written by a cohort of another arithmetic (generation %lld, this "
+               "one %d: %s), whose results differ in their last bits; run it again without "
+               "--resume, with --overwrite",
+               s->checkpoint_path, (long long)arithmetic, COHORT_ARITHMETIC, s->opt->version);
+        return 0;
+    }
     run_position saved;
     if (checkpoint_get_exact(s->ck, "position", &saved, sizeof saved) != COHORT_OK) {
         report(REPORT_ERROR, "--resume: %s", cohort_error_message());

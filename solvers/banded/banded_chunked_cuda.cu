@@ -412,18 +412,7 @@ static chunked_kernel_fn chunked_kernel_for(const banded_view *v, int stage)
 
 extern "C" int cohort_cuda_banded_chunk_width(const banded_view *v)
 {
-    if (v->n_chunk < 1 || v->n_chunk > CHUNK_BLOCK_THREADS) return 0;
-    int w = 1;
-    while (2 * w <= CHUNK_MAX_WIDTH && 2 * w * v->n_chunk <= CHUNK_BLOCK_THREADS) w *= 2;
-    return w;
-}
-
-int banded_chunked_auto(const banded_view *v)
-{
-    const int w = cohort_cuda_banded_chunk_width(v);
-    if (w == 0 || v->h == 1) return w > 0;
-    return v->n >= CHUNK_AUTO_MIN_N_PENTA &&
-           w >= (v->border ? CHUNK_AUTO_MIN_WIDTH_PERIODIC : CHUNK_AUTO_MIN_WIDTH_PENTA);
+    return banded_chunk_width(v);
 }
 
 /* How much of the factor a launch stages (STAGE_*): none below CHUNK_STAGE_MIN_CHUNKS chunks,

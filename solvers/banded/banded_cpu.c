@@ -1,6 +1,9 @@
 /* The batched banded solve on the cpu backend: OpenMP over blocks of members. Within a block the
  * sweeps run row by row across the block's members, so the inner loop is unit-stride in the
- * interleaved layout and vectorises; the arithmetic is banded_numerics.h's, as on the GPU. */
+ * interleaved layout and vectorises; the arithmetic is banded_numerics.h's, as on the GPU, in
+ * the form banded_form_of gives the system. */
+#include <stdlib.h>
+
 #include "backend/cohort_error.h"
 #include "banded/banded_cpu.h"
 #include "banded/banded_kernels.h"
@@ -65,9 +68,46 @@ static inline void cpu_border_block(const banded_view *v, int border, double *x,
         for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[b][j];
 }
 
+/* The partitioned and the chunked forms (banded_form_of), the arithmetic of the cuda backend's
+ * tiled and chunked kernels (banded_numerics.h), so that both backends give the same bits: each
+ * member through its form in place, with the reduced right-hand side (tips) in a thread's own
+ * workspace. Slower than the sweeps across a block of members: the forms are for the systems the
+ * GPU solves with many threads each. */
+static int cpu_form_solve(const banded_view *v, banded_form form, double *u, int64_t ld, int64_t m0,
+                          int64_t count, int64_t groups, int64_t group_stride)
+{
+    const int64_t tips_n = form == BANDED_FORM_PARTITIONED ? v->red_n : 2 * v->h * v->n_chunk;
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        double *tips = malloc((size_t)(tips_n > 0 ? tips_n : 1) * sizeof *tips);
+        failed = !tips;
+#pragma omp for schedule(static)
+        for (int64_t gm = 0; gm < groups * count; ++gm) {
+            double *x = u + (gm / count) * group_stride + m0 + gm % count;
+            if (!tips) continue;
+            if (form == BANDED_FORM_CHUNKED)
+                banded_chunked_system_solve(v, v->h, v->border, x, ld, tips);
+            else if (v->h == 1)
+                banded_partitioned_band_solve(v, 1, x, ld, tips);
+            else
+                banded_partitioned_band_solve(v, 2, x, ld, tips);
+            if (form == BANDED_FORM_PARTITIONED && v->border)
+                banded_border_close(v, v->border, x, ld);
+        }
+        free(tips);
+    }
+    return failed ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld doubles of a solve's workspace",
+                                (long long)tips_n)
+                  : COHORT_OK;
+}
+
 int banded_cpu_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                      int64_t groups, int64_t group_stride)
 {
+    const banded_form form = banded_form_of(v);
+    if (form != BANDED_FORM_SEQUENTIAL)
+        return cpu_form_solve(v, form, u, ld, m0, count, groups, group_stride);
     const int64_t blocks = (count + CPU_MEMBER_BLOCK - 1) / CPU_MEMBER_BLOCK;
     const int h = v->h, border = v->border;
 #pragma omp parallel for schedule(static)

@@ -39,16 +39,6 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
 /* a tiled block: at most this many threads (128 registers a thread), and of tile groups (the
  * named barriers 1..15 beside __syncthreads' 0) */
 enum { TILED_MAX_BLOCK_THREADS = 512, TILED_MAX_GROUPS = 15 };
-/* AUTO takes the tiled solve over WARP's half-warp tiles for tridiagonal systems where
- * TILED_SHARED keeps TILED_AUTO_SHARED_MEMBERS members on an SM; and over the portable path where
- * TILED's tile is wide enough (TILE_AUTO_MIN_WIDTH_*) or TILED_SHARED keeps
- * TILED_AUTO_MIN_MEMBERS_*: bench-banded's crossovers against the portable path (the figures:
- * PERFORMANCE.md, "Figures behind the source's choices") */
-enum {
-    TILED_AUTO_SHARED_MEMBERS = 16,
-    TILED_AUTO_MIN_MEMBERS_TRI = 4,
-    TILED_AUTO_MIN_MEMBERS_PENTA = 8
-};
 
 /* Where the tiled solve reads its factor: the block's copy in shared memory (SHARED = 1) or
  * device memory through the read-only path. */
@@ -504,31 +494,12 @@ static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int6
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                              int64_t groups, int64_t group_stride, int width, double *stored_mean);
 
-/* Of the warp tiles that form for v (formed: their width, 0 where none does), the width AUTO
- * solves v with, given TILED's widest tile and TILED_SHARED's members an SM, or 0 where it takes
- * another path: WARP wherever it forms a tile, except tridiagonal systems with half-warp tiles,
- * where the tiled path's many threads per system win (bench-banded). Pentadiagonal systems stay
- * on WARP, whose bits are the portable path's: TILED_SHARED would change the round-off of
- * ch1d_forced's flow map for a few percent of its solve (PERFORMANCE.md, "Figures behind the
- * source's choices"). */
-static int auto_warp_choice(const banded_view *v, int formed, int max_width, int shared_members)
-{
-    if (v->h != 1 || formed == WARP_MAX_WIDTH) return formed;
-    const int tiled_wins = shared_members >= TILED_AUTO_SHARED_MEMBERS ||
-                           (v->border == 0 && max_width >= TILE_AUTO_MIN_WIDTH_TRI);
-    return tiled_wins ? 0 : formed;
-}
-
-/* AUTO's warp tile width for v at the default budgets, 0 where it takes another path (the
- * queries of the warp path's stored means; banded_launch decides with the plan it forms). */
+/* AUTO's warp tile width for v at the default budgets: the widest that forms where v's form is
+ * sequential (banded_form_of), else 0 (the queries of the warp path's stored means; banded_launch
+ * decides the same way). */
 static int auto_warp_width(const banded_view *v)
 {
-    if (v->prefer_partitioned && v->n_seg > 1) return 0;
-    const int formed = cohort_cuda_banded_warp_width(v, 0),
-              max_width = cohort_cuda_banded_tile_width(v, 0);
-    int shared_width = 0, shared_groups = 0;
-    if (max_width > 0) tiled_shared_plan(v, max_width, &shared_width, &shared_groups);
-    return auto_warp_choice(v, formed, max_width, shared_width * shared_groups);
+    return banded_form_of(v) == BANDED_FORM_SEQUENTIAL ? cohort_cuda_banded_warp_width(v, 0) : 0;
 }
 
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
@@ -537,20 +508,18 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                          int64_t groups, int64_t group_stride, cohort_cuda_banded_path path,
                          size_t tile_bytes)
 {
-    /* AUTO decides the path by the system alone, never by the count: a member's solution then
-     * does not depend on how members are batched (the run's chunks, 2D line groups). The caller
-     * may prefer the partitioned form (few long systems a batch) where the factor has it. */
-    const int partitioned =
-        path == COHORT_CUDA_BANDED_AUTO && v->prefer_partitioned && v->n_seg > 1;
-    const int auto_by_system = path == COHORT_CUDA_BANDED_AUTO && !partitioned;
-    const int warp_formed = auto_by_system ? cohort_cuda_banded_warp_width(v, 0) : 0;
+    /* AUTO solves v in its form (banded_form_of: the system alone decides it, never the count or
+     * the device, so a member's bits depend neither on how members are batched nor on the
+     * backend): sequential by the widest warp tile that forms, else the portable kernel;
+     * partitioned by the tiled kernels; chunked by the chunked kernel. */
+    const banded_form form = banded_form_of(v);
+    const int partitioned = path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_PARTITIONED;
     if (path == COHORT_CUDA_BANDED_CHUNKED ||
-        (auto_by_system && warp_formed == 0 && banded_chunked_auto(v)))
+        (path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_CHUNKED))
         return banded_chunked_launch(v, u, ld, m0, count, groups, group_stride);
     const int max_width = cohort_cuda_banded_tile_width(v, tile_bytes);
     int shared_width = 0, shared_groups = 0;
     if (max_width > 0) tiled_shared_plan(v, max_width, &shared_width, &shared_groups);
-    const int shared_members = shared_width * shared_groups; /* TILED_SHARED's members an SM */
     int warp_width = 0;
     if (path == COHORT_CUDA_BANDED_WARP) {
         warp_width = cohort_cuda_banded_warp_width(v, tile_bytes);
@@ -558,8 +527,8 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
             return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                                "no warp tile of >= %d systems of n = %lld rows fits in %zu bytes",
                                WARP_MIN_WIDTH, (long long)v->n, tile_bytes);
-    } else if (auto_by_system) {
-        warp_width = auto_warp_choice(v, warp_formed, max_width, shared_members);
+    } else if (path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_SEQUENTIAL) {
+        warp_width = cohort_cuda_banded_warp_width(v, 0);
     }
     if (warp_width > 0)
         return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width, NULL);
@@ -573,21 +542,13 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
                            "no tile of n = %lld rows fits in shared memory beside its factor",
                            (long long)v->n);
     int shared = path == COHORT_CUDA_BANDED_TILED_SHARED;
-    int portable = path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0;
-    if (path == COHORT_CUDA_BANDED_AUTO && !portable && !partitioned)
-        /* the tiled solve where enough members stay on an SM to hide the sweeps' latency */
-        portable = max_width < (v->h == 1 ? TILE_AUTO_MIN_WIDTH_TRI : TILE_AUTO_MIN_WIDTH_PENTA) &&
-                   shared_members <
-                       (v->h == 1 ? TILED_AUTO_MIN_MEMBERS_TRI : TILED_AUTO_MIN_MEMBERS_PENTA);
-    if (path == COHORT_CUDA_BANDED_AUTO && !portable) {
-        /* TILED and TILED_SHARED give the same bits. TILED_SHARED wherever a tile group fits
-         * beside the factor, except for plain tridiagonal systems where its plan narrows the tile
-         * below TILED's: their small factor stays in L1 for TILED, and the narrower tiles cost
-         * more than they save, and where the widths are equal TILED_SHARED wins (bench-banded;
-         * PERFORMANCE.md, "Figures behind the source's choices") */
-        shared = partitioned ? shared_groups >= 2 : shared_groups >= 1;
-        if (!partitioned && v->h == 1 && v->border == 0 && shared_width < max_width) shared = 0;
-    }
+    /* AUTO's sequential systems with no warp tile: the portable kernel; its partitioned ones
+     * always have a tile (banded_form_of sizes it to the smallest budget cohort builds for) */
+    const int portable = path == COHORT_CUDA_BANDED_PORTABLE || max_width == 0 ||
+                         (path == COHORT_CUDA_BANDED_AUTO && !partitioned);
+    /* TILED and TILED_SHARED give the same bits: TILED_SHARED where two tile groups fit beside
+     * the factor (bench-banded; PERFORMANCE.md, "Figures behind the source's choices") */
+    if (partitioned) shared = shared_groups >= 2;
     if (portable) {
         for (int64_t g0 = 0; g0 < groups; g0 += 65535) {
             const unsigned gy = (unsigned)(groups - g0 < 65535 ? groups - g0 : 65535);

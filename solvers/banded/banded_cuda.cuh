@@ -15,39 +15,24 @@
 #include "banded/banded_numerics.h"
 
 enum {
-    TILE_THREADS = 256, /* at most (members per tile) x (segments per member) threads */
+    TILE_THREADS = BANDED_TILE_THREADS, /* at most (members per tile) x (segments per member) */
     TILE_MIN_WIDTH = 1, /* one member a tile: a long system's segments are its threads */
-    TILE_CHUNK = 8,     /* rows whose loads are issued together in a sweep */
-    /* AUTO takes the tiled path, where no warp tile of 32 forms, when a tile holds at least this
-     * many members: narrower tiles keep too few systems on an SM to hide the latency of their
-     * sweeps, and the portable kernel is faster on large batches there (bench-banded's
-     * crossovers: PERFORMANCE.md, "Figures behind the source's choices") */
-    TILE_AUTO_MIN_WIDTH_TRI = 8,
-    TILE_AUTO_MIN_WIDTH_PENTA = 32
+    TILE_CHUNK = 8      /* rows whose loads are issued together in a sweep */
 };
-static const size_t TILE_DEFAULT_BYTES = 96 * 1024;
+static const size_t TILE_DEFAULT_BYTES = BANDED_TILE_BYTES;
 /* The chunked solve: a block holds every chunk of its systems, as many systems (a power of two,
  * at most CHUNK_MAX_WIDTH) as CHUNK_BLOCK_THREADS threads hold: the wider the block, the fewer
  * chunks a warp spans and the fewer factor rows each of its loads touches. At most
- * CHUNK_BLOCK_THREADS chunks a system (n_band <= 16,384 rows). AUTO takes it beyond the warp tiles
- * for tridiagonal systems, and for pentadiagonal ones from CHUNK_AUTO_MIN_N_PENTA rows while a
- * block holds at least CHUNK_AUTO_MIN_WIDTH_PENTA plain or CHUNK_AUTO_MIN_WIDTH_PERIODIC periodic
- * systems (bench-banded: PERFORMANCE.md, "Figures behind the source's choices"). From
- * CHUNK_STAGE_MIN_CHUNKS chunks a system, each block copies the factor's rows to shared memory
- * once and solves block after block of systems (banded_chunked_cuda.cu; below it, one block of
- * systems a block reading the rows through L1 was faster: PERFORMANCE.md, "The chunked solve's
- * factor in shared memory"). */
+ * CHUNK_BLOCK_THREADS chunks a system (n_band <= 16,384 rows). AUTO takes it where the system's
+ * form is chunked (banded_form_of). From CHUNK_STAGE_MIN_CHUNKS chunks a system, each block copies
+ * the factor's rows to shared memory once and solves block after block of systems
+ * (banded_chunked_cuda.cu; below it, one block of systems a block reading the rows through L1
+ * was faster: PERFORMANCE.md, "The chunked solve's factor in shared memory"). */
 enum {
-    CHUNK_BLOCK_THREADS = 512,
-    CHUNK_MAX_WIDTH = 16,
-    CHUNK_AUTO_MIN_N_PENTA = 1024,
-    CHUNK_AUTO_MIN_WIDTH_PENTA = 8,
-    CHUNK_AUTO_MIN_WIDTH_PERIODIC = 4,
+    CHUNK_BLOCK_THREADS = BANDED_CHUNK_BLOCK_THREADS,
+    CHUNK_MAX_WIDTH = BANDED_CHUNK_MAX_WIDTH,
     CHUNK_STAGE_MIN_CHUNKS = 48
 };
-
-/* Whether AUTO takes the CHUNKED path for v where no warp tile forms (CHUNK_AUTO_*). */
-int banded_chunked_auto(const banded_view *v);
 
 /* The CHUNKED path (banded_chunked_cuda.cu): groups x count systems, those of group g at
  * u + g * group_stride. */
@@ -57,8 +42,13 @@ int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m
  * systems (narrower tiles lose to the separate kernels in bench-model1d); WARP_DEFAULT_BYTES per
  * tile leaves room for three tiles and the factor in a block; at most WARP_MAX_WARPS tiles per
  * block. */
-enum { WARP_MAX_WIDTH = 32, WARP_MIN_WIDTH = 16, WARP_MAX_WARPS = 8, WARP_SCHEDULERS = 4 };
-static const size_t WARP_DEFAULT_BYTES = 72 * 1024;
+enum {
+    WARP_MAX_WIDTH = 32,
+    WARP_MIN_WIDTH = BANDED_WARP_MIN_WIDTH,
+    WARP_MAX_WARPS = 8,
+    WARP_SCHEDULERS = 4
+};
+static const size_t WARP_DEFAULT_BYTES = BANDED_WARP_TILE_BYTES;
 
 /* Where row i of member g lives in a tile of w members per row: member fastest, plus one empty
  * row after each of the first last_seg segments of 1 << seg_shift rows, so that threads sweeping

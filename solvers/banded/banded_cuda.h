@@ -35,20 +35,13 @@ extern "C" {
  *            and each chunk finishes from its registers: each value crosses device memory twice,
  *            the factor is read through L1; other round-off than the paths above (a solve through
  *            T's LU, summed in another order);
- *  AUTO      for a solver that prefers the partitioned form (banded_solver_prefer_partitioned)
- *            and whose factor has one, TILED_SHARED where two tile groups fit beside the factor,
- *            else TILED, the tile narrowed to the batch (one member a tile for the x lines of one
- *            2D field); otherwise, where no warp tile forms (n > 576), CHUNKED for tridiagonal
- *            systems and for pentadiagonal ones of n >= 1024 whose blocks hold enough systems
- *            (banded_cuda.cuh, CHUNK_AUTO_*); otherwise WARP where a warp tile of >= 16 systems
- * fits its default budget (n <= 576), except tridiagonal systems with half-warp tiles where
- * TILED_SHARED keeps
- *            >= 16 members on an SM; else the tiled solve where TILED_SHARED keeps >= 16 members
- *            on an SM, TILED's tile has >= 8 (tridiagonal) or 32 (pentadiagonal) members, or
- *            TILED_SHARED keeps >= 4 (tridiagonal) or 8 (pentadiagonal); otherwise PORTABLE. The
- *            tiled solve is TILED_SHARED where a tile group fits beside the factor, except plain
- *            tridiagonal systems whose TILED_SHARED tile would be narrower than TILED's (measured
- *            to be where each wins: solvers/banded/PERFORMANCE.md).
+ *  AUTO      the kernels of the system's form (banded_form_of, the same on the cpu backend, so
+ *            both give the same bits): partitioned (a solver that prefers it and whose tile fits
+ *            its budget) by TILED_SHARED where two tile groups fit beside the factor, else
+ *            TILED, the tile narrowed to the batch (one member a tile for the x lines of one 2D
+ *            field); chunked (no warp tile of 16 fits, n > 576, and a block of the chunked
+ *            kernel holds enough systems) by CHUNKED; sequential by WARP where a warp tile of
+ *            >= 16 systems fits its default budget (n <= 576), else PORTABLE.
  * AUTO decides by the solver alone, never by the batch, so a member's bits do not depend on the
  * batch it is solved in; TILED's tile width follows the batch (at least two blocks an SM), which
  * changes no bits. */

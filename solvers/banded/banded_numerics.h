@@ -87,6 +87,65 @@ typedef struct banded_view {
     double chunk_bottom[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH];
 } banded_view;
 
+/* ---- the form a solve takes: the same on both backends (one arithmetic) ----
+ * The sequential sweeps, the partitioned form and the chunked form round differently, so a
+ * system's form is decided from the system alone, by this rule, and both backends solve it in
+ * that form: the cpu backend through the sequential forms below, the cuda backend through the
+ * kernels of that form that fit the device (the WARP and PORTABLE kernels are sequential, TILED
+ * and TILED_SHARED partitioned, CHUNKED chunked; banded_cuda.cu). The sizes are the kernels'
+ * budgets, which fit every device cohort builds for (at least 99 KB of shared memory a block):
+ *   partitioned where the caller prefers it (banded_solver_prefer_partitioned) and the system
+ *     has segments that one tiled block of BANDED_TILE_BYTES holds;
+ *   chunked where no warp tile of BANDED_WARP_MIN_WIDTH systems fits BANDED_WARP_TILE_BYTES and
+ *     a block of the chunked kernel holds the system's chunks: tridiagonal systems, and
+ *     pentadiagonal ones while a block holds at least BANDED_CHUNK_MIN_WIDTH_PENTA plain or
+ *     BANDED_CHUNK_MIN_WIDTH_PERIODIC periodic systems (bench-banded on an H200, M = 2^16: at
+ *     N = 768 chunked 0.45 and 0.54 ms, plain and periodic, against the sequential form's 0.75
+ *     and 1.11; at N = 4096 plain, four systems a block, 4.42 against 4.06; docs/performance.md,
+ *     "One arithmetic");
+ *   sequential everywhere else. */
+typedef enum banded_form {
+    BANDED_FORM_SEQUENTIAL,
+    BANDED_FORM_PARTITIONED,
+    BANDED_FORM_CHUNKED
+} banded_form;
+
+enum {
+    BANDED_TILE_THREADS = 256, /* a tiled block's threads: members x segments */
+    BANDED_TILE_BYTES = 96 * 1024,
+    BANDED_WARP_MIN_WIDTH = 16,
+    BANDED_WARP_TILE_BYTES = 72 * 1024,
+    BANDED_CHUNK_BLOCK_THREADS = 512, /* a chunked block's threads: systems x chunks */
+    BANDED_CHUNK_MAX_WIDTH = 16,
+    BANDED_CHUNK_MIN_WIDTH_PENTA = 8,
+    BANDED_CHUNK_MIN_WIDTH_PERIODIC = 4
+};
+
+/* Systems a block of the chunked solve holds (a power of two, at most BANDED_CHUNK_MAX_WIDTH, as
+ * many as BANDED_CHUNK_BLOCK_THREADS threads a chunk hold), 0 where one system does not fit. */
+COHORT_HD int banded_chunk_width(const banded_view *v)
+{
+    if (v->n_chunk < 1 || v->n_chunk > BANDED_CHUNK_BLOCK_THREADS) return 0;
+    int w = 1;
+    while (2 * w <= BANDED_CHUNK_MAX_WIDTH && 2 * w * v->n_chunk <= BANDED_CHUNK_BLOCK_THREADS)
+        w *= 2;
+    return w;
+}
+
+COHORT_HD banded_form banded_form_of(const banded_view *v)
+{
+    const int64_t tile_doubles = v->n + v->n_seg + v->red_n + v->border; /* one member's tile */
+    if (v->prefer_partitioned && v->n_seg > 1 && v->n_seg <= BANDED_TILE_THREADS &&
+        tile_doubles * (int64_t)sizeof(double) <= BANDED_TILE_BYTES)
+        return BANDED_FORM_PARTITIONED;
+    const int warp_tile_fits =
+        v->n * BANDED_WARP_MIN_WIDTH * (int64_t)sizeof(double) <= BANDED_WARP_TILE_BYTES;
+    const int w = banded_chunk_width(v);
+    const int chunked = w > 0 && (v->h == 1 || w >= (v->border ? BANDED_CHUNK_MIN_WIDTH_PERIODIC
+                                                               : BANDED_CHUNK_MIN_WIDTH_PENTA));
+    return !warp_tile_fits && chunked ? BANDED_FORM_CHUNKED : BANDED_FORM_SEQUENTIAL;
+}
+
 /* Forward elimination of one row of a band LU of half-bandwidth hb:
  *     y_i = d_i - sum_k lower_k(i) y_{i-k},   prev[k-1] = y_{i-k}.
  * The factor stores lower_k = 0 where i - k < 0, so the first rows need no special case when the
@@ -96,7 +155,7 @@ typedef struct banded_view {
 COHORT_HD double banded_forward_value(const double *coef_row, int hb, double d, const double *prev)
 {
     double acc = d;
-    for (int k = hb; k >= 1; --k) acc -= coef_row[k - 1] * prev[k - 1];
+    for (int k = hb; k >= 1; --k) acc = cohort_mul_add(-coef_row[k - 1], prev[k - 1], acc);
     return acc;
 }
 
@@ -105,7 +164,7 @@ COHORT_HD double banded_forward_value(const double *coef_row, int hb, double d, 
 COHORT_HD double banded_backward_value(const double *coef_row, int hb, double y, const double *next)
 {
     double acc = y * coef_row[2 * hb];
-    for (int k = hb; k >= 1; --k) acc -= coef_row[hb + k - 1] * next[k - 1];
+    for (int k = hb; k >= 1; --k) acc = cohort_mul_add(-coef_row[hb + k - 1], next[k - 1], acc);
     return acc;
 }
 
@@ -144,12 +203,13 @@ COHORT_HD void banded_border_values(const banded_view *v, int border, const doub
     double r[BANDED_MAX_HALF_BANDWIDTH];
     for (int j = 0; j < border; ++j) {
         double acc = d_b[j];
-        for (int c = 0; c < v->n_border_cols; ++c) acc -= v->border_coef[j][c] * p_cols[c];
+        for (int c = 0; c < v->n_border_cols; ++c)
+            acc = cohort_mul_add(-v->border_coef[j][c], p_cols[c], acc);
         r[j] = acc;
     }
     for (int j = 0; j < border; ++j) {
         double acc = 0.0;
-        for (int k = 0; k < border; ++k) acc += v->schur_inv[j][k] * r[k];
+        for (int k = 0; k < border; ++k) acc = cohort_mul_add(v->schur_inv[j][k], r[k], acc);
         xb[j] = acc;
     }
 }
@@ -158,7 +218,7 @@ COHORT_HD void banded_border_values(const banded_view *v, int border, const doub
 COHORT_HD double banded_border_correct(const double *q_row, int border, double p_i,
                                        const double xb[BANDED_MAX_HALF_BANDWIDTH])
 {
-    for (int j = 0; j < border; ++j) p_i -= q_row[j] * xb[j];
+    for (int j = 0; j < border; ++j) p_i = cohort_mul_add(-q_row[j], xb[j], p_i);
     return p_i;
 }
 
@@ -231,7 +291,9 @@ COHORT_HD void banded_segment_neighbours(const banded_view *v, int h, int p, con
 COHORT_HD double banded_segment_correct(const double *spike_row, int h, double g,
                                         const double *next_top, const double *prev_bottom)
 {
-    for (int k = 0; k < h; ++k) g -= spike_row[k] * next_top[k] + spike_row[h + k] * prev_bottom[k];
+    for (int k = 0; k < h; ++k)
+        g -=
+            cohort_mul_add(spike_row[k], next_top[k], cohort_mul(spike_row[h + k], prev_bottom[k]));
     return g;
 }
 
@@ -284,7 +346,7 @@ COHORT_HD int64_t banded_chunk_slot(int h, int c, int k, int64_t ts)
  * carry-in f, from its value from a zero carry. */
 COHORT_HD double banded_chunk_carry_in(const double *fwd_row, int h, double yhat, const double *f)
 {
-    for (int k = 0; k < h; ++k) yhat += fwd_row[k] * f[k];
+    for (int k = 0; k < h; ++k) yhat = cohort_mul_add(fwd_row[k], f[k], yhat);
     return yhat;
 }
 
@@ -312,8 +374,8 @@ COHORT_HD void banded_chunk_backward_carry(const banded_view *v, int h, int c, c
     double next[BANDED_MAX_HALF_BANDWIDTH];
     for (int j = 0; j < h; ++j) {
         double acc = psi[j];
-        for (int k = 0; k < h; ++k) acc += a[j * h + k] * f[k];
-        for (int k = 0; k < h; ++k) acc += b[j * h + k] * g[k];
+        for (int k = 0; k < h; ++k) acc = cohort_mul_add(a[j * h + k], f[k], acc);
+        for (int k = 0; k < h; ++k) acc = cohort_mul_add(b[j * h + k], g[k], acc);
         next[j] = acc;
     }
     for (int j = 0; j < h; ++j) g[j] = next[j];
@@ -359,11 +421,11 @@ COHORT_HD banded_affine banded_affine_then(const banded_affine *earlier, const b
     for (int j = 0; j < h; ++j) {
         for (int k = 0; k < h; ++k) {
             double acc = 0.0;
-            for (int l = 0; l < h; ++l) acc += later->m[j][l] * earlier->m[l][k];
+            for (int l = 0; l < h; ++l) acc = cohort_mul_add(later->m[j][l], earlier->m[l][k], acc);
             r.m[j][k] = acc;
         }
         double acc = later->o[j];
-        for (int l = 0; l < h; ++l) acc += later->m[j][l] * earlier->o[l];
+        for (int l = 0; l < h; ++l) acc = cohort_mul_add(later->m[j][l], earlier->o[l], acc);
         r.o[j] = acc;
     }
     return r;

@@ -106,12 +106,13 @@ COHORT_HD int rkm_member_control(rkm_member *s, double t_to, double tolerance)
     } else {
         ++s->rejected;
     }
-    /* (tolerance / e)^(1/5) in single precision, the ratio clamped to [2^-120, 2^20] (past 9,537
-     * the cap holds anyway): the factor only proposes the next step, whose error the next e
-     * measures in double. pow in double was a large share of the fused advance of willmore2d
-     * 16^2, which forms the factor in every warp at every step (solvers/banded/PERFORMANCE.md). */
-    const float ratio = (float)fmin(fmax(tolerance / s->e, 0x1p-120), 0x1p20);
-    const double growth = s->e > 0.0 ? 0.8 * (double)exp2f(0.2f * log2f(ratio)) : RKM_MAX_GROWTH;
+    /* (tolerance / e)^(1/5), the ratio clamped to [2^-120, 2^20] (past 9,537 the cap holds
+     * anyway), by cohort_fifth_root: the same bits on both backends, where pow (or exp2f and
+     * log2f) rounds differently on each, and a few FMAs and divisions where pow in double was a
+     * large share of the fused advance of willmore2d 16^2, which forms the factor in every warp at
+     * every step (solvers/banded/PERFORMANCE.md). */
+    const double ratio = fmin(fmax(tolerance / s->e, 0x1p-120), 0x1p20);
+    const double growth = s->e > 0.0 ? 0.8 * cohort_fifth_root(ratio) : RKM_MAX_GROWTH;
     s->tau = s->h * (growth < RKM_MAX_GROWTH ? growth : RKM_MAX_GROWTH);
     return s->update = accept;
 }

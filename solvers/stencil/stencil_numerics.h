@@ -103,7 +103,7 @@ COHORT_HD double stencil_weights_window(const stencil_view *v, const double *win
             const double w =
                 v->box[(dy + STENCIL_MAX_REACH) * STENCIL_BOX + dx + STENCIL_MAX_REACH];
             const double x = win[(dy + ry) * (2 * rx + 1) + dx + rx];
-            acc = w != 0.0 ? acc + w * x : acc;
+            acc = w != 0.0 ? cohort_mul_add(w, x, acc) : acc;
         }
     return acc;
 }

@@ -48,19 +48,13 @@ typedef struct curvature_time_factors {
     double cos_pi_t, sin_pi_t;
 } curvature_time_factors;
 
-/* On the device sincospi: both factors from one exact reduction of t, with no slow path for large
- * arguments (a cos and a sin of pi t were a large share of the fused advance of willmore2d 16^2:
- * solvers/banded/PERFORMANCE.md). The host's C library has no sincospi; the two differ
- * by an ulp or so, as the backends' sin and cos do anyway. */
+/* Both factors from one exact reduction of t (cohort_sincospi), the same bits on both backends
+ * and no slow path for large arguments (a cos and a sin of pi t were a large share of the fused
+ * advance of willmore2d 16^2: solvers/banded/PERFORMANCE.md). */
 COHORT_HD curvature_time_factors curvature_time_factors_at(double t)
 {
     curvature_time_factors tf;
-#if defined(__CUDA_ARCH__)
-    sincospi(t, &tf.sin_pi_t, &tf.cos_pi_t);
-#else
-    tf.cos_pi_t = cos(3.14159265358979323846 * t);
-    tf.sin_pi_t = sin(3.14159265358979323846 * t);
-#endif
+    cohort_sincospi(t, &tf.sin_pi_t, &tf.cos_pi_t);
     return tf;
 }
 

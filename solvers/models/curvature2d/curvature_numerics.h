@@ -236,7 +236,9 @@ COHORT_HD double curvature_initial_node(const curvature_grid *g, double amplitud
     const double x = g->x0 + i * g->h1, y = g->y0 + j * g->h2;
     const curvature_time_factors start = {1.0, 0.0};
     if (g->manufactured) return curvature_exact_zeta(start, &g->axis_x[i], &g->axis_y[j]);
-    return amplitude * sin(mode * 3.14159265358979323846 * sqrt(x * x + y * y));
+    double sin_pi, cos_pi; /* sin(pi mode r), the same bits on both backends */
+    cohort_sincospi(mode * sqrt(x * x + y * y), &sin_pi, &cos_pi);
+    return amplitude * sin_pi;
 }
 
 /* What a record reports of one member, as sums over rows j = 0 .. ny of row sums (each backend and

@@ -41,7 +41,7 @@ typedef struct model1d_rhs {
 
 COHORT_HD double model1d_chemical(double c)
 {
-    return c * c * c - c;
+    return cohort_mul_add(c * c, c, -c);
 }
 
 /* The fifth-order WENO derivative for Hamilton-Jacobi equations (Jiang and Peng; Osher and Fedkiw,
@@ -63,21 +63,24 @@ COHORT_HD double model1d_chemical(double c)
  * differences beyond ~1e32: such a field has diverged already. */
 COHORT_HD double model1d_weno5(const double d[5])
 {
-    const double phi1 = 2.0 * d[0] - 7.0 * d[1] + 11.0 * d[2]; /* 6 phi_k */
-    const double phi2 = -d[1] + 5.0 * d[2] + 2.0 * d[3];
-    const double phi3 = 2.0 * d[2] + 5.0 * d[3] - d[4];
-    const double a1 = d[0] - 2.0 * d[1] + d[2], b1 = d[0] - 4.0 * d[1] + 3.0 * d[2];
-    const double a2 = d[1] - 2.0 * d[2] + d[3], b2 = d[1] - d[3];
-    const double a3 = d[2] - 2.0 * d[3] + d[4], b3 = 3.0 * d[2] - 4.0 * d[3] + d[4];
+    const double phi1 = cohort_mul_add(11.0, d[2], cohort_mul_add(-7.0, d[1], 2.0 * d[0]));
+    const double phi2 = cohort_mul_add(2.0, d[3], cohort_mul_add(5.0, d[2], -d[1])); /* 6 phi_k */
+    const double phi3 = cohort_mul_add(5.0, d[3], cohort_mul_add(2.0, d[2], -d[4]));
+    const double a1 = cohort_mul_add(-2.0, d[1], d[0] + d[2]);
+    const double b1 = cohort_mul_add(3.0, d[2], cohort_mul_add(-4.0, d[1], d[0]));
+    const double a2 = cohort_mul_add(-2.0, d[2], d[1] + d[3]), b2 = d[1] - d[3];
+    const double a3 = cohort_mul_add(-2.0, d[3], d[2] + d[4]);
+    const double b3 = cohort_mul_add(3.0, d[2], cohort_mul_add(-4.0, d[3], d[4]));
     double big = 0.0;
     for (int k = 0; k < 5; ++k) big = d[k] * d[k] > big ? d[k] * d[k] : big;
-    const double eps12 = 1.2e-5 * big + 1e-50;                /* 12 eps */
-    const double s1 = 13.0 * a1 * a1 + 3.0 * b1 * b1 + eps12; /* 12 (S_k + eps) */
-    const double s2 = 13.0 * a2 * a2 + 3.0 * b2 * b2 + eps12;
-    const double s3 = 13.0 * a3 * a3 + 3.0 * b3 * b3 + eps12;
+    const double eps12 = cohort_mul_add(1.2e-5, big, 1e-50); /* 12 eps */
+    /* 12 (S_k + eps) */
+    const double s1 = cohort_mul_add(13.0 * a1, a1, cohort_mul_add(3.0 * b1, b1, eps12));
+    const double s2 = cohort_mul_add(13.0 * a2, a2, cohort_mul_add(3.0 * b2, b2, eps12));
+    const double s3 = cohort_mul_add(13.0 * a3, a3, cohort_mul_add(3.0 * b3, b3, eps12));
     const double q1 = s1 * s1, q2 = s2 * s2, q3 = s3 * s3;
     const double w1 = q2 * q3, w2 = 6.0 * q1 * q3, w3 = 3.0 * q1 * q2; /* alpha_k, rescaled */
-    return (w1 * phi1 + w2 * phi2 + w3 * phi3) / (6.0 * (w1 + w2 + w3));
+    return cohort_mul_add(w1, phi1, cohort_mul_add(w2, phi2, w3 * phi3)) / (6.0 * (w1 + w2 + w3));
 }
 
 /* dC/deta at the centre of c[0..6] = C_{i-3} .. C_{i+3}, times dx, upwinded for
@@ -109,14 +112,15 @@ COHORT_HD double model1d_rhs_point_cubic(const model1d_rhs *r, const double c[MO
 {
     double acc = -drift; /* the weights sum to 1 */
     if (r->terms & MODEL1D_TERM_STENCIL)
-        for (int k = 0; k < 5; ++k) acc += r->weight[k] * c[k + 1];
+        for (int k = 0; k < 5; ++k) acc = cohort_mul_add(r->weight[k], c[k + 1], acc);
     else
         acc += c[3];
     if (r->terms & MODEL1D_TERM_NONLINEAR)
-        acc += r->nonlinear * (cubic[2] - 2.0 * cubic[3] + cubic[4]);
+        acc =
+            cohort_mul_add(r->nonlinear, cohort_mul_add(-2.0, cubic[3], cubic[2] + cubic[4]), acc);
     if (r->terms & MODEL1D_TERM_ADVECTION)
-        acc += r->advection * model1d_upwind_derivative(c, r->advection);
-    if (r->terms & MODEL1D_TERM_FORCING) acc += f0 * forcing_i;
+        acc = cohort_mul_add(r->advection, model1d_upwind_derivative(c, r->advection), acc);
+    if (r->terms & MODEL1D_TERM_FORCING) acc = cohort_mul_add(f0, forcing_i, acc);
     return acc;
 }
 
