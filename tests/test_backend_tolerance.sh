@@ -12,7 +12,7 @@ cohort=${1:?cohort} compare=${2:?compare_nc} source=${3:?source} dir=${4:?workdi
 . "$(cd "$(dirname "$0")" && pwd)/test_lib.sh"
 test_needs_backend "$cohort" cuda
 test_workdir "$dir"
-SPECTRAL_RTOL=${SPECTRAL_RTOL:-1e-12}
+SPECTRAL_RTOL=${SPECTRAL_RTOL:-1e-15}
 
 "$cohort" models --table | tail -n +2 > table.tsv || bad "cohort models --table"
 for model in $(cut -f1 table.tsv | uniq); do
