@@ -21,6 +21,8 @@ expect 0 'selfcheck' -- help
 expect 2 'usage:' --
 expect 0 'NetCDF-C [0-9]' -- --version
 expect 0 'GSL [0-9]' -- --version
+expect 0 'arithmetic: generation 2, the same bits on the cpu and cuda backends' -- --version
+expect 0 'cohort 0\.2\.0' -- --version
 expect 2 "unknown command 'bogus'" -- bogus
 expect 0 'hyperdiffusion1d' -- models
 expect 0 'model.gamma +default 0.01' -- models
@@ -75,6 +77,8 @@ expect 0 "note: model.name = ch1d \(from --set model.name=ch1d\) does not read m
     run "$cli_dir/switch.ini" --set model.name=ch1d --set ensemble.members=2 -o "$cli_dir/switch.nc"
 # laws only where they hold: ch1d fits ell against ln t; diffusion1d and the forced flow map
 # fit nothing, store no fit and print none, and keep the mean's band
+# check NAME CONDITION: CONDITION (a shell expression) holds
+check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi; }
 for m in ch1d diffusion1d ch1d_forced; do
     "$cohort" run "$cli_dir/hash.ini" --set model.name=$m --set ensemble.members=4 \
         --set grid.n=16 --set time.t_end=3 -o "$cli_dir/law-$m.nc" > "$cli_dir/law-$m.log" 2>&1
@@ -86,7 +90,6 @@ for m in diffusion1d ch1d_forced; do
 done
 check "a printed formula holds '+ -'" "! grep -q '+ -' '$cli_dir'/law-*.log"
 # each model's starter and listing hold only the text that applies to it, numbers short
-check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi; }
 for m in mcf2d heat1d convdiff2d willmore2d ch1d; do
     "$cohort" init $m -o "$cli_dir/$m.ini" > /dev/null 2>&1
 done

@@ -89,6 +89,9 @@ static void print_version(void)
     char threads[256];
     cohort_cpu_describe_threads(threads, sizeof threads);
     printf("%s\n", threads);
+    char arithmetic[256];
+    cohort_cpu_describe_arithmetic(arithmetic, sizeof arithmetic);
+    printf("%s\n", arithmetic);
     char mpi[512];
     comm_describe(mpi, sizeof mpi);
     printf("%s\n", mpi);

@@ -75,6 +75,9 @@ void cohort_cpu_share_node(int ranks);
 int cohort_cpu_size(int64_t values);
 /* "2 processors, up to 2 OpenMP threads (...)": what cohort --version says of them. */
 void cohort_cpu_describe_threads(char *buf, size_t len);
+/* "arithmetic: generation N, ...; the cpu backend's fused multiply-adds by ..." (cohort
+ * --version): how this build's cpu backend forms cohort_mul_add (backend/cohort_hd.h). */
+void cohort_cpu_describe_arithmetic(char *buf, size_t len);
 
 /* 1 when this build has the cuda backend and a device is usable; `why` (may be NULL) receives
  * the reason when not. */

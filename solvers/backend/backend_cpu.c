@@ -12,6 +12,7 @@
 #endif
 
 #include "backend/cohort_error.h"
+#include "backend/cohort_hd.h"
 #include "backend/layout_numerics.h"
 #include "backend/philox.h"
 
@@ -64,6 +65,19 @@ int cohort_cpu_size(int64_t values)
     omp_set_num_threads(threads);
 #endif
     return threads;
+}
+
+void cohort_cpu_describe_arithmetic(char *buf, size_t len)
+{
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+    const char *fma_by = "the processor's FMA instructions";
+#else
+    const char *fma_by = "the C library's fma (built with COHORT_CPU_FMA=OFF, or without FMA)";
+#endif
+    snprintf(buf, len,
+             "arithmetic: generation %d, the same bits on the cpu and cuda backends; the cpu "
+             "backend's fused multiply-adds by %s",
+             COHORT_ARITHMETIC, fma_by);
 }
 
 void cohort_cpu_describe_threads(char *buf, size_t len)
