@@ -4,6 +4,7 @@ every group, dimension, variable and attribute of the part, but for one of these
   narrow-C    C has a dimension x2 of 17 points in place of x (C is (members, 17))
   no-C        C is left out
   member      the member coordinate holds garbage (-5, 2^62, ...)
+  arithmetic  no cohort_arithmetic attribute, as a part made by cohort 0.1 has none
 
 Usage: damage_part.py DAMAGE PART.nc OUT.nc  (Debian's /usr/bin/python3 with python3-netcdf4)
 """
@@ -14,7 +15,8 @@ import numpy as np
 
 
 def copy_group(src, dst, damage):
-    dst.setncatts({a: src.getncattr(a) for a in src.ncattrs()})
+    dst.setncatts({a: src.getncattr(a) for a in src.ncattrs()
+                   if not (damage == "arithmetic" and a == "cohort_arithmetic")})
     for name, dim in src.dimensions.items():
         dst.createDimension(name, None if dim.isunlimited() else len(dim))
     if damage == "narrow-C" and "C" in src.variables:
@@ -40,7 +42,7 @@ def copy_group(src, dst, damage):
 
 def main():
     damage, part, out = sys.argv[1:4]
-    if damage not in ("narrow-C", "no-C", "member"):
+    if damage not in ("narrow-C", "no-C", "member", "arithmetic"):
         sys.exit(f"damage_part.py: unknown damage {damage}")
     with netCDF4.Dataset(part) as src, netCDF4.Dataset(out, "w", format="NETCDF4") as dst:
         src.set_auto_mask(False)

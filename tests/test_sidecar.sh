@@ -168,7 +168,7 @@ victim_intact "cohort init onto a link"
 # 5. cohort merge checks its parts before merging (the damaged parts are made with netCDF4, which
 # the set-up installs; a machine without it, such as a GPU host, says so and leaves this out)
 if "$python" -c 'import netCDF4' 2> /dev/null; then
-    for damage in narrow-C no-C member; do
+    for damage in narrow-C no-C member arithmetic; do
         "$python" "$here/damage_part.py" $damage p1.nc "bad-$damage.nc" || bad "damage_part $damage"
     done
     refused "bad-narrow-C\.nc: C has member = 1024, x2 = 17 where the configuration implies member = 1024, x = 32" \
@@ -176,6 +176,8 @@ if "$python" -c 'import netCDF4' 2> /dev/null; then
     refused "bad-no-C\.nc: there is no variable C" "$cohort" merge p0.nc bad-no-C.nc -o m.nc --quiet
     refused "bad-member\.nc: its variable member holds -5 at index 0, where members_first = 1024" \
         "$cohort" merge p0.nc bad-member.nc -o m.nc --quiet
+    refused "bad-arithmetic\.nc was computed in another arithmetic \(generation 1" \
+        "$cohort" merge p0.nc bad-arithmetic.nc -o m.nc --quiet
     left=$(ls m.nc* 2> /dev/null)
     [ -z "$left" ] && ok || bad "a refused merge left $left"
 else

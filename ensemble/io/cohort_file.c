@@ -55,6 +55,17 @@ int cohort_file_open(const char *path, int *nc, char **source, char **config, ch
     return 0;
 }
 
+int cohort_file_arithmetic(int nc)
+{
+    int generation = 1;
+    nc_type type;
+    size_t n = 0;
+    if (nc_inq_att(nc, NC_GLOBAL, "cohort_arithmetic", &type, &n) != NC_NOERR || n != 1 ||
+        nc_get_att_int(nc, NC_GLOBAL, "cohort_arithmetic", &generation) != NC_NOERR)
+        return 1;
+    return generation;
+}
+
 int cohort_file_describe(const char *path, FILE *out, char *err, size_t err_len)
 {
     int nc = -1;

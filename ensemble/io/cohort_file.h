@@ -22,6 +22,10 @@ char *cohort_file_text(int nc, const char *name);
 int cohort_file_open(const char *path, int *nc, char **source, char **config, char *err,
                      size_t len);
 
+/* The arithmetic's generation the file's numbers were computed in (its cohort_arithmetic
+ * attribute; 1 for files of cohort 0.1, which have none). */
+int cohort_file_arithmetic(int nc);
+
 /* Opens `path` read-only for its data alone (a part whose merge data is read again): 0, or -1. */
 int cohort_file_open_data(const char *path, int *nc);
 void cohort_file_close(int nc);

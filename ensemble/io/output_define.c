@@ -9,6 +9,7 @@
 
 #include "analysis/moments.h"
 #include "analysis/structure_factor.h"
+#include "backend/cohort_hd.h"
 #include "io/output_internal.h"
 
 int output_put_text(cohort_output *o, int var, const char *name, const char *text)
@@ -425,13 +426,17 @@ static int define_parameters(cohort_output *o, const output_spec *s, int dim_mem
     return COHORT_OK;
 }
 
-/* cohort_version: the version in source ("cohort 0.2.0 (git ...)"), which names the arithmetic
- * the numbers were computed in (files of 0.1 differ from 0.2's in their last bits). */
+/* cohort_version: the version in source ("cohort 0.2.0 (git ...)"); cohort_arithmetic: the
+ * generation of the arithmetic the numbers were computed in (COHORT_ARITHMETIC: files of 0.1,
+ * which have no such attribute, differ from 0.2's in their last bits; merge refuses to mix). */
 static int define_version_attribute(cohort_output *o, const char *source)
 {
     char version[32] = "";
-    if (source && sscanf(source, "cohort %31s", version) != 1) return COHORT_OK;
-    return version[0] ? output_put_text(o, NC_GLOBAL, "cohort_version", version) : COHORT_OK;
+    if (source && sscanf(source, "cohort %31s", version) == 1)
+        COHORT_CALL(output_put_text(o, NC_GLOBAL, "cohort_version", version));
+    const int generation = COHORT_ARITHMETIC;
+    NC_CALL(o, nc_put_att_int(o->ncid, NC_GLOBAL, "cohort_arithmetic", NC_INT, 1, &generation));
+    return COHORT_OK;
 }
 
 /* The global attributes: CF's, what the run was and how it was made. */

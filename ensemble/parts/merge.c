@@ -9,6 +9,7 @@
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "backend/cohort_error.h"
+#include "backend/cohort_hd.h"
 #include "config/config.h"
 #include "config/plan.h"
 #include "exit_status.h"
@@ -54,6 +55,15 @@ static int part_open(part_file *f, char *err, size_t len)
         return EXIT_BAD_INPUT;
     }
     f->count = f->held = members;
+    const int arithmetic = cohort_file_arithmetic(f->nc);
+    if (arithmetic != COHORT_ARITHMETIC) {
+        snprintf(err, len,
+                 "%s was computed in another arithmetic (generation %d, by %s; this cohort's is "
+                 "%d), whose numbers differ in their last bits: merge it with the version that "
+                 "made it, or run the part again",
+                 f->path, arithmetic, f->source, COHORT_ARITHMETIC);
+        return EXIT_BAD_INPUT;
+    }
     return 0;
 }
 
