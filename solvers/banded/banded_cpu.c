@@ -69,36 +69,62 @@ static inline void cpu_border_block(const banded_view *v, int border, double *x,
 }
 
 /* The partitioned and the chunked forms (banded_form_of), the arithmetic of the cuda backend's
- * tiled and chunked kernels (banded_numerics.h), so that both backends give the same bits: each
- * member through its form in place, with the reduced right-hand side (tips) in a thread's own
- * workspace. Slower than the sweeps across a block of members: the forms are for the systems the
- * GPU solves with many threads each. */
+ * tiled and chunked kernels (banded_numerics.h), so that both backends give the same bits. Each
+ * system goes through its form alone, so a thread gathers CPU_FORM_BLOCK members' rows (one cache
+ * line of each row) into its own contiguous columns, solves them there, and scatters them back:
+ * solved in place at the interleaved stride, every row of a long system was a TLB miss. */
+enum { CPU_FORM_BLOCK = 8 };
+
+/* One contiguous system x[0 .. n) in its form, in place (tips: the form's workspace). */
+static void cpu_form_system(const banded_view *v, banded_form form, double *x, double *tips)
+{
+    if (form == BANDED_FORM_CHUNKED) {
+        banded_chunked_system_solve(v, v->h, v->border, x, 1, tips);
+        return;
+    }
+    if (v->h == 1)
+        banded_partitioned_band_solve(v, 1, x, 1, tips);
+    else
+        banded_partitioned_band_solve(v, 2, x, 1, tips);
+    if (v->border) banded_border_close(v, v->border, x, 1);
+}
+
+/* Members [mb, mb + width) of u through their form, by way of columns (width x n doubles). */
+static void cpu_form_block(const banded_view *v, banded_form form, double *u, int64_t ld,
+                           int64_t mb, int64_t width, double *columns, double *tips)
+{
+    const int64_t n = v->n;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < width; ++j) columns[j * n + i] = u[i * ld + mb + j];
+    for (int64_t j = 0; j < width; ++j) cpu_form_system(v, form, columns + j * n, tips);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < width; ++j) u[i * ld + mb + j] = columns[j * n + i];
+}
+
 static int cpu_form_solve(const banded_view *v, banded_form form, double *u, int64_t ld, int64_t m0,
                           int64_t count, int64_t groups, int64_t group_stride)
 {
     const int64_t tips_n = form == BANDED_FORM_PARTITIONED ? v->red_n : 2 * v->h * v->n_chunk;
+    const int64_t blocks = (count + CPU_FORM_BLOCK - 1) / CPU_FORM_BLOCK;
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {
         double *tips = malloc((size_t)(tips_n > 0 ? tips_n : 1) * sizeof *tips);
-        failed = !tips;
+        double *columns = malloc((size_t)(CPU_FORM_BLOCK * v->n) * sizeof *columns);
+        failed = !tips || !columns;
 #pragma omp for schedule(static)
-        for (int64_t gm = 0; gm < groups * count; ++gm) {
-            double *x = u + (gm / count) * group_stride + m0 + gm % count;
-            if (!tips) continue;
-            if (form == BANDED_FORM_CHUNKED)
-                banded_chunked_system_solve(v, v->h, v->border, x, ld, tips);
-            else if (v->h == 1)
-                banded_partitioned_band_solve(v, 1, x, ld, tips);
-            else
-                banded_partitioned_band_solve(v, 2, x, ld, tips);
-            if (form == BANDED_FORM_PARTITIONED && v->border)
-                banded_border_close(v, v->border, x, ld);
+        for (int64_t gb = 0; gb < groups * blocks; ++gb) {
+            if (!tips || !columns) continue;
+            const int64_t mb = m0 + (gb % blocks) * CPU_FORM_BLOCK;
+            const int64_t width =
+                m0 + count - mb < CPU_FORM_BLOCK ? m0 + count - mb : CPU_FORM_BLOCK;
+            cpu_form_block(v, form, u + (gb / blocks) * group_stride, ld, mb, width, columns, tips);
         }
         free(tips);
+        free(columns);
     }
     return failed ? COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld doubles of a solve's workspace",
-                                (long long)tips_n)
+                                (long long)(tips_n + CPU_FORM_BLOCK * v->n))
                   : COHORT_OK;
 }
 

@@ -7,12 +7,24 @@
 #include "models/model1d/model1d_kernels.h"
 #include "models/model1d/model1d_numerics.h"
 
-/* drift[m - m0] = field_member_mean of each member of x */
+enum { MEAN_BLOCK = 32 }; /* members summed side by side: four cache lines of each row */
+
+/* drift[m - m0] = field_member_mean of each member of x: the same sums in the same row order,
+ * but row by row across a block of members (a member at a time, at the interleaved stride, was a
+ * cache and TLB miss a row: a quarter of a long system's step on the cpu). */
 static void member_means(const double *x, int64_t n, int64_t ld, int64_t m0, int64_t count,
                          double *drift)
 {
+    const int64_t blocks = (count + MEAN_BLOCK - 1) / MEAN_BLOCK;
 #pragma omp parallel for schedule(static)
-    for (int64_t m = m0; m < m0 + count; ++m) drift[m - m0] = field_member_mean(x + m, n, ld);
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t mb = m0 + b * MEAN_BLOCK;
+        const int64_t width = m0 + count - mb < MEAN_BLOCK ? m0 + count - mb : MEAN_BLOCK;
+        double sum[MEAN_BLOCK] = {0.0};
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < width; ++j) sum[j] += x[i * ld + mb + j];
+        for (int64_t j = 0; j < width; ++j) drift[mb - m0 + j] = sum[j] / (double)n;
+    }
 }
 
 /* The right-hand side into out, row by row across the members, then the banded solve in place. */
