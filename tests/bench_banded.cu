@@ -540,13 +540,12 @@ static void bench_one(context *c, int64_t n, int64_t m)
     /* the chunked solve (a thread a chunk of a system, in registers) */
     for (int k = 0; k < 4; ++k) {
         b.view = banded_solver_view(s[k]);
-        if (cohort_cuda_banded_chunk_width(b.view) == 0) continue;
+        if (banded_chunk_width(b.view) == 0) continue;
         b.path = COHORT_CUDA_BANDED_CHUNKED;
         b.tile_bytes = 0;
         const double ms = time_median(c, restore_u, run_ours, &b);
         char name[64];
-        snprintf(name, sizeof name, "%s [chunked w%d]", names[k],
-                 cohort_cuda_banded_chunk_width(b.view));
+        snprintf(name, sizeof name, "%s [chunked w%d]", names[k], banded_chunk_width(b.view));
         emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
              sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
     }

@@ -14,6 +14,12 @@ test_needs_backend "$cohort" cuda
 test_workdir "$dir"
 SPECTRAL_RTOL=${SPECTRAL_RTOL:-1e-15}
 
+# spectral_run BACKEND: the example of $model with the structure factor on
+spectral_run() {
+    "$cohort" run "$example" --quiet --set analysis.structure_factor=true --backend "$1" \
+        -o "$model-sf-$1.nc" 2> "$model-sf-$1.err"
+}
+
 "$cohort" models --table | tail -n +2 > table.tsv || bad "cohort models --table"
 for model in $(cut -f1 table.tsv | uniq); do
     line=$(grep "^$model	" table.tsv | head -1)
@@ -37,10 +43,6 @@ for model in $(cut -f1 table.tsv | uniq); do
     done
     [ "$steady" = 1 ] && continue
     # the structure factor, where the model has one: cuFFT against GSL
-    spectral_run() {
-        "$cohort" run "$example" --quiet --set analysis.structure_factor=true --backend "$1" \
-            -o "$model-sf-$1.nc" 2> "$model-sf-$1.err"
-    }
     if ! spectral_run cpu; then
         grep -q "structure_factor" "$model-sf-cpu.err" ||
             bad "$model: the structure factor on cpu: $(cat "$model-sf-cpu.err")"

@@ -295,8 +295,7 @@ static void run_batch(const cohort_backend *be, kind_fixture *k, banded_solver *
                 continue;
             if (path == COHORT_CUDA_BANDED_WARP && cohort_cuda_banded_warp_width(view, budget) == 0)
                 continue;
-            if (path == COHORT_CUDA_BANDED_CHUNKED && cohort_cuda_banded_chunk_width(view) == 0)
-                continue;
+            if (path == COHORT_CUDA_BANDED_CHUNKED && banded_chunk_width(view) == 0) continue;
             solve_on(be, s, u, d, y, n, ld, path, budget);
             const double pd = max_relative_difference(y, x, n, ld, &same);
             EXPECT(pd <= PATH_AGREEMENT_RTOL,
@@ -505,8 +504,7 @@ static void chunked_too_long(const cohort_backend *be)
     EXPECT(rc == COHORT_OK, "n = %lld: %s", (long long)n, cohort_error_detail());
     if (rc == COHORT_OK) {
         const banded_view *view = banded_solver_view(s);
-        EXPECT(cohort_cuda_banded_chunk_width(view) == 0, "no chunked width at n = %lld",
-               (long long)n);
+        EXPECT(banded_chunk_width(view) == 0, "no chunked width at n = %lld", (long long)n);
         EXPECT(cohort_cuda_banded_solve_path(view, u, 1, 0, 1, COHORT_CUDA_BANDED_CHUNKED, 0) ==
                    COHORT_ERR_INVALID_ARGUMENT,
                "chunked path forced at n = %lld refused", (long long)n);

@@ -16,12 +16,9 @@
 
 enum { FUNCTIONS = 6 }; /* reciprocal, inverse sqrt, sin pi, cos pi, fifth root, fma */
 
-__global__ void shared_functions_kernel(const double *x, double *out, int n)
+/* The functions of one argument triple a (positive, angle, ratio) into o, on either side. */
+COHORT_HD void shared_functions(const double *a, double *o)
 {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    const double *a = x + k * 3;
-    double *o = out + k * FUNCTIONS;
     o[0] = cohort_reciprocal(a[0]);
     o[1] = cohort_inverse_sqrt(a[0]);
     cohort_sincospi(a[1], &o[2], &o[3]);
@@ -29,13 +26,10 @@ __global__ void shared_functions_kernel(const double *x, double *out, int n)
     o[5] = cohort_mul_add(a[1], a[2], a[0]);
 }
 
-static void host_functions(const double *a, double *o)
+__global__ void shared_functions_kernel(const double *x, double *out, int n)
 {
-    o[0] = cohort_reciprocal(a[0]);
-    o[1] = cohort_inverse_sqrt(a[0]);
-    cohort_sincospi(a[1], &o[2], &o[3]);
-    o[4] = cohort_fifth_root(a[2]);
-    o[5] = cohort_mul_add(a[1], a[2], a[0]);
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) shared_functions(x + k * 3, out + k * FUNCTIONS);
 }
 
 int main(int argc, char **argv)
@@ -75,7 +69,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < FUNCTIONS; ++f) first[f] = -1;
     for (int k = 0; err == cudaSuccess && k < n; ++k) {
         double want[FUNCTIONS];
-        host_functions(x + k * 3, want);
+        shared_functions(x + k * 3, want);
         for (int f = 0; f < FUNCTIONS; ++f)
             if (memcmp(&want[f], &got[k * FUNCTIONS + f], sizeof(double)) != 0) {
                 if (first[f] < 0) first[f] = k;

@@ -242,11 +242,10 @@ int run_checkpoint_matches(run_state *s)
         report(REPORT_ERROR, "--resume: %s", cohort_error_message());
         return 0;
     }
-    int64_t saved_chunk = 0, arithmetic = 1; /* checkpoints before cohort 0.2.0 have none */
+    int64_t saved_chunk = 0, arithmetic = 0;
     if (!run_checkpoint_same_config(s, &saved_chunk)) return 0;
-    if (checkpoint_get(s->ck, "arithmetic", NULL) &&
-        checkpoint_get_i64(s->ck, "arithmetic", &arithmetic) != COHORT_OK)
-        arithmetic = 0;
+    if (checkpoint_get_i64(s->ck, "arithmetic", &arithmetic) != COHORT_OK)
+        arithmetic = 1; /* a checkpoint of cohort 0.1 has none */
     if (arithmetic != COHORT_ARITHMETIC) {
         report(REPORT_ERROR,
                "--resume: %s was written by a cohort of another arithmetic (generation %lld, this "

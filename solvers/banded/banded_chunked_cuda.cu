@@ -410,11 +410,6 @@ static chunked_kernel_fn chunked_kernel_for(const banded_view *v, int stage)
                      : chunked_kernel_staged<2, 0, 1>(stage);
 }
 
-extern "C" int cohort_cuda_banded_chunk_width(const banded_view *v)
-{
-    return banded_chunk_width(v);
-}
-
 /* How much of the factor a launch stages (STAGE_*): none below CHUNK_STAGE_MIN_CHUNKS chunks,
  * else the most that fits in a block's shared memory beside `base` bytes. */
 static int chunked_stage_for(const banded_view *v, size_t base)
@@ -463,7 +458,7 @@ static int chunked_launch_staged(chunked_kernel_fn kernel, int threads, size_t s
 int banded_chunked_launch(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
                           int64_t groups, int64_t group_stride)
 {
-    int w = cohort_cuda_banded_chunk_width(v);
+    int w = banded_chunk_width(v);
     if (w == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "n = %lld rows make %d chunks of %d; the chunked solve takes at most %d",

@@ -301,13 +301,6 @@ __global__ void __launch_bounds__(TILED_MAX_BLOCK_THREADS)
     }
 }
 
-static size_t tile_bytes_for(const banded_view *v, int width)
-{
-    return ((size_t)(v->n + v->n_seg) * width + (size_t)width * (size_t)v->red_n +
-            (size_t)width * (size_t)v->border) *
-           sizeof(double);
-}
-
 extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_bytes)
 {
     if (tile_bytes == 0) tile_bytes = TILE_DEFAULT_BYTES;
@@ -317,7 +310,7 @@ extern "C" int cohort_cuda_banded_tile_width(const banded_view *v, size_t tile_b
     int width = 1;
     while (2 * width * v->n_seg <= TILE_THREADS) width *= 2;
     for (; width >= TILE_MIN_WIDTH; width /= 2)
-        if (tile_bytes_for(v, width) <= tile_bytes) return width;
+        if ((size_t)banded_tile_bytes(v, width) <= tile_bytes) return width;
     return 0;
 }
 
@@ -375,7 +368,7 @@ static int tiled_group_threads(const banded_view *v, int width)
 
 static int64_t tiled_area_doubles(const banded_view *v, int width)
 {
-    return (int64_t)((tile_bytes_for(v, width) / sizeof(double) + 1) & ~(size_t)1);
+    return (int64_t)(((size_t)banded_tile_bytes(v, width) / sizeof(double) + 1) & ~(size_t)1);
 }
 
 /* TILED_SHARED's tiles for tiles of at most `width` members: the width (narrowed down to 4

@@ -432,7 +432,7 @@ static banded_warp_kernel_fn<Rhs> banded_warp_kernel_for(banded_warp_widths<W, R
 static inline int banded_warp_tiles_a_block(const banded_view *v, int width)
 {
     const size_t factor = (size_t)banded_warp_factor_doubles(*v) * sizeof(double);
-    const size_t tile = (size_t)v->n * (size_t)width * sizeof(double);
+    const size_t tile = (size_t)banded_warp_tile_bytes(v, width);
     const size_t limit = cohort_cuda_shared_limit_bytes();
     if (factor >= limit) return 0;
     const size_t warps = (limit - factor) / tile;
@@ -443,8 +443,8 @@ static inline int banded_warp_tiles_a_block(const banded_view *v, int width)
  * WARP_DEFAULT_BYTES), else 0. */
 static inline int banded_warp_tiles_within(const banded_view *v, int width, size_t tile_bytes)
 {
-    const size_t bytes = (size_t)v->n * (size_t)width * sizeof(double);
-    return bytes <= (tile_bytes ? tile_bytes : WARP_DEFAULT_BYTES)
+    return (size_t)banded_warp_tile_bytes(v, width) <=
+                   (tile_bytes ? tile_bytes : WARP_DEFAULT_BYTES)
                ? banded_warp_tiles_a_block(v, width)
                : 0;
 }

@@ -72,9 +72,6 @@ int cohort_cuda_banded_tile_groups(const struct banded_view *v, size_t tile_byte
  * at tile_bytes, by the occupancy calculator (0 when no tile fits). */
 int cohort_cuda_banded_resident_members(const struct banded_view *v, size_t tile_bytes, int shared);
 
-/* The systems a block of the CHUNKED path holds for v (0: n_band is too long for it). */
-int cohort_cuda_banded_chunk_width(const struct banded_view *v);
-
 /* The systems per warp tile that the WARP path uses for v at tile_bytes (0: none fits). */
 int cohort_cuda_banded_warp_width(const struct banded_view *v, size_t tile_bytes);
 

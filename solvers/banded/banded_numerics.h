@@ -132,14 +132,27 @@ COHORT_HD int banded_chunk_width(const banded_view *v)
     return w;
 }
 
+/* Bytes of a tiled block's tile of `width` members: their rows, a padding row a segment, their
+ * reduced right-hand sides and border values (the TILED kernels' shared memory). */
+COHORT_HD int64_t banded_tile_bytes(const banded_view *v, int width)
+{
+    return ((v->n + v->n_seg) * width + (int64_t)width * v->red_n + (int64_t)width * v->border) *
+           (int64_t)sizeof(double);
+}
+
+/* Bytes of a warp tile of `width` members: their rows (the WARP kernels' shared memory). */
+COHORT_HD int64_t banded_warp_tile_bytes(const banded_view *v, int width)
+{
+    return v->n * width * (int64_t)sizeof(double);
+}
+
 COHORT_HD banded_form banded_form_of(const banded_view *v)
 {
-    const int64_t tile_doubles = v->n + v->n_seg + v->red_n + v->border; /* one member's tile */
     if (v->prefer_partitioned && v->n_seg > 1 && v->n_seg <= BANDED_TILE_THREADS &&
-        tile_doubles * (int64_t)sizeof(double) <= BANDED_TILE_BYTES)
+        banded_tile_bytes(v, 1) <= BANDED_TILE_BYTES)
         return BANDED_FORM_PARTITIONED;
     const int warp_tile_fits =
-        v->n * BANDED_WARP_MIN_WIDTH * (int64_t)sizeof(double) <= BANDED_WARP_TILE_BYTES;
+        banded_warp_tile_bytes(v, BANDED_WARP_MIN_WIDTH) <= BANDED_WARP_TILE_BYTES;
     const int w = banded_chunk_width(v);
     const int chunked = w > 0 && (v->h == 1 || w >= (v->border ? BANDED_CHUNK_MIN_WIDTH_PERIODIC
                                                                : BANDED_CHUNK_MIN_WIDTH_PENTA));

@@ -12,12 +12,20 @@
 extern "C" {
 #endif
 
-/* The mean of member x[j * s], j = 0..n-1 (the drift of a deviation). */
+/* The mean of member x[j * s], j = 0..n-1 (the drift of a deviation): its values summed in
+ * order j = 0, 1, ..., n - 1 from 0, then field_mean_of_sum. A loop that sums several members
+ * side by side (model1d_cpu.c) adds each member's values in that order and ends with the same
+ * division, so it gives these bits. */
+COHORT_HD double field_mean_of_sum(double sum, int64_t n)
+{
+    return sum / (double)n;
+}
+
 COHORT_HD double field_member_mean(const double *x, int64_t n, int64_t s)
 {
     double sum = 0.0;
     for (int64_t j = 0; j < n; ++j) sum += x[j * s];
-    return sum / (double)n;
+    return field_mean_of_sum(sum, n);
 }
 
 /* <C> and <C^2> of member x[j * s] (periodic trapezoid = plain mean on a periodic grid): with

@@ -23,7 +23,7 @@ static void member_means(const double *x, int64_t n, int64_t ld, int64_t m0, int
         double sum[MEAN_BLOCK] = {0.0};
         for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < width; ++j) sum[j] += x[i * ld + mb + j];
-        for (int64_t j = 0; j < width; ++j) drift[mb - m0 + j] = sum[j] / (double)n;
+        for (int64_t j = 0; j < width; ++j) drift[mb - m0 + j] = field_mean_of_sum(sum[j], n);
     }
 }
 
