@@ -29,9 +29,14 @@ typedef struct sobol_units {
  * COHORT_ERR_INVALID_ARGUMENT (d outside [1, SOBOL_MAX_PARAMETERS], sizes < 1),
  * COHORT_ERR_NO_MEMORY. */
 int sobol_units_alloc(sobol_units *s, int d, int64_t base_points, int64_t unit);
+/* n_units units, filled by sobol_units_add_to (sobol_stream.h's units of members). Errors as
+ * sobol_units_alloc's. */
+int sobol_units_alloc_count(sobol_units *s, int d, int64_t n_units);
 void sobol_units_free(sobol_units *s);
-/* Adds base point b's d + 2 values f[arm] (A, B, AB_1 .. AB_d). */
+/* Adds base point b's d + 2 values f[arm] (A, B, AB_1 .. AB_d) to its unit b / unit. */
 void sobol_units_add(sobol_units *s, int64_t b, const double *f);
+/* Adds a base point's values f to unit u (nothing where one is not finite). */
+void sobol_units_add_to(sobol_units *s, int64_t u, const double *f);
 
 /* The indices over the units draw[0 .. n) (draw NULL: every unit once, in order): first[j] and
  * total[j], NaN where fewer than two base points count or V is 0. */

@@ -93,45 +93,77 @@ if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; the
         bad "3 ranks differ: $(cat ranks.cmp)"
 fi
 
-# the indices in the run itself (analysis.sensitivity = sobol): the same as analyze's, and the
-# same bits in chunks, parts merged, on ranks and across a kill and --resume
+# the indices in the run itself (analysis.sensitivity = sobol), streamed as the records arrive:
+# the same bits as analyze's from the member series
+sobol_vars="sobol_first sobol_total sobol_first_ci95 sobol_total_ci95"
 run decay.ini --set analysis.sensitivity=sobol -o inrun.nc || bad "run with analysis.sensitivity"
 "$python" "$here/check_sensitivity.py" inrun.nc inrun.nc --diffusion
 check_python $? "the run's own Sobol indices against numpy and the closed form"
-"$compare" decay.analysis.nc inrun.nc sobol_first sobol_total sobol_first_ci95 sobol_total_ci95 \
-    > inrun.cmp || bad "the run's indices differ from analyze's: $(cat inrun.cmp)"
-sobol_vars="sobol_first sobol_total sobol_first_ci95 sobol_total_ci95"
-run decay.ini --set analysis.sensitivity=sobol --set ensemble.chunk=300 -o inrun300.nc ||
-    bad "chunked run with analysis.sensitivity"
-"$compare" inrun.nc inrun300.nc $sobol_vars > inrun300.cmp || bad "chunk 300: $(cat inrun300.cmp)"
-run decay.ini --set analysis.sensitivity=sobol --members 0:8192 -o ipart-a.nc || bad "part a"
-run decay.ini --set analysis.sensitivity=sobol --members 8192:16384 -o ipart-b.nc || bad "part b"
-"$cohort" merge --quiet ipart-a.nc ipart-b.nc -o imerged.nc || bad "merge of sensitivity parts"
-"$compare" inrun.nc imerged.nc $sobol_vars > imerged.cmp || bad "merged: $(cat imerged.cmp)"
+"$compare" decay.analysis.nc inrun.nc $sobol_vars > inrun.cmp ||
+    bad "the run's indices differ from analyze's: $(cat inrun.cmp)"
+
+# streamed with no member series: a base point's 4 arms x 3 replicates are 12 members, which
+# chunks of 7 and 1,000 and the part boundary at 8,192 cut; the same bits in chunks, parts merged,
+# on ranks and across kills and --resume, and no per-member series in the file
+cat > stream.ini <<'INI'
+[model]
+name = ch1d
+[grid]
+n = 32
+[time]
+t_end = 1
+output_every = 0.25
+[ensemble]
+seed = 5
+[sweep]
+design = saltelli
+points = 1024
+replicates = 3
+initial.mean = -0.4:0.4
+initial.amplitude = 0.01:0.1:log
+[analysis]
+sensitivity = sobol
+INI
+run stream.ini -o stream.nc || bad "streamed run"
+"$cohort" info stream.nc | grep -q "variables.*sobol_first(t, parameter, statistic)" ||
+    bad "no sobol_first in the streamed run's file"
+"$cohort" info stream.nc | grep -Eq "variables.*(ell|C_variance)\(t, member\)" &&
+    bad "the streamed run's file keeps per-member series"
+for chunk in 7 1000; do
+    run stream.ini --set ensemble.chunk=$chunk -o stream$chunk.nc || bad "chunks of $chunk"
+    "$compare" stream.nc stream$chunk.nc $sobol_vars > stream$chunk.cmp ||
+        bad "chunks of $chunk: $(cat stream$chunk.cmp)"
+done
+run stream.ini --members 0:8192 --set ensemble.chunk=100 -o spart-a.nc || bad "part a"
+run stream.ini --members 8192:12288 -o spart-b.nc || bad "part b"
+"$cohort" merge --quiet spart-a.nc spart-b.nc -o smerged.nc || bad "merge of streamed parts"
+"$compare" stream.nc smerged.nc $sobol_vars > smerged.cmp || bad "merged: $(cat smerged.cmp)"
 if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; then
-    "$mpirun" --oversubscribe --allow-run-as-root -np 3 "$cohort" run decay.ini --quiet \
-        --backend "$backend" --set analysis.sensitivity=sobol -o iranks.nc || bad "3 ranks"
-    "$compare" inrun.nc iranks.nc $sobol_vars > iranks.cmp || bad "3 ranks: $(cat iranks.cmp)"
+    "$mpirun" --oversubscribe --allow-run-as-root -np 3 "$cohort" run stream.ini --quiet \
+        --backend "$backend" -o sranks.nc || bad "3 ranks"
+    "$compare" stream.nc sranks.nc $sobol_vars > sranks.cmp || bad "3 ranks: $(cat sranks.cmp)"
 fi
+# killed: 16,384 base points (196,608 members) in chunks of 2,000, checkpointed as often as it can
+run stream.ini --set sweep.points=16384 --set ensemble.chunk=2000 -o big.nc || bad "big run"
 resumed=0
 for attempt in 1 2 3 4 5 6 7 8; do
-    "$cohort" run decay.ini --quiet --backend "$backend" --set analysis.sensitivity=sobol \
-        --set output.checkpoint_every=0.05 -o killed.nc $resume &
+    "$cohort" run stream.ini --quiet --backend "$backend" --set sweep.points=16384 \
+        --set ensemble.chunk=2000 --set output.checkpoint_every=0.01 -o killed.nc $resume &
     pid=$!
     i=0
     while [ ! -e killed.nc.checkpoint ] && [ $i -lt 400 ] && kill -0 $pid 2> /dev/null; do
         sleep 0.01; i=$((i + 1))
     done
-    sleep 0.1
+    sleep 0.2
     kill -9 $pid 2> /dev/null
     wait $pid 2> /dev/null && break
     resume=--resume resumed=$((resumed + 1))
 done
-[ -e killed.nc ] || "$cohort" run decay.ini --quiet --backend "$backend" \
-    --set analysis.sensitivity=sobol --set output.checkpoint_every=0.05 -o killed.nc --resume ||
-    bad "resume after $resumed kills"
+[ -e killed.nc ] || "$cohort" run stream.ini --quiet --backend "$backend" \
+    --set sweep.points=16384 --set ensemble.chunk=2000 --set output.checkpoint_every=0.01 \
+    -o killed.nc --resume || bad "resume after $resumed kills"
 echo "killed $resumed times and resumed"
-"$compare" inrun.nc killed.nc $sobol_vars ell C > killed.cmp || bad "resumed: $(cat killed.cmp)"
+"$compare" big.nc killed.nc $sobol_vars ell_mean > killed.cmp || bad "resumed: $(cat killed.cmp)"
 
 # wrong designs, each refused with its key and nothing written
 expect_refusal bad.nc "sweep.design = 'latin': expected grid, zip, lhs, sobol or saltelli" \
@@ -151,8 +183,8 @@ expect_refusal bad.nc "sweep.points = '0': expected an integer in \[1, 2\^32\]" 
     "$cohort" run lhs.ini --set sweep.points=0 -o bad.nc
 expect_refusal bad.nc "analysis.sensitivity = sobol: Sobol indices need the A, B and AB_j members" \
     "$cohort" run lhs.ini --set analysis.sensitivity=sobol -o bad.nc
-expect_refusal bad.nc "--sensitivity: ipart-a.nc is a part \(members \[0, 8192\) of 16384" \
-    "$cohort" analyze ipart-a.nc --sensitivity -o bad.nc
+expect_refusal bad.nc "--sensitivity: spart-a.nc is a part \(members \[0, 8192\) of 12288" \
+    "$cohort" analyze spart-a.nc --sensitivity -o bad.nc
 expect_refusal bad.nc "--sensitivity: lhs.nc's run has sweep.design = lhs" \
     "$cohort" analyze lhs.nc --sensitivity -o bad.nc
 test_summary

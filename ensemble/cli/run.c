@@ -97,7 +97,8 @@ static void print_run_usage(FILE *out)
             "parameters (cohort models lists them); members = points x replicates. With\n"
             "design = lhs|sobol|saltelli a swept key takes a range lo:hi or lo:hi:log and\n"
             "sweep.points (else ensemble.members) sets the points; saltelli runs d + 2 members\n"
-            "a point (A, B, AB_1 .. AB_d), whose indices cohort analyze --sensitivity computes.\n");
+            "a point (A, B, AB_1 .. AB_d), whose Sobol indices analysis.sensitivity = sobol\n"
+            "streams in the run (cohort analyze --sensitivity: from a file's member series).\n");
 }
 /* cohort run's arguments into opt, the --set arguments and the configuration's path: -1 to go
  * on, else the exit status (0 for --help). */

@@ -350,8 +350,8 @@ static const config_key common[] = {
      .meaning = "sobol (with sweep.design = saltelli): first-order and total Sobol indices of "
                 "every swept key, sobol_first(t, parameter, statistic) and sobol_total with "
                 "bootstrap intervals, of each member's length and field variance at every "
-                "record (the run keeps output.member_series) and its final field's mean and "
-                "variance (with output.archive = final)"},
+                "record and its final field's mean, streamed as the records arrive (no "
+                "per-member history kept)"},
     {.section = "analysis",
      .name = "structure_factor",
      .type = CONFIG_BOOL,

@@ -604,8 +604,7 @@ static int plan_bootstrap_unit(const cohort_config *c, run_plan *p, char *err, s
     return EXIT_BAD_INPUT;
 }
 
-/* analysis.sensitivity = sobol: a Saltelli design of an evolving model, whose members' series
- * the file keeps (output.member_series on). 0, or 2 naming the key. */
+/* analysis.sensitivity = sobol: a Saltelli design of an evolving model. 0, or 2 naming the key. */
 static int plan_sensitivity(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     const config_value *key = config_get(c, "analysis", "sensitivity");
@@ -619,7 +618,6 @@ static int plan_sensitivity(const cohort_config *c, run_plan *p, char *err, size
         snprintf(err, len, "%s: analysis.sensitivity = %s: %s", key->origin, key->text, why);
         return EXIT_BAD_INPUT;
     }
-    p->member_series = 1; /* the series the indices are of */
     return 0;
 }
 

@@ -413,6 +413,15 @@ int output_write_merge_sums(cohort_output *o, int64_t record, const double *sums
     return COHORT_OK;
 }
 
+int output_write_merge_sobol(cohort_output *o, int64_t record, const double *values)
+{
+    int grp;
+    NC_CALL(o, merge_group(o, &grp));
+    const size_t at[2] = {(size_t)record, 0}, size[2] = {1, (size_t)o->merge_sobol_values};
+    NC_CALL(o, nc_put_vara_double(grp, o->var_merge_sobol, at, size, values));
+    return COHORT_OK;
+}
+
 int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count, const double *features)
 {
     int grp;
@@ -607,8 +616,10 @@ int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
     static const char *const meanings[4] = {
         "first-order Sobol index: mean(f_B (f_ABj - f_A)) / V (Saltelli et al. 2010, Table 2 b)",
         "total Sobol index: mean((f_A - f_ABj)^2) / (2 V) (Saltelli et al. 2010, Table 2 f)",
-        "95% bootstrap percentile interval of sobol_first over units of base points",
-        "95% bootstrap percentile interval of sobol_total over units of base points"};
+        "95% bootstrap percentile interval of sobol_first over units of members (each base "
+        "point's arms in the unit of its first member)",
+        "95% bootstrap percentile interval of sobol_total over units of members (each base "
+        "point's arms in the unit of its first member)"};
     const double *data[4] = {s->first, s->total, s->first_ci, s->total_ci};
     int dims[4], var_t, var_param, var_stat, var[4];
     NC_CALL(o, nc_redef(o->ncid));
@@ -618,7 +629,7 @@ int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
     COHORT_CALL(string_labels(o, "statistic", "statistic_name", s->n_stats, "per-member statistic",
                               &dims[2], &var_stat));
     COHORT_CALL(dimension(o, "bound", 2, &dims[3]));
-    const long long counts[3] = {s->base_points, s->units, s->resamples};
+    const long long counts[4] = {s->base_points, s->units, s->resamples, s->unit_members};
     for (int q = 0; q < 4; ++q) {
         NC_CALL(o, nc_def_var(o->ncid, names[q], NC_DOUBLE, q < 2 ? 3 : 4, dims, &var[q]));
         COHORT_CALL(output_put_text(o, var[q], "long_name", meanings[q]));
@@ -630,6 +641,8 @@ int output_write_sensitivity(cohort_output *o, const output_sensitivity *s)
             NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "units_resampled", NC_INT64, 1,
                                            &counts[1]));
             NC_CALL(o, nc_put_att_longlong(o->ncid, var[q], "resamples", NC_INT64, 1, &counts[2]));
+            NC_CALL(o,
+                    nc_put_att_longlong(o->ncid, var[q], "unit_members", NC_INT64, 1, &counts[3]));
         }
     }
     NC_CALL(o, nc_enddef(o->ncid));

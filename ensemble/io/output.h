@@ -79,12 +79,15 @@ typedef struct output_spec {
      * member_first / merge_unit), merge_statistics accumulators of moments per record (ell,
      * mass, then the series), the structure factor's block sums (MOMENTS_BLOCK members each,
      * merge_sum_rows values per block and record; 0: none) and its units' sums of eq. 6, and, with
-     * merge_features, each member's k-means features (its final field as archived, n values) */
+     * merge_features, each member's k-means features (its final field as archived, n values),
+     * and, with merge_sobol_values > 0, the Sobol sums of each record (analysis/sobol_stream.h's
+     * saved state, that many values) */
     int64_t member_first, part_of;
     int64_t merge_unit;
     int merge_statistics;
     int64_t merge_sum_rows;
     int merge_features;
+    int64_t merge_sobol_values;
     /* the final rename may replace what stands at path (--overwrite); else nothing may */
     int replace;
     /* global attributes; run_id: the identity of the run a file and its checkpoint share */
@@ -183,6 +186,7 @@ int output_has_label_map(const cohort_output *o);
 int output_write_merge_moments(cohort_output *o, int statistic, int64_t record, const void *units);
 int output_write_merge_sums(cohort_output *o, int64_t record, const double *sums);
 int output_write_merge_k1_units(cohort_output *o, int64_t record, const double *sums);
+int output_write_merge_sobol(cohort_output *o, int64_t record, const double *values);
 int output_write_merge_features(cohort_output *o, int64_t m0, int64_t count,
                                 const double *features);
 
@@ -220,7 +224,7 @@ typedef struct output_sensitivity {
     int n_params, n_stats;
     const char *const *params, *const *stats;
     const char *meaning; /* what the statistics are, for the variables' comment */
-    int64_t base_points, units, resamples;
+    int64_t base_points, units, resamples, unit_members;
     const double *first, *total, *first_ci, *total_ci;
 } output_sensitivity;
 int output_write_sensitivity(cohort_output *o, const output_sensitivity *s);

@@ -299,7 +299,9 @@ static int define_merge_group(cohort_output *o, const output_spec *s, int dim_me
     NC_CALL(o, nc_put_att_longlong(grp, NC_GLOBAL, "unit_members", NC_INT64, 1, &unit));
     NC_CALL(o, nc_def_dim(grp, "block", (size_t)o->merge_blocks, &dim_block));
     NC_CALL(o, nc_def_dim(grp, "unit", (size_t)o->merge_units, &dim_unit));
-    o->var_merge_moments = o->var_merge_sums = o->var_merge_k1 = o->var_merge_features = -1;
+    o->var_merge_moments = o->var_merge_sums = o->var_merge_k1 = o->var_merge_features =
+        o->var_merge_sobol = -1;
+    o->merge_sobol_values = s->merge_sobol_values;
     if (s->merge_statistics > 0) {
         NC_CALL(o, nc_def_dim(grp, "statistic", (size_t)s->merge_statistics, &dim_statistic));
         NC_CALL(o, nc_def_dim(grp, "moment", 3, &dim_moment));
@@ -323,6 +325,16 @@ static int define_merge_group(cohort_output *o, const output_spec *s, int dim_me
         COHORT_CALL(output_put_text(o, o->var_merge_k1, "long_name",
                                     "sum over each unit of members of their sums of S and S/|k| "
                                     "over k != 0 (cuSten eq. 6; in member order)"));
+    }
+    if (s->merge_sobol_values > 0) {
+        int dim_value;
+        NC_CALL(o, nc_def_dim(grp, "sobol_value", (size_t)s->merge_sobol_values, &dim_value));
+        const int dims[2] = {dim_t, dim_value};
+        NC_CALL(o, nc_def_var(grp, "sobol_sums", NC_DOUBLE, 2, dims, &o->var_merge_sobol));
+        COHORT_CALL(output_put_text(o, o->var_merge_sobol, "long_name",
+                                    "the Sobol estimators' sums of each unit of members, and the "
+                                    "values of the base points the part cuts (each statistic in "
+                                    "turn; analysis/sobol_stream.h)"));
     }
     if (s->merge_features) {
         const size_t chunk[2] = {

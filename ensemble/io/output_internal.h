@@ -28,7 +28,8 @@ struct cohort_output {
     int64_t member_first; /* the global index of the file's first member */
     int64_t merge_blocks; /* a part's structure-factor blocks (0: not a part) */
     int64_t merge_units;  /* a part's units of the statistics (0: not a part) */
-    int var_merge_moments, var_merge_sums, var_merge_k1, var_merge_features;
+    int var_merge_moments, var_merge_sums, var_merge_k1, var_merge_features, var_merge_sobol;
+    int64_t merge_sobol_values;
     char *path, *partial;
     int replace;   /* the spec's replace */
     int in_memory; /* no file on disk: nothing to rename or remove */

@@ -20,6 +20,7 @@
 #include "io/sidecar.h"
 #include "parts/part_features.h"
 #include "report.h"
+#include "results/analyze_sensitivity.h"
 #include "results/finish.h"
 
 typedef struct part_file {
@@ -215,6 +216,25 @@ static int part_accumulate_sums(const part_file *f, const run_plan *p, const cha
     return COHORT_OK;
 }
 
+/* The part's Sobol sums of every record joined to the whole run's (sobol_stream_join). */
+static int part_accumulate_sobol(const part_file *f, const run_plan *p, sobol_stream *whole)
+{
+    const int64_t end = f->first + f->count, n = sensitivity_stream_values(p, f->first, end);
+    const size_t want[3] = {(size_t)p->n_records, (size_t)n, 0}; /* the message reads 3 */
+    int grp = -1, var = -1;
+    COHORT_CALL(part_merge_variable(f, "sobol_sums", 2, want, &grp, &var));
+    double *sums = malloc((size_t)n * sizeof *sums);
+    int rc = sums ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the Sobol sums");
+    for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
+        const size_t at[2] = {(size_t)r, 0}, size[2] = {1, (size_t)n};
+        if (cohort_file_read_double(grp, var, at, size, sums))
+            rc = COHORT_FAIL(COHORT_ERR_IO, "%s: merge/sobol_sums unreadable", f->path);
+        if (rc == COHORT_OK) rc = sobol_stream_join(whole, r, f->first, end, sums);
+    }
+    free(sums);
+    return rc;
+}
+
 /* A part's accumulators into the whole run's: its diverged flags, the units of its statistics
  * and its structure-factor sums (k-means reads its features where they lie: part_features.h). A
  * part that does not hold what its configuration asks for is bad input (*bad). */
@@ -227,6 +247,7 @@ static int part_accumulate(const part_file *f, const run_plan *p, run_accumulato
         cohort_file_read_byte(grp, var, &at0, &members, a->diverged + f->first))
         return COHORT_FAIL(COHORT_ERR_IO, "%s: diverged unreadable", f->path);
     COHORT_CALL(part_accumulate_moments(f, p, a));
+    if (a->sobol) COHORT_CALL(part_accumulate_sobol(f, p, a->sobol));
     structure_factor *sf = a->sf;
     if (sf) {
         COHORT_CALL(

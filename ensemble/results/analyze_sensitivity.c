@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/sobol.h"
+#include "analysis/sobol_stream.h"
 #include "backend/cohort_error.h"
 #include "config/config_schema.h"
 #include "fields/fields.h"
@@ -20,34 +21,56 @@ typedef struct series {
     const double *values;
 } series;
 
-/* The indices of one statistic at one record (values[g] of every member) into first, total and
- * their intervals at [j * stride] (j the parameter). Each replicate of a base point is a base
- * point of its own: its arms share its noise (layout_noise_stream, backend/layout_numerics.h). */
-static int indices_at(const run_plan *p, const double *values, int resamples, double *first,
-                      double *total, double *first_ci, double *total_ci, int64_t stride)
+int sensitivity_statistics(const run_plan *p, const char **names)
 {
-    const int d = p->n_sweeps;
-    const int64_t arms = design_saltelli_arms(d), reps = p->replicates;
-    const int64_t samples = p->points / arms * reps;
-    sobol_units s;
-    COHORT_CALL(sobol_units_alloc(&s, d, samples, moments_unit_size(samples)));
-    for (int64_t b = 0; b < samples; ++b) {
-        double f[SOBOL_MAX_PARAMETERS + 2];
-        const int64_t base = b / reps, rep = b % reps;
-        for (int64_t arm = 0; arm < arms; ++arm) f[arm] = values[(base * arms + arm) * reps + rep];
-        sobol_units_add(&s, b, f);
-    }
+    int n = 0;
+    if (p->model->statistics) names[n++] = p->model->statistics->length_name;
+    names[n++] = "C_variance";
+    if (!p->model->conserves_mean) names[n++] = "final_mean";
+    return n;
+}
+
+/* the unit of members of plan p's Sobol sums */
+static int64_t stream_unit(const run_plan *p)
+{
+    return sobol_stream_unit(design_saltelli_arms(p->n_sweeps) * p->replicates, p->bootstrap_unit);
+}
+
+int sensitivity_stream_alloc(sobol_stream *s, const run_plan *p, int n_stats, int64_t first,
+                             int64_t end)
+{
+    return sobol_stream_alloc(s, p->n_sweeps, p->replicates, stream_unit(p), n_stats, p->n_records,
+                              p->members, first, end);
+}
+
+int64_t sensitivity_stream_values(const run_plan *p, int64_t first, int64_t end)
+{
+    const char *names[SENSITIVITY_MAX_STATISTICS];
+    return sobol_stream_values_of(p->n_sweeps, p->replicates, stream_unit(p),
+                                  sensitivity_statistics(p, names), first, end);
+}
+
+/* The indices of statistic q at record r (NaN where it was not streamed there) into first, total
+ * and their intervals at [j * stride] (j the parameter). */
+static int indices_at(const run_plan *p, const sobol_stream *st, int64_t r, int q, int resamples,
+                      double *first, double *total, double *first_ci, double *total_ci,
+                      int64_t stride)
+{
     double f[SOBOL_MAX_PARAMETERS], t[SOBOL_MAX_PARAMETERS], fci[2 * SOBOL_MAX_PARAMETERS],
         tci[2 * SOBOL_MAX_PARAMETERS];
-    sobol_indices(&s, NULL, s.n_units, f, t);
-    const int rc = sobol_intervals(&s, resamples, p->ic.seed, fci, tci);
-    for (int j = 0; j < d; ++j) {
+    const sobol_units *u = sobol_stream_units(st, r, q);
+    int rc = COHORT_OK;
+    for (int j = 0; j < 2 * SOBOL_MAX_PARAMETERS; ++j) fci[j] = tci[j] = f[j / 2] = t[j / 2] = NAN;
+    if (u) {
+        sobol_indices(u, NULL, u->n_units, f, t);
+        rc = sobol_intervals(u, resamples, p->ic.seed, fci, tci);
+    }
+    for (int j = 0; j < p->n_sweeps; ++j) {
         first[j * stride] = f[j], total[j * stride] = t[j];
         for (int e = 0; e < 2; ++e)
             first_ci[2 * j * stride + e] = fci[2 * j + e],
                                       total_ci[2 * j * stride + e] = tci[2 * j + e];
     }
-    sobol_units_free(&s);
     return rc;
 }
 
@@ -153,22 +176,16 @@ static int gather_series(const run_plan *p, const double *length, const double *
     return n;
 }
 
-/* Every statistic's indices at the records it has (NaN at the others). */
-static int all_indices(const run_plan *p, const series *s, int n_stats, int resamples,
-                       double *first, double *total, double *first_ci, double *total_ci)
+/* Every statistic's indices at the records it has (NaN at the others), [r][j][q]. */
+static int all_indices(const run_plan *p, const sobol_stream *st, int resamples, double *first,
+                       double *total, double *first_ci, double *total_ci)
 {
-    const int d = p->n_sweeps;
-    const int64_t n_t = p->n_records, cell = (int64_t)d * n_stats;
-    for (int64_t i = 0; i < n_t * cell; ++i)
-        first[i] = total[i] = first_ci[2 * i] = first_ci[2 * i + 1] = total_ci[2 * i] =
-            total_ci[2 * i + 1] = NAN;
-    for (int q = 0; q < n_stats; ++q)
-        for (int64_t r = 0; r < n_t; ++r) {
-            if (s[q].record >= 0 && s[q].record != r) continue;
-            const double *values = s[q].values + (s[q].record >= 0 ? 0 : r * p->members);
-            const int64_t at = r * cell + q; /* [r][j][q]: parameter stride n_stats */
-            COHORT_CALL(indices_at(p, values, resamples, first + at, total + at, first_ci + 2 * at,
-                                   total_ci + 2 * at, n_stats));
+    const int64_t cell = (int64_t)p->n_sweeps * st->n_stats;
+    for (int q = 0; q < st->n_stats; ++q)
+        for (int64_t r = 0; r < p->n_records; ++r) {
+            const int64_t at = r * cell + q; /* parameter stride n_stats */
+            COHORT_CALL(indices_at(p, st, r, q, resamples, first + at, total + at,
+                                   first_ci + 2 * at, total_ci + 2 * at, st->n_stats));
         }
     return COHORT_OK;
 }
@@ -195,13 +212,13 @@ static void report_last(const output_sensitivity *o)
     }
 }
 
-/* The indices of the statistics s, their times and labels into out, and reported unless quiet;
- * v holds first, total and their intervals, `cells` each (the intervals 2 cells). */
-static int write_indices(const run_plan *p, const series *s, int n_stats, const double *times,
-                         const double *v, int64_t cells, int resamples, int quiet,
-                         cohort_output *out)
+/* The indices of the stream's statistics (names), their times and labels into out, and reported
+ * unless quiet; v holds first, total and their intervals, `cells` each (the intervals 2 cells). */
+static int write_indices(const run_plan *p, const sobol_stream *st, const char *const *names,
+                         const double *times, const double *v, int64_t cells, int resamples,
+                         int quiet, cohort_output *out)
 {
-    const char *params[SOBOL_MAX_PARAMETERS], *names[4];
+    const char *params[SOBOL_MAX_PARAMETERS];
     char keys[SOBOL_MAX_PARAMETERS][128];
     size_t n_keys;
     for (int j = 0; j < p->n_sweeps; ++j) {
@@ -209,21 +226,19 @@ static int write_indices(const run_plan *p, const series *s, int n_stats, const 
         snprintf(keys[j], sizeof keys[j], "%s.%s", k->section, k->name);
         params[j] = keys[j];
     }
-    for (int q = 0; q < n_stats; ++q) names[q] = s[q].name;
-    const int64_t samples = p->points / design_saltelli_arms(p->n_sweeps) * p->replicates;
-    const int64_t unit = moments_unit_size(samples);
     const output_sensitivity o = {
         .n_t = p->n_records,
         .times = times,
         .n_params = p->n_sweeps,
-        .n_stats = n_stats,
+        .n_stats = st->n_stats,
         .params = params,
         .stats = names,
         .meaning = "of each member's statistic: its length 1/(1 - <C^2>) and its field's "
                    "variance over the grid at every record, its final field's mean and "
                    "variance (at the last record)",
-        .base_points = samples,
-        .units = (samples + unit - 1) / unit,
+        .base_points = p->points / design_saltelli_arms(p->n_sweeps) * p->replicates,
+        .units = st->n_units,
+        .unit_members = st->unit,
         .resamples = resamples,
         .first = v,
         .total = v + cells,
@@ -234,17 +249,42 @@ static int write_indices(const run_plan *p, const series *s, int n_stats, const 
     return COHORT_OK;
 }
 
+int sensitivity_write(cohort_output *out, const run_plan *p, const sobol_stream *st,
+                      const char *const *names, const double *times, int resamples, int quiet)
+{
+    const int64_t cells = p->n_records * p->n_sweeps * st->n_stats;
+    double *v = malloc(6 * (size_t)cells * sizeof *v);
+    if (!v) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
+    int rc = all_indices(p, st, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
+    if (rc == COHORT_OK) rc = write_indices(p, st, names, times, v, cells, resamples, quiet, out);
+    free(v);
+    return rc;
+}
+
+/* The statistics s of every member, in member order, into a stream of them. */
+static int stream_series(const run_plan *p, const series *s, int n_stats, sobol_stream *st)
+{
+    COHORT_CALL(sensitivity_stream_alloc(st, p, n_stats, 0, p->members));
+    int rc = COHORT_OK;
+    for (int q = 0; q < n_stats && rc == COHORT_OK; ++q)
+        for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r)
+            if (s[q].record < 0 || s[q].record == r)
+                rc = sobol_stream_add(st, r, q, 0, p->members,
+                                      s[q].values + (s[q].record >= 0 ? 0 : r * p->members));
+    if (rc != COHORT_OK) sobol_stream_free(st);
+    return rc;
+}
+
 int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resamples, int quiet,
                         cohort_output *out, int *bad)
 {
     const char *length_name = p->model->statistics ? p->model->statistics->length_name : NULL;
-    double *length = NULL, *variance = NULL, *finals = NULL, *times = NULL, *v = NULL;
+    double *length = NULL, *variance = NULL, *finals = NULL, *times = NULL;
     int rc = read_series(nc, path, p, length_name, &length, bad);
     if (rc == COHORT_OK) rc = read_series(nc, path, p, "C_variance", &variance, bad);
     if (rc == COHORT_OK) rc = read_final_stats(nc, path, p, &finals, bad);
     series s[4];
     const int n_stats = rc == COHORT_OK ? gather_series(p, length, variance, finals, s) : 0;
-    const int64_t cells = p->n_records * p->n_sweeps * (n_stats > 0 ? n_stats : 1);
     if (rc == COHORT_OK && n_stats == 0) {
         *bad = 1;
         rc = COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -254,13 +294,16 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
                          "variance)",
                          path);
     }
-    if (rc == COHORT_OK && (!(times = malloc((size_t)p->n_records * sizeof *times)) ||
-                            !(v = malloc(6 * (size_t)cells * sizeof *v))))
-        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
+    if (rc == COHORT_OK && !(times = malloc((size_t)p->n_records * sizeof *times)))
+        rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld record times", (long long)p->n_records);
     if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
-    if (rc == COHORT_OK)
-        rc = all_indices(p, s, n_stats, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
-    if (rc == COHORT_OK) rc = write_indices(p, s, n_stats, times, v, cells, resamples, quiet, out);
-    free(length), free(variance), free(finals), free(times), free(v);
+    sobol_stream st;
+    if (rc == COHORT_OK && (rc = stream_series(p, s, n_stats, &st)) == COHORT_OK) {
+        const char *names[4];
+        for (int q = 0; q < n_stats; ++q) names[q] = s[q].name;
+        rc = sensitivity_write(out, p, &st, names, times, resamples, quiet);
+        sobol_stream_free(&st);
+    }
+    free(length), free(variance), free(finals), free(times);
     return rc;
 }

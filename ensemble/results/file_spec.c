@@ -7,6 +7,7 @@
 
 #include "analysis/structure_factor.h"
 #include "backend/cohort_error.h"
+#include "results/analyze_sensitivity.h"
 
 /* The swept parameters: each key's name, meaning and units, a grid's values, a space-filling
  * design's range, distribution and Sobol shifts, and the design. */
@@ -130,6 +131,8 @@ static void file_spec_run(const file_request *rq, output_spec *spec, int value_s
     spec->n_series = n_obs;
     spec->merge_statistics = part ? 2 + n_obs : 0;
     spec->merge_unit = p->bootstrap_unit;
+    spec->merge_sobol_values =
+        part && p->sensitivity ? sensitivity_stream_values(p, rq->first, rq->end) : 0;
     spec->merge_sum_rows =
         part && spec->structure_factor ? structure_factor_sum_rows(p->values.nx, p->values.ny) : 0;
     for (int q = 0; q < n_obs; ++q) {

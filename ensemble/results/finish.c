@@ -71,7 +71,29 @@ static int finish_merge_data(cohort_output *out, const run_plan *p, const run_ac
     }
     if (a->features)
         COHORT_CALL(output_write_merge_features(out, o->first, o->end - o->first, a->features));
-    return COHORT_OK;
+    if (!a->sobol) return COHORT_OK;
+    double *sums = malloc((size_t)sobol_stream_values(a->sobol) * sizeof *sums);
+    int rc = sums ? COHORT_OK : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the Sobol sums");
+    for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r) {
+        sobol_stream_save(a->sobol, r, sums);
+        rc = output_write_merge_sobol(out, r, sums);
+    }
+    free(sums);
+    return rc;
+}
+
+/* The Sobol indices of the statistics streamed, at the record times. */
+static int finish_sensitivity(cohort_output *out, const run_plan *p, const sobol_stream *st,
+                              int quiet)
+{
+    const char *names[SENSITIVITY_MAX_STATISTICS];
+    sensitivity_statistics(p, names);
+    double *times = malloc((size_t)p->n_records * sizeof *times);
+    if (!times) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld times", (long long)p->n_records);
+    for (int64_t r = 0; r < p->n_records; ++r) times[r] = p->record_step[r] * p->values.dt;
+    const int rc = sensitivity_write(out, p, st, names, times, p->bootstrap, quiet);
+    free(times);
+    return rc;
 }
 
 int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
@@ -126,11 +148,9 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
             rc = uncertainty_bootstrap_inverse_k1(out, p, sf, p->bootstrap, o->quiet);
     }
-    /* the Sobol indices, from the member series and the archive the file holds by now */
-    int bad = 0;
-    if (rc == COHORT_OK && p->sensitivity && !o->part)
-        rc = analyze_sensitivity(output_ncid(out), "the output", p, p->bootstrap, o->quiet, out,
-                                 &bad);
+    /* the Sobol indices, from the sums streamed over all members */
+    if (rc == COHORT_OK && a->sobol && !o->part)
+        rc = finish_sensitivity(out, p, a->sobol, o->quiet);
     if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
         a->sf = sf = NULL;
@@ -164,7 +184,14 @@ int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, in
         for (int q = 0; q < n_obs; ++q)
             COHORT_CALL(moments_units_alloc(&a->obs[q * n_records + r], members, unit, first, end));
     }
-    return COHORT_OK;
+    if (!p->sensitivity) return COHORT_OK;
+    const char *names[SENSITIVITY_MAX_STATISTICS];
+    if (!(a->sobol = malloc(sizeof *a->sobol)))
+        return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the Sobol sums");
+    const int rc =
+        sensitivity_stream_alloc(a->sobol, p, sensitivity_statistics(p, names), first, end);
+    if (rc != COHORT_OK) free(a->sobol), a->sobol = NULL;
+    return rc;
 }
 
 void run_accumulators_free(run_accumulators *a)
@@ -177,5 +204,7 @@ void run_accumulators_free(run_accumulators *a)
     }
     free(a->ell), free(a->mass), free(a->obs), free(a->diverged), free(a->features);
     structure_factor_free(a->sf);
+    if (a->sobol) sobol_stream_free(a->sobol);
+    free(a->sobol);
     *a = (run_accumulators){0};
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analysis/moments.h"
+#include "analysis/sobol_stream.h"
 #include "analysis/structure_factor.h"
 #include "backend/backend.h"
 #include "config/config.h"
@@ -25,12 +26,14 @@ typedef struct run_accumulators {
     moments_units *ell, *mass, *obs; /* obs[q * n_records + r] */
     unsigned char *diverged;         /* global members */
     structure_factor *sf;
-    int64_t first;    /* the first member run (a part's first; else 0) */
-    double *features; /* members [first, ...) x n, filled below the run's position */
+    sobol_stream *sobol; /* analysis.sensitivity: the Sobol sums, streamed (else NULL) */
+    int64_t first;       /* the first member run (a part's first; else 0) */
+    double *features;    /* members [first, ...) x n, filled below the run's position */
 } run_accumulators;
 
 /* The statistics' accumulators of a run of plan p (the units of members [first, end), at every
- * record, of the length, the mass and the n_obs observables) and the divergence flags; the
+ * record, of the length, the mass and the n_obs observables; with analysis.sensitivity, the
+ * Sobol sums of results/analyze_sensitivity.h's statistics) and the divergence flags; the
  * structure factor and the features are the caller's. Freed by run_accumulators_free (the
  * structure factor and features too), also after a failure. */
 int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, int64_t first,

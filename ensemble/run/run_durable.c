@@ -50,6 +50,22 @@ void run_copy_name(const run_state *s, int64_t generation, char *name, size_t le
     sidecar_copy_name(s->checkpoint_path, generation, name, len);
 }
 
+/* The Sobol sums of record r (put: into w; else from s->ck). */
+static int run_checkpoint_sobol(run_state *s, checkpoint_writer *w, int64_t r)
+{
+    char name[48];
+    snprintf(name, sizeof name, "sobol.%lld", (long long)r);
+    const size_t bytes = (size_t)sobol_stream_values(s->acc.sobol) * sizeof(double);
+    double *sums = malloc(bytes);
+    if (!sums) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the Sobol sums");
+    if (w) sobol_stream_save(s->acc.sobol, r, sums);
+    int rc =
+        w ? checkpoint_put(w, name, sums, bytes) : checkpoint_get_exact(s->ck, name, sums, bytes);
+    if (rc == COHORT_OK && !w) rc = sobol_stream_load(s->acc.sobol, r, sums);
+    free(sums);
+    return rc;
+}
+
 /* The accumulators' moments and sums of record r (put: into w; else from s->ck). */
 static int run_checkpoint_record(run_state *s, checkpoint_writer *w, int64_t r)
 {
@@ -67,6 +83,7 @@ static int run_checkpoint_record(run_state *s, checkpoint_writer *w, int64_t r)
         COHORT_CALL(w ? checkpoint_put_moments(w, name, m)
                       : checkpoint_get_moments(s->ck, name, m));
     }
+    if (a->sobol) COHORT_CALL(run_checkpoint_sobol(s, w, r));
     if (!a->sf) return COHORT_OK;
     snprintf(name, sizeof name, "sf.%lld", (long long)r);
     COHORT_CALL(w ? checkpoint_put_ordered_sum(w, name, &a->sf->sums[r])

@@ -45,6 +45,21 @@ static int run_record_moments(run_state *s, const run_chunk *ch)
     return COHORT_OK;
 }
 
+/* The Sobol sums (results/analyze_sensitivity.h's statistics, in its order): the length and the
+ * variance (host_moments + count by now) at every record, the mean <C> at the last. */
+static int run_record_sobol(run_state *s, const run_chunk *ch)
+{
+    const run_buffers *b = &s->b;
+    const int64_t r = ch->r, m0 = ch->m0, count = ch->count;
+    int q = 0;
+    if (s->model->statistics)
+        COHORT_CALL(sobol_stream_add(s->acc.sobol, r, q++, m0, count, b->ell));
+    COHORT_CALL(sobol_stream_add(s->acc.sobol, r, q++, m0, count, b->host_moments + count));
+    if (!s->model->conserves_mean && r == s->p.n_records - 1)
+        COHORT_CALL(sobol_stream_add(s->acc.sobol, r, q, m0, count, b->mass));
+    return COHORT_OK;
+}
+
 /* eq. 31-33: theta times the sums at t = k theta, k = 0 .. M (the records of an adaptive model
  * are its steps, theta = T / M apart) */
 static void run_record_errors(run_state *s, const run_chunk *ch)
@@ -70,12 +85,13 @@ int run_record_take(run_state *s, run_chunk *ch)
     COHORT_CALL(moments_units_add(&a->mass[r], m0, count, b->mass, b->finite));
     if (s->spec.member_series && s->model->statistics)
         COHORT_CALL(output_write_member_series(s->out, OUTPUT_SERIES_LENGTH, r, m0, count, b->ell));
-    if (s->spec.member_series) { /* the variances, over <C^2>, which is used by now */
+    if (s->spec.member_series || a->sobol) /* the variances, over <C^2>, which is used by now */
         for (int64_t k = 0; k < count; ++k)
             b->host_moments[count + k] -= b->host_moments[k] * b->host_moments[k];
+    if (s->spec.member_series)
         COHORT_CALL(output_write_member_series(s->out, OUTPUT_SERIES_VARIANCE, r, m0, count,
                                                b->host_moments + count));
-    }
+    if (a->sobol) COHORT_CALL(run_record_sobol(s, ch));
     if (s->model->observing)
         COHORT_CALL(s->model->observing->observe(s->stepper, b->state,
                                                  s->p.record_step[r] * s->p.values.dt, b->observed,
