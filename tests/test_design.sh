@@ -123,8 +123,25 @@ initial.mean = -0.4:0.4
 initial.amplitude = 0.01:0.1:log
 [analysis]
 sensitivity = sobol
+kmeans = 2
 INI
 run stream.ini -o stream.nc || bad "streamed run"
+# the regimes' indices: each cluster's indicator, against numpy's from the labels
+run stream.ini --set output.member_series=true -o series.nc || bad "streamed run with series"
+"$python" "$here/check_sensitivity.py" series.nc series.nc
+check_python $? "the streamed indices and the regimes' against numpy"
+"$compare" stream.nc series.nc $sobol_vars label > series.cmp ||
+    bad "the indices differ with the member series kept: $(cat series.cmp)"
+"$cohort" info stream.nc | grep -q "sobol_first" && "$python" - stream.nc <<'PY'
+import sys
+try:
+    import netCDF4
+except ImportError:
+    sys.exit(0)
+names = list(netCDF4.Dataset(sys.argv[1])["statistic_name"][...])
+sys.exit(0 if names == ["ell", "C_variance", "in_cluster_0", "in_cluster_1"] else 1)
+PY
+[ $? = 0 ] || bad "the streamed run's statistics are not ell, C_variance and the regimes"
 "$cohort" info stream.nc | grep -q "variables.*sobol_first(t, parameter, statistic)" ||
     bad "no sobol_first in the streamed run's file"
 "$cohort" info stream.nc | grep -Eq "variables.*(ell|C_variance)\(t, member\)" &&

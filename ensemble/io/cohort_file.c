@@ -12,11 +12,16 @@ _Static_assert(COHORT_FILE_DIMS_MAX == NC_MAX_VAR_DIMS, "a variable's dimensions
 
 char *cohort_file_text(int nc, const char *name)
 {
+    return cohort_file_variable_text(nc, NC_GLOBAL, name);
+}
+
+char *cohort_file_variable_text(int grp, int var, const char *name)
+{
     size_t len = 0;
     nc_type type;
-    if (nc_inq_att(nc, NC_GLOBAL, name, &type, &len) != NC_NOERR || type != NC_CHAR) return NULL;
+    if (nc_inq_att(grp, var, name, &type, &len) != NC_NOERR || type != NC_CHAR) return NULL;
     char *text = calloc(len + 1, 1);
-    if (text && nc_get_att_text(nc, NC_GLOBAL, name, text) != NC_NOERR) {
+    if (text && nc_get_att_text(grp, var, name, text) != NC_NOERR) {
         free(text);
         return NULL;
     }

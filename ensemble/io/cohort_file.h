@@ -15,6 +15,8 @@ enum { COHORT_FILE_NAME_MAX = 257, COHORT_FILE_DIMS_MAX = 1024 };
 
 /* A global text attribute of an open NetCDF file (malloc'd), or NULL. */
 char *cohort_file_text(int nc, const char *name);
+/* A text attribute of variable var of group grp (cohort_file_variable's), malloc'd, or NULL. */
+char *cohort_file_variable_text(int grp, int var, const char *name);
 
 /* Opens `path` read-only as a cohort file: *nc, and its `source` and `config` attributes
  * (malloc'd). Returns 0, or 2 with the reason in err (not readable as NetCDF, or not cohort's);

@@ -36,10 +36,10 @@ static int64_t stream_unit(const run_plan *p)
     return sobol_stream_unit(design_saltelli_arms(p->n_sweeps) * p->replicates, p->bootstrap_unit);
 }
 
-int sensitivity_stream_alloc(sobol_stream *s, const run_plan *p, int n_stats, int64_t first,
-                             int64_t end)
+int sensitivity_stream_alloc(sobol_stream *s, const run_plan *p, int n_stats, int64_t n_records,
+                             int64_t first, int64_t end)
 {
-    return sobol_stream_alloc(s, p->n_sweeps, p->replicates, stream_unit(p), n_stats, p->n_records,
+    return sobol_stream_alloc(s, p->n_sweeps, p->replicates, stream_unit(p), n_stats, n_records,
                               p->members, first, end);
 }
 
@@ -50,15 +50,22 @@ int64_t sensitivity_stream_values(const run_plan *p, int64_t first, int64_t end)
                                   sensitivity_statistics(p, names), first, end);
 }
 
-/* The indices of statistic q at record r (NaN where it was not streamed there) into first, total
- * and their intervals at [j * stride] (j the parameter). */
-static int indices_at(const run_plan *p, const sobol_stream *st, int64_t r, int q, int resamples,
-                      double *first, double *total, double *first_ci, double *total_ci,
-                      int64_t stride)
+/* The units of statistic q at record r: the stream's statistics, then those of `last` (NULL: none)
+ * at the last record; NULL where q was not streamed at r. */
+static const sobol_units *units_of(const run_plan *p, const sobol_stream *st,
+                                   const sobol_stream *last, int64_t r, int q)
+{
+    if (q < st->n_stats) return sobol_stream_units(st, r, q);
+    return last && r == p->n_records - 1 ? sobol_stream_units(last, 0, q - st->n_stats) : NULL;
+}
+
+/* The indices of units u (NULL: NaN) into first, total and their intervals at [j * stride] (j the
+ * parameter). */
+static int indices_at(const run_plan *p, const sobol_units *u, int resamples, double *first,
+                      double *total, double *first_ci, double *total_ci, int64_t stride)
 {
     double f[SOBOL_MAX_PARAMETERS], t[SOBOL_MAX_PARAMETERS], fci[2 * SOBOL_MAX_PARAMETERS],
         tci[2 * SOBOL_MAX_PARAMETERS];
-    const sobol_units *u = sobol_stream_units(st, r, q);
     int rc = COHORT_OK;
     for (int j = 0; j < 2 * SOBOL_MAX_PARAMETERS; ++j) fci[j] = tci[j] = f[j / 2] = t[j / 2] = NAN;
     if (u) {
@@ -177,15 +184,16 @@ static int gather_series(const run_plan *p, const double *length, const double *
 }
 
 /* Every statistic's indices at the records it has (NaN at the others), [r][j][q]. */
-static int all_indices(const run_plan *p, const sobol_stream *st, int resamples, double *first,
-                       double *total, double *first_ci, double *total_ci)
+static int all_indices(const run_plan *p, const sobol_stream *st, const sobol_stream *last,
+                       int n_stats, int resamples, double *first, double *total, double *first_ci,
+                       double *total_ci)
 {
-    const int64_t cell = (int64_t)p->n_sweeps * st->n_stats;
-    for (int q = 0; q < st->n_stats; ++q)
+    const int64_t cell = (int64_t)p->n_sweeps * n_stats;
+    for (int q = 0; q < n_stats; ++q)
         for (int64_t r = 0; r < p->n_records; ++r) {
             const int64_t at = r * cell + q; /* parameter stride n_stats */
-            COHORT_CALL(indices_at(p, st, r, q, resamples, first + at, total + at,
-                                   first_ci + 2 * at, total_ci + 2 * at, st->n_stats));
+            COHORT_CALL(indices_at(p, units_of(p, st, last, r, q), resamples, first + at,
+                                   total + at, first_ci + 2 * at, total_ci + 2 * at, n_stats));
         }
     return COHORT_OK;
 }
@@ -214,9 +222,9 @@ static void report_last(const output_sensitivity *o)
 
 /* The indices of the stream's statistics (names), their times and labels into out, and reported
  * unless quiet; v holds first, total and their intervals, `cells` each (the intervals 2 cells). */
-static int write_indices(const run_plan *p, const sobol_stream *st, const char *const *names,
-                         const double *times, const double *v, int64_t cells, int resamples,
-                         int quiet, cohort_output *out)
+static int write_indices(const run_plan *p, const sobol_stream *st, int n_stats,
+                         const char *const *names, const double *times, const double *v,
+                         int64_t cells, int resamples, int quiet, cohort_output *out)
 {
     const char *params[SOBOL_MAX_PARAMETERS];
     char keys[SOBOL_MAX_PARAMETERS][128];
@@ -230,12 +238,13 @@ static int write_indices(const run_plan *p, const sobol_stream *st, const char *
         .n_t = p->n_records,
         .times = times,
         .n_params = p->n_sweeps,
-        .n_stats = st->n_stats,
+        .n_stats = n_stats,
         .params = params,
         .stats = names,
         .meaning = "of each member's statistic: its length 1/(1 - <C^2>) and its field's "
                    "variance over the grid at every record, its final field's mean and "
-                   "variance (at the last record)",
+                   "variance and, in_<cluster>, whether its k-means label is that cluster (at the "
+                   "last record)",
         .base_points = p->points / design_saltelli_arms(p->n_sweeps) * p->replicates,
         .units = st->n_units,
         .unit_members = st->unit,
@@ -250,13 +259,17 @@ static int write_indices(const run_plan *p, const sobol_stream *st, const char *
 }
 
 int sensitivity_write(cohort_output *out, const run_plan *p, const sobol_stream *st,
-                      const char *const *names, const double *times, int resamples, int quiet)
+                      const sobol_stream *last, const char *const *names, const double *times,
+                      int resamples, int quiet)
 {
-    const int64_t cells = p->n_records * p->n_sweeps * st->n_stats;
+    const int n_stats = st->n_stats + (last ? last->n_stats : 0);
+    const int64_t cells = p->n_records * p->n_sweeps * n_stats;
     double *v = malloc(6 * (size_t)cells * sizeof *v);
     if (!v) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the indices of %lld cells", (long long)cells);
-    int rc = all_indices(p, st, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
-    if (rc == COHORT_OK) rc = write_indices(p, st, names, times, v, cells, resamples, quiet, out);
+    int rc =
+        all_indices(p, st, last, n_stats, resamples, v, v + cells, v + 2 * cells, v + 4 * cells);
+    if (rc == COHORT_OK)
+        rc = write_indices(p, st, n_stats, names, times, v, cells, resamples, quiet, out);
     free(v);
     return rc;
 }
@@ -264,7 +277,7 @@ int sensitivity_write(cohort_output *out, const run_plan *p, const sobol_stream 
 /* The statistics s of every member, in member order, into a stream of them. */
 static int stream_series(const run_plan *p, const series *s, int n_stats, sobol_stream *st)
 {
-    COHORT_CALL(sensitivity_stream_alloc(st, p, n_stats, 0, p->members));
+    COHORT_CALL(sensitivity_stream_alloc(st, p, n_stats, p->n_records, 0, p->members));
     int rc = COHORT_OK;
     for (int q = 0; q < n_stats && rc == COHORT_OK; ++q)
         for (int64_t r = 0; r < p->n_records && rc == COHORT_OK; ++r)
@@ -297,13 +310,18 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
     if (rc == COHORT_OK && !(times = malloc((size_t)p->n_records * sizeof *times)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld record times", (long long)p->n_records);
     if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
-    sobol_stream st;
+    sobol_stream st, last;
+    char regimes[SENSITIVITY_MAX_REGIMES][SENSITIVITY_NAME_MAX];
+    int k = 0;
+    if (rc == COHORT_OK) rc = sensitivity_regimes(nc, p, &last, regimes, &k);
     if (rc == COHORT_OK && (rc = stream_series(p, s, n_stats, &st)) == COHORT_OK) {
-        const char *names[4];
+        const char *names[SENSITIVITY_MAX_STATISTICS + SENSITIVITY_MAX_REGIMES];
         for (int q = 0; q < n_stats; ++q) names[q] = s[q].name;
-        rc = sensitivity_write(out, p, &st, names, times, resamples, quiet);
+        for (int c = 0; c < k; ++c) names[n_stats + c] = regimes[c];
+        rc = sensitivity_write(out, p, &st, k ? &last : NULL, names, times, resamples, quiet);
         sobol_stream_free(&st);
     }
+    if (k) sobol_stream_free(&last);
     free(length), free(variance), free(finals), free(times);
     return rc;
 }

@@ -82,16 +82,25 @@ static int finish_merge_data(cohort_output *out, const run_plan *p, const run_ac
     return rc;
 }
 
-/* The Sobol indices of the statistics streamed, at the record times. */
+/* The Sobol indices of the statistics streamed, at the record times, and of the k-means regimes
+ * where the run clustered its members (sensitivity_regimes, from the labels written by now). */
 static int finish_sensitivity(cohort_output *out, const run_plan *p, const sobol_stream *st,
                               int quiet)
 {
-    const char *names[SENSITIVITY_MAX_STATISTICS];
-    sensitivity_statistics(p, names);
+    const char *names[SENSITIVITY_MAX_STATISTICS + SENSITIVITY_MAX_REGIMES];
+    char regimes[SENSITIVITY_MAX_REGIMES][SENSITIVITY_NAME_MAX];
+    const int n = sensitivity_statistics(p, names);
+    sobol_stream last;
+    int k = 0;
+    COHORT_CALL(sensitivity_regimes(output_ncid(out), p, &last, regimes, &k));
+    for (int c = 0; c < k; ++c) names[n + c] = regimes[c];
     double *times = malloc((size_t)p->n_records * sizeof *times);
-    if (!times) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld times", (long long)p->n_records);
-    for (int64_t r = 0; r < p->n_records; ++r) times[r] = p->record_step[r] * p->values.dt;
-    const int rc = sensitivity_write(out, p, st, names, times, p->bootstrap, quiet);
+    int rc = times ? COHORT_OK
+                   : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld times", (long long)p->n_records);
+    for (int64_t r = 0; times && r < p->n_records; ++r) times[r] = p->record_step[r] * p->values.dt;
+    if (rc == COHORT_OK)
+        rc = sensitivity_write(out, p, st, k ? &last : NULL, names, times, p->bootstrap, quiet);
+    if (k) sobol_stream_free(&last);
     free(times);
     return rc;
 }
@@ -148,9 +157,6 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         if (rc == COHORT_OK && !o->part && p->bootstrap > 0)
             rc = uncertainty_bootstrap_inverse_k1(out, p, sf, p->bootstrap, o->quiet);
     }
-    /* the Sobol indices, from the sums streamed over all members */
-    if (rc == COHORT_OK && a->sobol && !o->part)
-        rc = finish_sensitivity(out, p, a->sobol, o->quiet);
     if (rc == COHORT_OK && (a->features || o->fields) && !o->part) {
         structure_factor_free(sf); /* room for the clustering */
         a->sf = sf = NULL;
@@ -160,6 +166,9 @@ int run_finish(cohort_output *out, const run_plan *p, run_accumulators *a,
         rc = o->fields ? clustering_run(o->be, p, &copt, o->fields, o->fields_ctx, a->diverged, out)
                        : clustering_run(o->be, p, &copt, run_features_load, &f, a->diverged, out);
     }
+    /* the Sobol indices, from the sums streamed over all members (and the labels by now) */
+    if (rc == COHORT_OK && a->sobol && !o->part)
+        rc = finish_sensitivity(out, p, a->sobol, o->quiet);
     free(k1_x), free(k1_y), free(spectrum);
     return rc;
 }
@@ -188,8 +197,8 @@ int run_accumulators_alloc(run_accumulators *a, const run_plan *p, int n_obs, in
     const char *names[SENSITIVITY_MAX_STATISTICS];
     if (!(a->sobol = malloc(sizeof *a->sobol)))
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "the Sobol sums");
-    const int rc =
-        sensitivity_stream_alloc(a->sobol, p, sensitivity_statistics(p, names), first, end);
+    const int rc = sensitivity_stream_alloc(a->sobol, p, sensitivity_statistics(p, names),
+                                            n_records, first, end);
     if (rc != COHORT_OK) free(a->sobol), a->sobol = NULL;
     return rc;
 }
