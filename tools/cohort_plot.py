@@ -113,22 +113,32 @@ def cluster_panel(ds, ax):
     if ax is None:
         return True
     params = swept(ds)
+    colours = {"cmap": "tab10", "vmin": 0, "vmax": 9}  # label c in tab10's colour c
+    named = False
     if "label_map" in ds.variables:
         lm = ds["label_map"]
         y, x = (values(ds, d) for d in lm.dimensions)
-        ax.pcolormesh(x, y, values(ds, "label_map"), shading="nearest", cmap="tab10")
+        ax.pcolormesh(x, y, values(ds, "label_map"), shading="nearest", **colours)
         ax.set_xlabel(lm.dimensions[1])
         ax.set_ylabel(lm.dimensions[0])
+        named = True
     elif len(params) >= 2:
         ax.scatter(values(ds, params[0].name), values(ds, params[1].name), c=values(ds, "label"),
-                   s=4, cmap="tab10")
+                   s=4, **colours)
         ax.set_xlabel(params[0].getncattr("parameter"))
         ax.set_ylabel(params[1].getncattr("parameter"))
+        named = True
     else:
         counts = np.bincount(np.asarray(ds["label"][...]).astype(int))
         ax.bar(np.arange(len(counts)), counts)
         ax.set_xlabel("cluster")
         ax.set_ylabel("members")
+    names = ds["label"].getncattr("flag_meanings").split() if named else []
+    if 0 < len(names) <= 10:  # the clusters' names (A0, A1, A2 for flow regimes) by colour
+        from matplotlib.patches import Patch
+        cmap = plt.get_cmap("tab10")
+        ax.legend(handles=[Patch(color=cmap(c), label=n) for c, n in enumerate(names)],
+                  fontsize=7, loc="upper right")
     ax.set_title("k-means clusters")
     return True
 
