@@ -7,24 +7,13 @@
 #include "analysis/bootstrap.h"
 #include "backend/cohort_error.h"
 
-int sobol_units_alloc(sobol_units *s, int d, int64_t base_points, int64_t unit)
-{
-    memset(s, 0, sizeof *s);
-    if (base_points < 1 || unit < 1)
-        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%lld base points, unit %lld",
-                           (long long)base_points, (long long)unit);
-    COHORT_CALL(sobol_units_alloc_count(s, d, (base_points + unit - 1) / unit));
-    s->unit = unit;
-    return COHORT_OK;
-}
-
-int sobol_units_alloc_count(sobol_units *s, int d, int64_t n_units)
+int sobol_units_alloc(sobol_units *s, int d, int64_t n_units)
 {
     memset(s, 0, sizeof *s);
     if (d < 1 || d > SOBOL_MAX_PARAMETERS || n_units < 1)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "%d parameters, %lld units", d,
                            (long long)n_units);
-    s->d = d, s->unit = 1, s->n_units = n_units;
+    s->d = d, s->n_units = n_units;
     const size_t n = (size_t)s->n_units;
     s->outputs = calloc(n, sizeof *s->outputs);
     s->first = calloc(n * (size_t)d, sizeof *s->first);
@@ -41,12 +30,7 @@ void sobol_units_free(sobol_units *s)
     memset(s, 0, sizeof *s);
 }
 
-void sobol_units_add(sobol_units *s, int64_t b, const double *f)
-{
-    sobol_units_add_to(s, b / s->unit, f);
-}
-
-void sobol_units_add_to(sobol_units *s, int64_t u, const double *f)
+void sobol_units_add(sobol_units *s, int64_t u, const double *f)
 {
     for (int arm = 0; arm < s->d + 2; ++arm)
         if (!isfinite(f[arm])) return;

@@ -4,10 +4,11 @@
  * index (Table 2 (f)), ST_j = mean((f_A - f_ABj)^2) / (2 V), V the variance (divided by the
  * count) of the f_A and f_B values together: the estimators scipy.stats.sobol_indices uses.
  *
- * Base points are folded into units of consecutive base points (sums in base-point order) and
- * the units are what a bootstrap resamples (bootstrap.h's draws), so that the indices and their
- * intervals depend only on the base points' values and the seed. A base point with a value that
- * is not finite (a diverged member) is left out whole. */
+ * Base points are folded into units (sums in the order they are added; sobol_stream.h's units of
+ * members, each base point in the unit of its first member) and the units are what a bootstrap
+ * resamples (bootstrap.h's draws), so that the indices and their intervals depend only on the
+ * base points' values, their units and the seed. A base point with a value that is not finite (a
+ * diverged member) is left out whole. */
 #ifndef COHORT_SOBOL_H
 #define COHORT_SOBOL_H
 
@@ -19,24 +20,19 @@ enum { SOBOL_MAX_PARAMETERS = 8 };
 
 typedef struct sobol_units {
     int d;                 /* parameters */
-    int64_t unit, n_units; /* base points a unit; units */
+    int64_t n_units;       /* units */
     moments *outputs;      /* [unit]: the f_A and f_B values */
     double *first, *total; /* [unit * d + j]: sums of f_B (f_ABj - f_A) and (f_A - f_ABj)^2 */
     double *points;        /* [unit]: base points included */
 } sobol_units;
 
-/* Units of `unit` base points for `base_points` base points of d parameters. Errors:
- * COHORT_ERR_INVALID_ARGUMENT (d outside [1, SOBOL_MAX_PARAMETERS], sizes < 1),
- * COHORT_ERR_NO_MEMORY. */
-int sobol_units_alloc(sobol_units *s, int d, int64_t base_points, int64_t unit);
-/* n_units units, filled by sobol_units_add_to (sobol_stream.h's units of members). Errors as
- * sobol_units_alloc's. */
-int sobol_units_alloc_count(sobol_units *s, int d, int64_t n_units);
+/* n_units units of base points of d parameters. Errors: COHORT_ERR_INVALID_ARGUMENT (d outside
+ * [1, SOBOL_MAX_PARAMETERS], n_units < 1), COHORT_ERR_NO_MEMORY. */
+int sobol_units_alloc(sobol_units *s, int d, int64_t n_units);
 void sobol_units_free(sobol_units *s);
-/* Adds base point b's d + 2 values f[arm] (A, B, AB_1 .. AB_d) to its unit b / unit. */
-void sobol_units_add(sobol_units *s, int64_t b, const double *f);
-/* Adds a base point's values f to unit u (nothing where one is not finite). */
-void sobol_units_add_to(sobol_units *s, int64_t u, const double *f);
+/* Adds a base point's d + 2 values f[arm] (A, B, AB_1 .. AB_d) to unit u (nothing where one is
+ * not finite). */
+void sobol_units_add(sobol_units *s, int64_t u, const double *f);
 
 /* The indices over the units draw[0 .. n) (draw NULL: every unit once, in order): first[j] and
  * total[j], NaN where fewer than two base points count or V is 0. */

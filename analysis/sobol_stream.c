@@ -48,7 +48,7 @@ int sobol_stream_alloc(sobol_stream *s, int d, int64_t replicates, int64_t unit,
                                (long long)n_records);
     for (size_t k = 0; rc == COHORT_OK && k < slots; ++k) {
         s->next[k] = first;
-        rc = sobol_units_alloc_count(&s->units[k], d, s->n_units);
+        rc = sobol_units_alloc(&s->units[k], d, s->n_units);
     }
     if (rc != COHORT_OK) sobol_stream_free(s);
     return rc;
@@ -70,7 +70,7 @@ static void group_complete(const sobol_stream *s, sobol_units *u, int64_t start,
     double f[SOBOL_MAX_PARAMETERS + 2];
     for (int64_t rep = 0; rep < reps; ++rep) {
         for (int arm = 0; arm < s->d + 2; ++arm) f[arm] = v[arm * reps + rep];
-        sobol_units_add_to(u, unit, f);
+        sobol_units_add(u, unit, f);
     }
 }
 

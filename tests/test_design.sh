@@ -45,6 +45,11 @@ run lhs.ini --set sweep.design=saltelli --set sweep.points=16 --set sweep.model.
     -o saltelli.nc || bad "saltelli run"
 "$python" "$here/check_design.py" saltelli.nc
 check_python $? "saltelli points"
+# a stepper key drawn from a range: said before the run, since each member is then a chunk
+"$cohort" run lhs.ini --backend "$backend" --set sweep.design=saltelli --set sweep.points=4 \
+    --set sweep.model.gamma=0.005:0.02 -o note.nc 2> note.err || bad "saltelli run of gamma"
+grep -q "note: model.gamma is a key the model's stepper is built from" note.err ||
+    bad "no note of the stepper key: $(cat note.err)"
 
 # Sobol indices of diffusion1d's cosine decay: numpy's estimators and the closed form
 cat > decay.ini <<'INI'
@@ -160,27 +165,28 @@ if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; the
         --backend "$backend" -o sranks.nc || bad "3 ranks"
     "$compare" stream.nc sranks.nc $sobol_vars > sranks.cmp || bad "3 ranks: $(cat sranks.cmp)"
 fi
-# killed: 16,384 base points (196,608 members) in chunks of 2,000, checkpointed as often as it can
-run stream.ini --set sweep.points=16384 --set ensemble.chunk=2000 -o big.nc || bad "big run"
+# killed: 2,048 base points of the same keys and a swept gamma, a key the stepper is built from, so
+# every member is a chunk of its own and every group of 15 members is cut by chunk boundaries
+big="--set sweep.points=2048 --set sweep.model.gamma=0.005:0.02"
+run stream.ini $big -o big.nc || bad "big run"
 resumed=0
 for attempt in 1 2 3 4 5 6 7 8; do
-    "$cohort" run stream.ini --quiet --backend "$backend" --set sweep.points=16384 \
-        --set ensemble.chunk=2000 --set output.checkpoint_every=0.01 -o killed.nc $resume &
+    "$cohort" run stream.ini --quiet --backend "$backend" $big \
+        --set output.checkpoint_every=0.2 -o killed.nc $resume &
     pid=$!
     i=0
     while [ ! -e killed.nc.checkpoint ] && [ $i -lt 400 ] && kill -0 $pid 2> /dev/null; do
         sleep 0.01; i=$((i + 1))
     done
-    sleep 0.2
+    sleep 0.3
     kill -9 $pid 2> /dev/null
     wait $pid 2> /dev/null && break
     resume=--resume resumed=$((resumed + 1))
 done
-[ -e killed.nc ] || "$cohort" run stream.ini --quiet --backend "$backend" \
-    --set sweep.points=16384 --set ensemble.chunk=2000 --set output.checkpoint_every=0.01 \
-    -o killed.nc --resume || bad "resume after $resumed kills"
+[ -e killed.nc ] || "$cohort" run stream.ini --quiet --backend "$backend" $big \
+    --set output.checkpoint_every=0.2 -o killed.nc --resume || bad "resume after $resumed kills"
 echo "killed $resumed times and resumed"
-"$compare" big.nc killed.nc $sobol_vars ell_mean > killed.cmp || bad "resumed: $(cat killed.cmp)"
+"$compare" big.nc killed.nc $sobol_vars ell_mean label > killed.cmp || bad "resumed: $(cat killed.cmp)"
 
 # wrong designs, each refused with its key and nothing written
 expect_refusal bad.nc "sweep.design = 'latin': expected grid, zip, lhs, sobol or saltelli" \

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config/config_schema.h"
 #include "exit_status.h"
 #include "io/paths.h"
 #include "report.h"
@@ -117,6 +118,22 @@ static void duration_text(double seconds, char *out, size_t len)
 
 /* The warnings of a run whose step, not its physics, sets its cost: more than 10^4 steps between
  * records, or more than an hour of stepping; each names the keys that drive it. */
+/* A space-filling design gives every member its own value of each swept key: where the model's
+ * stepper is built from one (its implicit matrix), every member then needs a stepper of its own
+ * and is stepped as a chunk of one member (run_chunk.c), at a fraction of a batch's rate. */
+static void run_warn_stepper_keys(const run_plan *p)
+{
+    if (p->n_stepper_sweeps == 0 || p->design == DESIGN_GRID || p->design == DESIGN_ZIP) return;
+    size_t n_keys;
+    const config_key *k = &config_schema(&n_keys)[p->sweep[p->stepper_sweep[0]]->key];
+    report(REPORT_NOTE,
+           "note: %s.%s is a key the model's stepper is built from; drawn from a range it gives "
+           "every member a stepper of its own, stepped as a chunk of one member (the rate above); "
+           "a fixed value, or a grid of a few values (sweep.design = grid), keeps the members "
+           "batched",
+           k->section, k->name);
+}
+
 static void run_warn_cost(const cohort_config *c, const run_plan *p, double seconds)
 {
     const int auto_dt = config_get(c, "time", "dt")->is_auto && !p->model->adaptive;
@@ -129,6 +146,7 @@ static void run_warn_cost(const cohort_config *c, const run_plan *p, double seco
                "warning: %.3g steps between records (time.dt = %.3g%s): the run's cost is its "
                "step count",
                per_record / p->values.dt, p->values.dt, why);
+    run_warn_stepper_keys(p);
     if (!(seconds > 3600.0)) return;
     char text[32];
     duration_text(seconds, text, sizeof text);
