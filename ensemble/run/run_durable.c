@@ -241,6 +241,34 @@ static int run_checkpoint_same_config(const run_state *s, int64_t *saved_chunk)
     return same;
 }
 
+/* --resume: the checkpoint was written by a cohort that computes what this one does: the same
+ * arithmetic, and the Sobol sums streamed (a cohort before them read the member series at the
+ * end, and its checkpoints hold none). 1, or 0 with the message on stderr. */
+static int run_checkpoint_same_cohort(const run_state *s)
+{
+    int64_t arithmetic = 0;
+    size_t bytes = 0;
+    if (checkpoint_get_i64(s->ck, "arithmetic", &arithmetic) != COHORT_OK)
+        arithmetic = 1; /* a checkpoint of cohort 0.1 has none */
+    if (arithmetic != COHORT_ARITHMETIC) {
+        report(REPORT_ERROR,
+               "--resume: %s was written by a cohort of another arithmetic (generation %lld, this "
+               "one %d: %s), whose results differ in their last bits; run it again without "
+               "--resume, with --overwrite",
+               s->checkpoint_path, (long long)arithmetic, COHORT_ARITHMETIC, s->opt->version);
+        return 0;
+    }
+    if (s->p.sensitivity && !checkpoint_get(s->ck, "sobol.0", &bytes)) {
+        report(REPORT_ERROR,
+               "--resume: %s was written by a cohort that did not stream the Sobol indices "
+               "(analysis.sensitivity; it computed them from the member series at the end), so it "
+               "holds none of their sums; run it again without --resume, with --overwrite",
+               s->checkpoint_path);
+        return 0;
+    }
+    return 1;
+}
+
 int run_checkpoint_matches(run_state *s)
 {
     struct stat none;
@@ -259,18 +287,8 @@ int run_checkpoint_matches(run_state *s)
         report(REPORT_ERROR, "--resume: %s", cohort_error_message());
         return 0;
     }
-    int64_t saved_chunk = 0, arithmetic = 0;
-    if (!run_checkpoint_same_config(s, &saved_chunk)) return 0;
-    if (checkpoint_get_i64(s->ck, "arithmetic", &arithmetic) != COHORT_OK)
-        arithmetic = 1; /* a checkpoint of cohort 0.1 has none */
-    if (arithmetic != COHORT_ARITHMETIC) {
-        report(REPORT_ERROR,
-               "--resume: %s was written by a cohort of another arithmetic (generation %lld, this "
-               "one %d: %s), whose results differ in their last bits; run it again without "
-               "--resume, with --overwrite",
-               s->checkpoint_path, (long long)arithmetic, COHORT_ARITHMETIC, s->opt->version);
-        return 0;
-    }
+    int64_t saved_chunk = 0;
+    if (!run_checkpoint_same_config(s, &saved_chunk) || !run_checkpoint_same_cohort(s)) return 0;
     run_position saved;
     if (checkpoint_get_exact(s->ck, "position", &saved, sizeof saved) != COHORT_OK) {
         report(REPORT_ERROR, "--resume: %s", cohort_error_message());
