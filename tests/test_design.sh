@@ -187,6 +187,22 @@ done
     --set output.checkpoint_every=0.2 -o killed.nc --resume || bad "resume after $resumed kills"
 echo "killed $resumed times and resumed"
 "$compare" big.nc killed.nc $sobol_vars ell_mean label > killed.cmp || bad "resumed: $(cat killed.cmp)"
+# a checkpoint without the Sobol sums (as the cohort before their streaming wrote it): --resume
+# refuses it, exit 2, and keeps both files
+"$cohort" run stream.ini --quiet --backend "$backend" $big --set output.checkpoint_every=0.2 \
+    -o old.nc &
+pid=$!
+wait_for old.nc.checkpoint
+kill -9 $pid 2> /dev/null
+wait $pid 2> /dev/null
+stripped=$("$python" "$here/strip_checkpoint.py" old.nc.checkpoint sobol.)
+[ "${stripped:-0}" -gt 0 ] || bad "no Sobol sums stripped from the checkpoint: $stripped"
+msg=$("$cohort" run stream.ini --quiet --backend "$backend" $big \
+    --set output.checkpoint_every=0.2 -o old.nc --resume 2>&1)
+status=$?
+[ $status = 2 ] && printf '%s' "$msg" | grep -q "did not stream the Sobol indices" &&
+    [ -e old.nc.checkpoint ] && [ -e old.nc.partial ] && [ ! -e old.nc ] ||
+    bad "a checkpoint without Sobol sums: status $status, $msg"
 
 # wrong designs, each refused with its key and nothing written
 expect_refusal bad.nc "sweep.design = 'latin': expected grid, zip, lhs, sobol or saltelli" \
