@@ -351,7 +351,7 @@ static const config_key common[] = {
                 "every swept key, sobol_first(t, parameter, statistic) and sobol_total with "
                 "bootstrap intervals, of each member's length and field variance at every "
                 "record and its final field's mean, streamed as the records arrive (no "
-                "per-member history kept)"},
+                "per-member history kept), and with analysis.kmeans of each k-means regime"},
     {.section = "analysis",
      .name = "structure_factor",
      .type = CONFIG_BOOL,
