@@ -107,32 +107,15 @@ check_python $? "the run's own Sobol indices against numpy and the closed form"
 "$compare" decay.analysis.nc inrun.nc $sobol_vars > inrun.cmp ||
     bad "the run's indices differ from analyze's: $(cat inrun.cmp)"
 
-# streamed with no member series: a base point's 4 arms x 3 replicates are 12 members, which
-# chunks of 7 and 1,000 and the part boundary at 8,192 cut; the same bits in chunks, parts merged,
-# on ranks and across kills and --resume, and no per-member series in the file
-cat > stream.ini <<'INI'
-[model]
-name = ch1d
-[grid]
-n = 32
-[time]
-t_end = 1
-output_every = 0.25
-[ensemble]
-seed = 5
-[sweep]
-design = saltelli
-points = 1024
-replicates = 3
-initial.mean = -0.4:0.4
-initial.amplitude = 0.01:0.1:log
-[analysis]
-sensitivity = sobol
-kmeans = 2
-INI
-run stream.ini -o stream.nc || bad "streamed run"
+# lhs.ini's keys as a Saltelli design, its indices streamed with no member series and its
+# members clustered: a base point's 4 arms x 3 replicates are 12 members, which chunks of 7 and
+# 1,000 and the part boundary at 8,192 cut; the same bits in chunks, parts merged, on ranks and
+# across kills and --resume, and no per-member series in the file
+stream="--set time.output_every=0.25 --set sweep.design=saltelli --set sweep.points=1024
+    --set sweep.replicates=3 --set analysis.sensitivity=sobol --set analysis.kmeans=2"
+run lhs.ini $stream -o stream.nc || bad "streamed run"
 # the regimes' indices: each cluster's indicator, against numpy's from the labels
-run stream.ini --set output.member_series=true -o series.nc || bad "streamed run with series"
+run lhs.ini $stream --set output.member_series=true -o series.nc || bad "streamed run with series"
 "$python" "$here/check_sensitivity.py" series.nc series.nc
 check_python $? "the streamed indices and the regimes' against numpy"
 "$compare" stream.nc series.nc $sobol_vars label > series.cmp ||
@@ -152,26 +135,26 @@ PY
 "$cohort" info stream.nc | grep -Eq "variables.*(ell|C_variance)\(t, member\)" &&
     bad "the streamed run's file keeps per-member series"
 for chunk in 7 1000; do
-    run stream.ini --set ensemble.chunk=$chunk -o stream$chunk.nc || bad "chunks of $chunk"
+    run lhs.ini $stream --set ensemble.chunk=$chunk -o stream$chunk.nc || bad "chunks of $chunk"
     "$compare" stream.nc stream$chunk.nc $sobol_vars > stream$chunk.cmp ||
         bad "chunks of $chunk: $(cat stream$chunk.cmp)"
 done
-run stream.ini --members 0:8192 --set ensemble.chunk=100 -o spart-a.nc || bad "part a"
-run stream.ini --members 8192:12288 -o spart-b.nc || bad "part b"
+run lhs.ini $stream --members 0:8192 --set ensemble.chunk=100 -o spart-a.nc || bad "part a"
+run lhs.ini $stream --members 8192:12288 -o spart-b.nc || bad "part b"
 "$cohort" merge --quiet spart-a.nc spart-b.nc -o smerged.nc || bad "merge of streamed parts"
 "$compare" stream.nc smerged.nc $sobol_vars > smerged.cmp || bad "merged: $(cat smerged.cmp)"
 if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; then
-    "$mpirun" --oversubscribe --allow-run-as-root -np 3 "$cohort" run stream.ini --quiet \
+    "$mpirun" --oversubscribe --allow-run-as-root -np 3 "$cohort" run lhs.ini $stream --quiet \
         --backend "$backend" -o sranks.nc || bad "3 ranks"
     "$compare" stream.nc sranks.nc $sobol_vars > sranks.cmp || bad "3 ranks: $(cat sranks.cmp)"
 fi
 # killed: 2,048 base points of the same keys and a swept gamma, a key the stepper is built from, so
 # every member is a chunk of its own and every group of 15 members is cut by chunk boundaries
 big="--set sweep.points=2048 --set sweep.model.gamma=0.005:0.02"
-run stream.ini $big -o big.nc || bad "big run"
+run lhs.ini $stream $big -o big.nc || bad "big run"
 resumed=0
 for attempt in 1 2 3 4 5 6 7 8; do
-    "$cohort" run stream.ini --quiet --backend "$backend" $big \
+    "$cohort" run lhs.ini $stream --quiet --backend "$backend" $big \
         --set output.checkpoint_every=0.2 -o killed.nc $resume &
     pid=$!
     i=0
@@ -183,13 +166,13 @@ for attempt in 1 2 3 4 5 6 7 8; do
     wait $pid 2> /dev/null && break
     resume=--resume resumed=$((resumed + 1))
 done
-[ -e killed.nc ] || "$cohort" run stream.ini --quiet --backend "$backend" $big \
+[ -e killed.nc ] || "$cohort" run lhs.ini $stream --quiet --backend "$backend" $big \
     --set output.checkpoint_every=0.2 -o killed.nc --resume || bad "resume after $resumed kills"
 echo "killed $resumed times and resumed"
 "$compare" big.nc killed.nc $sobol_vars ell_mean label > killed.cmp || bad "resumed: $(cat killed.cmp)"
 # a checkpoint without the Sobol sums (as the cohort before their streaming wrote it): --resume
 # refuses it, exit 2, and keeps both files
-"$cohort" run stream.ini --quiet --backend "$backend" $big --set output.checkpoint_every=0.2 \
+"$cohort" run lhs.ini $stream --quiet --backend "$backend" $big --set output.checkpoint_every=0.2 \
     -o old.nc &
 pid=$!
 wait_for old.nc.checkpoint
@@ -197,7 +180,7 @@ kill -9 $pid 2> /dev/null
 wait $pid 2> /dev/null
 stripped=$("$python" "$here/strip_checkpoint.py" old.nc.checkpoint sobol.)
 [ "${stripped:-0}" -gt 0 ] || bad "no Sobol sums stripped from the checkpoint: $stripped"
-msg=$("$cohort" run stream.ini --quiet --backend "$backend" $big \
+msg=$("$cohort" run lhs.ini $stream --quiet --backend "$backend" $big \
     --set output.checkpoint_every=0.2 -o old.nc --resume 2>&1)
 status=$?
 [ $status = 2 ] && printf '%s' "$msg" | grep -q "did not stream the Sobol indices" &&

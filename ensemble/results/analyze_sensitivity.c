@@ -258,9 +258,10 @@ static int write_indices(const run_plan *p, const sobol_stream *st, int n_stats,
     return COHORT_OK;
 }
 
-int sensitivity_write(cohort_output *out, const run_plan *p, const sobol_stream *st,
-                      const sobol_stream *last, const char *const *names, const double *times,
-                      int resamples, int quiet)
+/* The indices of the statistics of st (names) and of `last` (regimes) into out. */
+static int write_streams(cohort_output *out, const run_plan *p, const sobol_stream *st,
+                         const sobol_stream *last, const char *const *names, const double *times,
+                         int resamples, int quiet)
 {
     const int n_stats = st->n_stats + (last ? last->n_stats : 0);
     const int64_t cells = p->n_records * p->n_sweeps * n_stats;
@@ -271,6 +272,21 @@ int sensitivity_write(cohort_output *out, const run_plan *p, const sobol_stream 
     if (rc == COHORT_OK)
         rc = write_indices(p, st, n_stats, names, times, v, cells, resamples, quiet, out);
     free(v);
+    return rc;
+}
+
+int sensitivity_write(cohort_output *out, int labels_nc, const run_plan *p, const sobol_stream *st,
+                      const char *const *names, const double *times, int resamples, int quiet)
+{
+    const char *all[SENSITIVITY_MAX_STATISTICS + SENSITIVITY_MAX_REGIMES];
+    char regimes[SENSITIVITY_MAX_REGIMES][SENSITIVITY_NAME_MAX];
+    sobol_stream last;
+    int k = 0;
+    COHORT_CALL(sensitivity_regimes(labels_nc, p, &last, regimes, &k));
+    for (int q = 0; q < st->n_stats; ++q) all[q] = names[q];
+    for (int c = 0; c < k; ++c) all[st->n_stats + c] = regimes[c];
+    const int rc = write_streams(out, p, st, k ? &last : NULL, all, times, resamples, quiet);
+    if (k) sobol_stream_free(&last);
     return rc;
 }
 
@@ -310,18 +326,13 @@ int analyze_sensitivity(int nc, const char *path, const run_plan *p, int resampl
     if (rc == COHORT_OK && !(times = malloc((size_t)p->n_records * sizeof *times)))
         rc = COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld record times", (long long)p->n_records);
     if (rc == COHORT_OK) rc = read_times(nc, path, p, times, bad);
-    sobol_stream st, last;
-    char regimes[SENSITIVITY_MAX_REGIMES][SENSITIVITY_NAME_MAX];
-    int k = 0;
-    if (rc == COHORT_OK) rc = sensitivity_regimes(nc, p, &last, regimes, &k);
+    sobol_stream st;
     if (rc == COHORT_OK && (rc = stream_series(p, s, n_stats, &st)) == COHORT_OK) {
-        const char *names[SENSITIVITY_MAX_STATISTICS + SENSITIVITY_MAX_REGIMES];
+        const char *names[SENSITIVITY_MAX_STATISTICS];
         for (int q = 0; q < n_stats; ++q) names[q] = s[q].name;
-        for (int c = 0; c < k; ++c) names[n_stats + c] = regimes[c];
-        rc = sensitivity_write(out, p, &st, k ? &last : NULL, names, times, resamples, quiet);
+        rc = sensitivity_write(out, nc, p, &st, names, times, resamples, quiet);
         sobol_stream_free(&st);
     }
-    if (k) sobol_stream_free(&last);
     free(length), free(variance), free(finals), free(times);
     return rc;
 }

@@ -25,13 +25,13 @@ int sensitivity_stream_alloc(sobol_stream *s, const run_plan *p, int n_stats, in
 /* The doubles a record of that stream saves (its checkpoint's or its part's merge data). */
 int64_t sensitivity_stream_values(const run_plan *p, int64_t first, int64_t end);
 
-/* The indices and their intervals (`resamples` resamples) of the stream's statistics and then
- * those of `last` (a stream of one record, the last; NULL: none), names[] in that order, at the
- * record times, into out; unless quiet, reported at the last record. NaN where a statistic was
- * not streamed. Errors: NO_MEMORY, output's. */
-int sensitivity_write(cohort_output *out, const run_plan *p, const sobol_stream *st,
-                      const sobol_stream *last, const char *const *names, const double *times,
-                      int resamples, int quiet);
+/* The indices and their intervals (`resamples` resamples) of the stream's statistics (names[]),
+ * and of the k-means regimes of the file open as labels_nc where it holds labels
+ * (sensitivity_regimes), at the record times, into out; unless quiet, reported at the last
+ * record. NaN where a statistic was not streamed. Errors: sensitivity_regimes', NO_MEMORY,
+ * output's. */
+int sensitivity_write(cohort_output *out, int labels_nc, const run_plan *p, const sobol_stream *st,
+                      const char *const *names, const double *times, int resamples, int quiet);
 
 enum { SENSITIVITY_NAME_MAX = 64, SENSITIVITY_MAX_REGIMES = 32 };
 /* The k-means regimes of the members of the open file nc (its `label`, which the run's, a

@@ -83,24 +83,17 @@ static int finish_merge_data(cohort_output *out, const run_plan *p, const run_ac
 }
 
 /* The Sobol indices of the statistics streamed, at the record times, and of the k-means regimes
- * where the run clustered its members (sensitivity_regimes, from the labels written by now). */
+ * where the run clustered its members (from the labels written by now). */
 static int finish_sensitivity(cohort_output *out, const run_plan *p, const sobol_stream *st,
                               int quiet)
 {
-    const char *names[SENSITIVITY_MAX_STATISTICS + SENSITIVITY_MAX_REGIMES];
-    char regimes[SENSITIVITY_MAX_REGIMES][SENSITIVITY_NAME_MAX];
-    const int n = sensitivity_statistics(p, names);
-    sobol_stream last;
-    int k = 0;
-    COHORT_CALL(sensitivity_regimes(output_ncid(out), p, &last, regimes, &k));
-    for (int c = 0; c < k; ++c) names[n + c] = regimes[c];
+    const char *names[SENSITIVITY_MAX_STATISTICS];
+    sensitivity_statistics(p, names);
     double *times = malloc((size_t)p->n_records * sizeof *times);
-    int rc = times ? COHORT_OK
-                   : COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld times", (long long)p->n_records);
-    for (int64_t r = 0; times && r < p->n_records; ++r) times[r] = p->record_step[r] * p->values.dt;
-    if (rc == COHORT_OK)
-        rc = sensitivity_write(out, p, st, k ? &last : NULL, names, times, p->bootstrap, quiet);
-    if (k) sobol_stream_free(&last);
+    if (!times) return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "%lld times", (long long)p->n_records);
+    for (int64_t r = 0; r < p->n_records; ++r) times[r] = p->record_step[r] * p->values.dt;
+    const int rc =
+        sensitivity_write(out, output_ncid(out), p, st, names, times, p->bootstrap, quiet);
     free(times);
     return rc;
 }

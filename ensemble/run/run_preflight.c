@@ -116,8 +116,6 @@ static void duration_text(double seconds, char *out, size_t len)
         snprintf(out, len, "%.3g h", seconds / 3600.0);
 }
 
-/* The warnings of a run whose step, not its physics, sets its cost: more than 10^4 steps between
- * records, or more than an hour of stepping; each names the keys that drive it. */
 /* A space-filling design gives every member its own value of each swept key: where the model's
  * stepper is built from one (its implicit matrix), every member then needs a stepper of its own
  * and is stepped as a chunk of one member (run_chunk.c), at a fraction of a batch's rate. */
@@ -134,6 +132,8 @@ static void run_warn_stepper_keys(const run_plan *p)
            k->section, k->name);
 }
 
+/* The warnings of a run whose step, not its physics, sets its cost: more than 10^4 steps between
+ * records, or more than an hour of stepping; each names the keys that drive it. */
 static void run_warn_cost(const cohort_config *c, const run_plan *p, double seconds)
 {
     const int auto_dt = config_get(c, "time", "dt")->is_auto && !p->model->adaptive;
@@ -146,7 +146,6 @@ static void run_warn_cost(const cohort_config *c, const run_plan *p, double seco
                "warning: %.3g steps between records (time.dt = %.3g%s): the run's cost is its "
                "step count",
                per_record / p->values.dt, p->values.dt, why);
-    run_warn_stepper_keys(p);
     if (!(seconds > 3600.0)) return;
     char text[32];
     duration_text(seconds, text, sizeof text);
@@ -180,4 +179,5 @@ void run_preflight_report(const cohort_config *c, const run_options *opt, const 
            p->model->adaptive ? "records' steps" : "steps", p->t_end, wall, (long long)p->n_records,
            size, free_bytes >= 0.0 ? free_text : "unknown", free_bytes >= 0.0 ? "" : " space");
     run_warn_cost(c, p, seconds);
+    run_warn_stepper_keys(p);
 }
