@@ -57,6 +57,25 @@ static int within(const double *a, const double *b, size_t n, double rtol, doubl
     return ok;
 }
 
+/* Whether two variables' values of one type and count are the same: strings by their text (the
+ * values read are pointers), the others bit for bit. */
+static int same_values(nc_type type, const unsigned char *a, const unsigned char *b, size_t n,
+                       size_t bytes)
+{
+    if (type != NC_STRING) return memcmp(a, b, bytes) == 0;
+    const char *const *sa = (const char *const *)a, *const *sb = (const char *const *)b;
+    for (size_t i = 0; i < n; ++i)
+        if (!sa[i] != !sb[i] || (sa[i] && strcmp(sa[i], sb[i]))) return 0;
+    return 1;
+}
+
+/* Frees what read_var returned (a string variable's strings too). */
+static void free_var(nc_type type, unsigned char *data, size_t n)
+{
+    if (data && type == NC_STRING) nc_free_string(n, (char **)data);
+    free(data);
+}
+
 static int constant_series(const char *path, const char *name, double tol)
 {
     int nc;
@@ -134,7 +153,7 @@ int main(int argc, char **argv)
         const int same =
             comparable && (rtol >= 0.0 && ta == NC_DOUBLE
                                ? within((const double *)da, (const double *)db, na, rtol, &worst)
-                               : memcmp(da, db, bytes_a) == 0);
+                               : same_values(ta, da, db, na, bytes_a));
         if (comparable && worst > largest)
             largest = worst, snprintf(largest_in, sizeof largest_in, "%s", name);
         if (same) {
@@ -146,7 +165,7 @@ int main(int argc, char **argv)
             if (comparable && rtol >= 0.0) printf(", worst relative difference %.3g", worst);
             printf("\n");
         }
-        free(da), free(db);
+        free_var(ta, da, na), free_var(tb, db, nb);
     }
     int natts = 0;
     if (attributes) nc_inq_natts(a, &natts);

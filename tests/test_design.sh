@@ -46,10 +46,71 @@ run lhs.ini --set sweep.design=saltelli --set sweep.points=16 --set sweep.model.
 "$python" "$here/check_design.py" saltelli.nc
 check_python $? "saltelli points"
 # a stepper key drawn from a range: said before the run, since each member is then a chunk
-"$cohort" run lhs.ini --backend "$backend" --set sweep.design=saltelli --set sweep.points=4 \
-    --set sweep.model.gamma=0.005:0.02 -o note.nc 2> note.err || bad "saltelli run of gamma"
-grep -q "note: model.gamma is a key the model's stepper is built from" note.err ||
+# (diffusion1d's alpha: its Crank-Nicolson right-hand side reads it too)
+"$cohort" run lhs.ini --backend "$backend" --set model.name=diffusion1d \
+    --set sweep.design=saltelli --set sweep.points=4 --set sweep.model.alpha=0.5:1 -o note.nc \
+    2> note.err || bad "saltelli run of alpha"
+grep -q "note: model.alpha is a key the model's stepper is built from" note.err ||
     bad "no note of the stepper key: $(cat note.err)"
+# ch1d's gamma, only in its implicit matrix, is held a member: no note, one chunk
+"$cohort" run lhs.ini --backend "$backend" --set sweep.design=saltelli --set sweep.points=4 \
+    --set sweep.model.gamma=0.005:0.02 -o gamma.nc 2> gamma.err || bad "saltelli run of gamma"
+grep -q "note:" gamma.err && bad "a note for gamma, held a member: $(cat gamma.err)"
+grep -q "in 1 chunks" gamma.err || bad "gamma's members not in one chunk: $(cat gamma.err)"
+
+# each member's own gamma against runs of each gamma alone: ch1d_forced from a cosine (the same
+# state for every member index) over a grid of two gammas, member for member, bit for bit
+cat > forced.ini <<'INI'
+[model]
+name = ch1d_forced
+gamma = 0.01
+[grid]
+n = 64
+[time]
+dt = 0.005
+t_end = 1
+[initial]
+kind = cosine
+amplitude = 0.3
+[sweep]
+model.gamma = 0.01,0.02
+model.f0 = 0.5,1.5
+initial.mean = 0.1,0.4
+INI
+for g in 0.01 0.02; do
+    sed -e "s/^gamma = 0.01/gamma = $g/" -e "/^model.gamma/d" forced.ini > forced-$g.ini
+    run forced-$g.ini -o forced-$g.nc || bad "ch1d_forced at gamma = $g"
+done
+run forced.ini -o forced.nc || bad "ch1d_forced over two gammas"
+"$python" - forced.nc forced-0.01.nc forced-0.02.nc <<'PY'
+import sys
+try:
+    import netCDF4
+    import numpy as np
+except ImportError:
+    sys.exit(77)
+both, first, second = (netCDF4.Dataset(p)["C"][...].filled(np.nan) for p in sys.argv[1:])
+same = both.shape[0] == 8 and (both[:4].tobytes() == first.tobytes() and
+                               both[4:].tobytes() == second.tobytes())
+sys.exit(0 if same else 1)
+PY
+check_python $? "each member's gamma: the runs of each gamma alone, bit for bit"
+# ... and, with 200 replicates a point (1,600 members, gamma 0.02 from member 800 on), split
+# into parts at member 1,024 and merged: the same bits
+reps="--set sweep.replicates=200"
+run forced.ini $reps -o forced-r.nc || bad "ch1d_forced of 1,600 members"
+run forced.ini $reps --members 0:1024 -o forced-a.nc || bad "ch1d_forced part a"
+run forced.ini $reps --members 1024:1600 -o forced-b.nc || bad "ch1d_forced part b"
+"$cohort" merge --quiet forced-a.nc forced-b.nc -o forced-merged.nc || bad "merge of forced parts"
+"$compare" forced-r.nc forced-merged.nc C ell_mean > forced-merged.cmp ||
+    bad "forced parts merged: $(cat forced-merged.cmp)"
+# a system too long for a factor a member keeps a stepper a value (and says so): N = 577
+"$cohort" run forced.ini --backend "$backend" --set grid.n=577 --set sweep.design=lhs \
+    --set ensemble.members=2 --set time.t_end=0.01 --set sweep.model.gamma=0.01:0.02 \
+    --set sweep.model.f0=0:1 --set sweep.initial.mean=0:0.5 -o long.nc 2> long.err ||
+    bad "N = 577 over gamma: $(cat long.err)"
+grep -q "note: model.gamma is a key the model's stepper is built from" long.err ||
+    bad "N = 577: no note of the stepper key: $(cat long.err)"
 
 # Sobol indices of diffusion1d's cosine decay: numpy's estimators and the closed form
 cat > decay.ini <<'INI'
@@ -148,9 +209,9 @@ if [ -n "$mpirun" ] && ! "$cohort" --version | grep -q "^MPI: not built in"; the
         --backend "$backend" -o sranks.nc || bad "3 ranks"
     "$compare" stream.nc sranks.nc $sobol_vars > sranks.cmp || bad "3 ranks: $(cat sranks.cmp)"
 fi
-# killed: 2,048 base points of the same keys and a swept gamma, a key the stepper is built from, so
-# every member is a chunk of its own and every group of 15 members is cut by chunk boundaries
-big="--set sweep.points=2048 --set sweep.model.gamma=0.005:0.02"
+# killed: 2,048 base points of the same keys and a swept gamma, each member with its own factor,
+# in chunks of 7, so that every group of 15 members is cut by chunk boundaries
+big="--set sweep.points=2048 --set sweep.model.gamma=0.005:0.02 --set ensemble.chunk=7"
 run lhs.ini $stream $big -o big.nc || bad "big run"
 resumed=0
 for attempt in 1 2 3 4 5 6 7 8; do

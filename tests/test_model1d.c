@@ -1,7 +1,8 @@
 /* The 1D model steppers on one backend: diffusion1d and hyperdiffusion1d on a single Fourier mode
  * against the exact Crank-Nicolson amplification factor after 1000 steps (several modes and N,
  * odd N included); ch1d conserves every member's mean; cuda agrees with cpu; bad parameters
- * are refused; ch1d_forced's stability estimate solves its swing equation. Usage: test_model1d
+ * are refused; ch1d_forced's stability estimate solves its swing equation; members with their
+ * own gamma step as steppers of each gamma alone would, bit for bit. Usage: test_model1d
  * --backend cpu|cuda (exit 77 = skipped: no device). */
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -665,6 +666,120 @@ static void drift_handing_case(const cohort_backend *be, gsl_rng *rng, int64_t n
     model1d_stepper_free(c.s);
 }
 
+/* Members [0, m) of a batch from u0 (host), `steps` steps of s (model1d_advance, 7 a call) with
+ * each member's f0; the result into out (host). */
+static int step_members(const cohort_backend *be, const model1d_stepper *s, const double *u0,
+                        const double *mean, const double *f0, int64_t n, int64_t m, int steps,
+                        double *out)
+{
+    const size_t bytes = (size_t)(n * m) * sizeof(double);
+    double *dev[4] = {NULL, NULL, NULL, NULL}; /* state, scratch, mean, f0 */
+    int rc = COHORT_OK;
+    for (int k = 0; k < 4 && rc == COHORT_OK; ++k)
+        rc = be->alloc((void **)&dev[k], k < 2 ? bytes : (size_t)m * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[0], u0, bytes);
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[2], mean, (size_t)m * sizeof(double));
+    if (rc == COHORT_OK) rc = be->copy_to_device(dev[3], f0, (size_t)m * sizeof(double));
+    for (int done = 0; rc == COHORT_OK && done < steps; done += 7)
+        rc = model1d_advance(s, &dev[0], &dev[1], dev[2], dev[3], m, 0, m,
+                             steps - done < 7 ? steps - done : 7);
+    if (rc == COHORT_OK) rc = be->synchronize();
+    if (rc == COHORT_OK) rc = be->copy_to_host(out, dev[0], bytes);
+    for (int k = 0; k < 4; ++k)
+        if (dev[k]) be->release(dev[k]);
+    return rc;
+}
+
+/* ch1d and ch1d_forced with each member's own gamma (model1d_stepper_members): every member ends
+ * bit for bit where a stepper of its gamma alone takes it, from random states, means, f0 and
+ * gamma in [0.005, 0.02]; on cuda also bit for bit the cpu backend's. */
+static void member_gamma_case(const cohort_backend *be, gsl_rng *rng, model1d_kind kind, int64_t n)
+{
+    enum { M = 37, STEPS = 60 };
+    const double length = 2.0 * M_PI, dx = length / (double)n;
+    model1d_params p = {.kind = kind,
+                        .n = n,
+                        .length = length,
+                        .dt = 0.1 * dx,
+                        .gamma = 0.01,
+                        .f0 = 0.5,
+                        .k = 1.0,
+                        .v = 0.5};
+    double *u0 = malloc((size_t)(n * M) * sizeof(double)), *got = malloc(n * M * sizeof(double));
+    double *alone = malloc((size_t)n * sizeof(double)), *col = malloc((size_t)n * sizeof(double));
+    double mean[M], f0[M], gamma[M];
+    for (int64_t m = 0; m < M; ++m) {
+        mean[m] = 0.6 * gsl_rng_uniform(rng) - 0.3;
+        f0[m] = 2.0 * gsl_rng_uniform(rng);
+        gamma[m] = 0.005 * pow(4.0, gsl_rng_uniform(rng));
+    }
+    for (int64_t v = 0; v < n * M; ++v) u0[v] = 0.1 * (2.0 * gsl_rng_uniform(rng) - 1.0);
+    model1d_stepper *s = NULL;
+    int rc = model1d_stepper_alloc(be, &p, &s);
+    if (rc == COHORT_OK) rc = model1d_stepper_members(s, gamma, M);
+    if (rc == COHORT_OK) rc = step_members(be, s, u0, mean, f0, n, M, STEPS, got);
+    EXPECT(rc == COHORT_OK && model1d_members_fit(&p), "kind %d n = %lld: %s", (int)kind,
+           (long long)n, cohort_error_detail());
+    model1d_stepper_free(s);
+    int64_t differ = 0;
+    for (int64_t m = 0; rc == COHORT_OK && m < M; ++m) {
+        model1d_params q = p;
+        q.gamma = gamma[m];
+        model1d_stepper *one = NULL;
+        for (int64_t i = 0; i < n; ++i) col[i] = u0[i * M + m];
+        rc = model1d_stepper_alloc(be, &q, &one);
+        if (rc == COHORT_OK) rc = step_members(be, one, col, &mean[m], &f0[m], n, 1, STEPS, alone);
+        model1d_stepper_free(one);
+        for (int64_t i = 0; rc == COHORT_OK && i < n; ++i)
+            differ += memcmp(&alone[i], &got[i * M + m], sizeof(double)) != 0;
+    }
+    EXPECT(rc == COHORT_OK && differ == 0,
+           "kind %d n = %lld: %lld values differ from steppers of each gamma alone (%s)", (int)kind,
+           (long long)n, (long long)differ, cohort_error_detail());
+    const cohort_backend *cpu = NULL;
+    if (rc == COHORT_OK && be->kind != COHORT_BACKEND_CPU && cohort_backend_get("cpu", &cpu) == 0) {
+        double *ref = malloc((size_t)(n * M) * sizeof(double));
+        rc = model1d_stepper_alloc(cpu, &p, &s);
+        if (rc == COHORT_OK) rc = model1d_stepper_members(s, gamma, M);
+        if (rc == COHORT_OK) rc = step_members(cpu, s, u0, mean, f0, n, M, STEPS, ref);
+        model1d_stepper_free(s);
+        EXPECT(rc == COHORT_OK && !memcmp(ref, got, (size_t)(n * M) * sizeof(double)),
+               "kind %d n = %lld: cuda's members differ from cpu's", (int)kind, (long long)n);
+        free(ref);
+    }
+    free(u0), free(got), free(alone), free(col);
+}
+
+/* What a factor a member refuses: a kind without gamma, a gamma <= 0, a system too long. */
+static void member_gamma_refusals(const cohort_backend *be)
+{
+    model1d_params p = {.kind = MODEL1D_HYPERDIFFUSION,
+                        .n = 64,
+                        .length = 1.0,
+                        .dt = 1e-3,
+                        .alpha = 1.0,
+                        .gamma = 0.01};
+    model1d_stepper *s = NULL;
+    const double gamma[2] = {0.01, -1.0};
+    EXPECT(model1d_stepper_alloc(be, &p, &s) == COHORT_OK &&
+               model1d_stepper_members(s, gamma, 1) == COHORT_ERR_INVALID_ARGUMENT &&
+               !model1d_members_fit(&p),
+           "hyperdiffusion1d has no gamma");
+    model1d_stepper_free(s);
+    p.kind = MODEL1D_CAHN_HILLIARD;
+    EXPECT(model1d_stepper_alloc(be, &p, &s) == COHORT_OK &&
+               model1d_stepper_members(s, gamma, 2) == COHORT_ERR_INVALID_ARGUMENT &&
+               strstr(cohort_error_detail(), "member 1: gamma = -1"),
+           "gamma = -1: %s", cohort_error_detail());
+    model1d_stepper_free(s);
+    p.n = 577; /* periodic penta of 577 rows, one past the largest that fits (576, tested above):
+                * the chunked form */
+    EXPECT(model1d_stepper_alloc(be, &p, &s) == COHORT_OK && !model1d_members_fit(&p) &&
+               model1d_stepper_members(s, gamma, 1) == COHORT_ERR_INVALID_ARGUMENT,
+           "n = 577: %s", cohort_error_detail());
+    model1d_stepper_free(s);
+}
+
 static void bad_parameters(const cohort_backend *be)
 {
     model1d_stepper *s = NULL;
@@ -695,6 +810,12 @@ int main(int argc, char **argv)
     forced_stability_limit();
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD);
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD_FORCED);
+    static const int64_t member_sizes[] = {7, 64, 256, 576};
+    for (size_t i = 0; i < sizeof member_sizes / sizeof member_sizes[0]; ++i) {
+        member_gamma_case(be, rng, MODEL1D_CAHN_HILLIARD, member_sizes[i]);
+        member_gamma_case(be, rng, MODEL1D_CAHN_HILLIARD_FORCED, member_sizes[i]);
+    }
+    member_gamma_refusals(be);
     static const int64_t drift_sizes[] = {64, 512, 1000};
     for (size_t i = 0; i < sizeof drift_sizes / sizeof drift_sizes[0]; ++i)
         drift_handing_case(be, rng, drift_sizes[i]);

@@ -166,12 +166,16 @@ static void print_model(FILE *out, const cohort_model *d, const config_key *sche
         if (!strcmp(key, "model.boundary") && d->boundaries)
             snprintf(first_of, sizeof first_of, "%.*s", (int)strcspn(d->boundaries, "|"),
                      d->boundaries);
+        const int factor_key =
+            own && d->member_factors && !strcmp(own->key, d->member_factors->key);
         fprintf(out, "    %-12s default %-6s %s: %s%s\n", key,
                 own           ? own->default_value
                 : first_of[0] ? first_of
                               : schema[k].default_value,
                 range, own ? own->meaning : meaning,
-                j >= 0 && j == d->per_member_param ? " (sweepable per member)" : "");
+                j >= 0 && j == d->per_member_param ? " (sweepable per member)"
+                : factor_key ? " (sweepable per member: each its own factor, N <= 576)"
+                             : "");
     }
     const char *const *starter = d->defaults ? d->defaults->starter : NULL;
     for (int i = 0; starter && starter[i]; i += 2)

@@ -100,6 +100,16 @@ cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g)
     return v;
 }
 
+cohort_model_values run_plan_member_values(const run_plan *p, int64_t g)
+{
+    cohort_model_values v = run_plan_stepper_values(p, g);
+    if (p->member_param_sweep >= 0)
+        v.param[p->model->per_member_param] = run_plan_swept_value(p, p->member_param_sweep, g);
+    if (p->member_factor_sweep >= 0)
+        v.param[p->member_factor_param] = run_plan_swept_value(p, p->member_factor_sweep, g);
+    return v;
+}
+
 int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double *mean_lo,
                                   double *mean_hi)
 {
@@ -111,9 +121,7 @@ int64_t run_plan_unstable_members(const run_plan *p, double *worst_limit, double
         const int64_t g = point * p->replicates;
         const double mean =
             p->mean_sweep >= 0 ? run_plan_swept_value(p, p->mean_sweep, g) : p->mean;
-        cohort_model_values v = run_plan_stepper_values(p, g);
-        if (p->member_param_sweep >= 0)
-            v.param[p->model->per_member_param] = run_plan_swept_value(p, p->member_param_sweep, g);
+        const cohort_model_values v = run_plan_member_values(p, g);
         const double limit = p->model->dt_limit(p->model, &v, mean);
         if (!(p->values.dt > limit)) continue;
         unstable += p->replicates;
@@ -267,10 +275,7 @@ static int check_points(const cohort_config *c, const run_plan *p, char *err, si
     const cohort_model *m = p->model;
     const int64_t points = p->replicates > 0 ? p->members / p->replicates : 0;
     for (int64_t point = 0; m->check && point < points && point < (1 << 20); ++point) {
-        cohort_model_values v = run_plan_stepper_values(p, point * p->replicates);
-        if (p->member_param_sweep >= 0)
-            v.param[m->per_member_param] =
-                run_plan_swept_value(p, p->member_param_sweep, point * p->replicates);
+        const cohort_model_values v = run_plan_member_values(p, point * p->replicates);
         const char *key = NULL;
         char why[512];
         if (m->check(m, &v, &key, why, sizeof why)) {
@@ -481,6 +486,28 @@ static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
     return 0;
 }
 
+/* A stepper sweep of the model's member_factors key becomes the members' own where a stepper of
+ * the plan's values takes them (its factors are then the members', and a chunk steps its
+ * members together instead of a stepper a value); else it stays a stepper sweep. Always 0. */
+static int plan_member_factors(run_plan *p)
+{
+    const cohort_model_member_factors *mf = p->model->member_factors;
+    const int param = mf ? cohort_model_param_index(p->model, mf->key) : -1;
+    for (int q = 0; mf && q < p->n_stepper_sweeps; ++q) {
+        if (p->stepper_param[q] != param) continue;
+        if (!mf->fit(p->model, &p->values)) return 0;
+        p->member_factor_sweep = p->stepper_sweep[q];
+        p->member_factor_param = param;
+        for (int r = q + 1; r < p->n_stepper_sweeps; ++r) {
+            p->stepper_sweep[r - 1] = p->stepper_sweep[r];
+            p->stepper_param[r - 1] = p->stepper_param[r];
+        }
+        --p->n_stepper_sweeps;
+        return 0;
+    }
+    return 0;
+}
+
 /* Records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike; the
  * model's relations at every swept point; k-means' clusters against the members. */
 static int plan_events(const cohort_config *c, run_plan *p, char *err, size_t len)
@@ -624,6 +651,7 @@ static int plan_sensitivity(const cohort_config *c, run_plan *p, char *err, size
 int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
+    p->member_factor_sweep = p->member_factor_param = -1;
     const config_value *name = config_get(c, "model", "name");
     const cohort_model *m = p->model = cohort_model_find(name->text);
     if (!m) { /* the schema allows only registered names */
@@ -651,8 +679,8 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->members = config_get(c, "ensemble", "members")->integer;
     if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len)) ||
-        (rc = plan_target(c, p, err, len)) || (rc = plan_bootstrap_unit(c, p, err, len)) ||
-        (rc = plan_sensitivity(c, p, err, len)))
+        (rc = plan_member_factors(p)) || (rc = plan_target(c, p, err, len)) ||
+        (rc = plan_bootstrap_unit(c, p, err, len)) || (rc = plan_sensitivity(c, p, err, len)))
         return rc;
     return plan_events(c, p, err, len);
 }

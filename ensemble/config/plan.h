@@ -67,6 +67,9 @@ typedef struct run_plan {
     /* per-member values: index into sweep, or -1 (member_param_sweep: of the model's
      * per_member_param) */
     int mean_sweep, amplitude_sweep, member_param_sweep;
+    /* the sweep of the model's member_factors key where its members hold their own factors
+     * (-1: none; else it is no stepper sweep), and that parameter's index */
+    int member_factor_sweep, member_factor_param;
     /* swept parameters the stepper holds: sweep stepper_sweep[q] sets param stepper_param[q] */
     int n_stepper_sweeps, stepper_sweep[CONFIG_MAX_SWEEPS], stepper_param[CONFIG_MAX_SWEEPS];
 } run_plan;
@@ -92,6 +95,9 @@ int run_plan_same_stepper(const run_plan *p, int64_t g, int64_t h);
 
 /* The values member g's stepper is built from: the plan's, with g's swept stepper parameters. */
 cohort_model_values run_plan_stepper_values(const run_plan *p, int64_t g);
+
+/* The values member g steps with: the stepper's, with g's own per-member parameters. */
+cohort_model_values run_plan_member_values(const run_plan *p, int64_t g);
 
 /* The members whose dt exceeds the model's stability limit (model->dt_limit, for each member's
  * mean and parameters), 0 where the model knows none; *worst_limit the smallest limit

@@ -20,13 +20,14 @@ static int run_buffers_alloc_host(run_state *s)
     b->host_mean = malloc((size_t)chunk * sizeof(double));
     b->host_amplitude = malloc((size_t)chunk * sizeof(double));
     b->host_member_param = malloc((size_t)chunk * sizeof(double));
+    b->host_factor_param = malloc((size_t)chunk * sizeof(double));
     b->finite = malloc((size_t)chunk);
     b->observed = malloc((size_t)((s->n_obs + 3) * chunk) * sizeof(double));
     b->member_value = malloc((size_t)(RUN_VALUES * chunk) * sizeof(double));
     b->counter = malloc((size_t)(2 * chunk) * sizeof(int64_t));
     if (!b->host_moments || !b->ell || !b->mass || !b->host_mean || !b->host_amplitude ||
-        !b->host_member_param || !b->finite || !b->observed || !b->member_value || !b->counter ||
-        (states && (!b->host_state || !b->member_major)))
+        !b->host_member_param || !b->host_factor_param || !b->finite || !b->observed ||
+        !b->member_value || !b->counter || (states && (!b->host_state || !b->member_major)))
         return COHORT_FAIL(COHORT_ERR_NO_MEMORY, "host buffers for chunks of %lld members",
                            (long long)chunk);
     COHORT_CALL(run_accumulators_alloc(&s->acc, &s->p, s->n_obs, s->first, s->end));
@@ -95,7 +96,8 @@ void run_buffers_free(run_state *s)
     if (s->be) run_buffers_release_device(s);
     if (s->stepper) s->model->stepper_free(s->stepper);
     free(b->host_moments), free(b->ell), free(b->mass), free(b->host_state), free(b->member_major);
-    free(b->host_mean), free(b->host_amplitude), free(b->host_member_param), free(b->observed);
+    free(b->host_mean), free(b->host_amplitude), free(b->host_member_param),
+        free(b->host_factor_param), free(b->observed);
     free(b->member_value), free(b->spectrum), free(b->finite), free(b->counter);
     *b = (run_buffers){0};
     s->stepper = NULL;

@@ -47,7 +47,8 @@ static int run_chunk_stepper(run_state *s, run_chunk *ch)
     return s->model->stepper_alloc(s->model, s->be, &values, &s->stepper);
 }
 
-/* The chunk's per-member means, amplitudes and parameter, on the backend; columns [0, count). */
+/* The chunk's per-member means, amplitudes and parameter, on the backend, columns [0, count);
+ * and the stepper's factor a member where the model holds one (model.h's member_factors). */
 static int run_chunk_member_values(run_state *s, const run_chunk *ch)
 {
     const run_plan *p = &s->p;
@@ -59,7 +60,11 @@ static int run_chunk_member_values(run_state *s, const run_chunk *ch)
             b->host_amplitude[k] = run_plan_swept_value(p, p->amplitude_sweep, g);
         if (p->member_param_sweep >= 0)
             b->host_member_param[k] = run_plan_swept_value(p, p->member_param_sweep, g);
+        if (p->member_factor_sweep >= 0)
+            b->host_factor_param[k] = run_plan_swept_value(p, p->member_factor_sweep, g);
     }
+    if (p->member_factor_sweep >= 0)
+        COHORT_CALL(s->model->member_factors->set(s->stepper, b->host_factor_param, ch->count));
     const size_t bytes = (size_t)ch->count * sizeof(double);
     COHORT_CALL(s->be->copy_to_device(b->mean, b->host_mean, bytes));
     if (p->amplitude_sweep >= 0)

@@ -41,9 +41,10 @@ typedef struct run_buffers {
     double *mean, *amplitude, *member_param, *moments_dev;
     double *host_moments, *ell, *mass, *host_state, *member_major;
     double *host_mean, *host_amplitude, *host_member_param;
-    double *observed;     /* a record's observables per member, then the exact errors */
-    double *member_value; /* RUN_VALUES x count: step counts, errors */
-    double *spectrum;     /* the structure factor of one record */
+    double *host_factor_param; /* each member's value of the model's member_factors key */
+    double *observed;          /* a record's observables per member, then the exact errors */
+    double *member_value;      /* RUN_VALUES x count: step counts, errors */
+    double *spectrum;          /* the structure factor of one record */
     unsigned char *finite;
     int64_t *counter;
 } run_buffers;

@@ -93,6 +93,31 @@ int banded_solver_solve(const banded_solver *s, double *u, int64_t ld, int64_t m
 int banded_solver_solve_groups(const banded_solver *s, double *u, int64_t ld, int64_t m0,
                                int64_t count, int64_t groups, int64_t group_stride);
 
+/* ---- A factor a member: members whose matrices differ (a parameter of the implicit matrix
+ * swept per member) solve in one batch, member m with factor m. The factors share one shape (n,
+ * h, periodic, and so the border columns) and are held interleaved, member fastest
+ * (banded_view.member_factor), in the sequential form only: a shape whose shared factor would
+ * take the chunked form is refused. Each member's solve is banded_system_solve's with its factor,
+ * so its bits are those of a solver of that factor alone. ---- */
+typedef struct banded_members banded_members;
+
+/* Room for `count` factors of shape's shape, on the host. Errors: COHORT_ERR_NULL_POINTER,
+ * COHORT_ERR_EMPTY_BATCH (count < 1), COHORT_ERR_INVALID_ARGUMENT (a shape whose form is not the
+ * sequential one), COHORT_ERR_NO_MEMORY. */
+int banded_members_alloc(const banded_factor *shape, int64_t count, banded_members **out);
+void banded_members_free(banded_members *b);
+/* Member m's factor f (of the shape's n, h and periodicity; COHORT_ERR_INVALID_ARGUMENT if not;
+ * COHORT_ERR_SUBBATCH_RANGE for m outside [0, count)). Members may be set from several threads. */
+int banded_members_set(banded_members *b, int64_t m, const banded_factor *f);
+/* Whether a factor of f's shape can be held a member (its form is the sequential one). */
+int banded_members_fit(const banded_factor *f);
+
+/* Uploads b's factors to the solver's backend: from now on member m of every solve (m < b's
+ * count) takes factor m instead of the shared one. Errors: COHORT_ERR_NULL_POINTER,
+ * COHORT_ERR_INVALID_ARGUMENT (another shape; a solver that prefers the partitioned form), those
+ * of the backend's alloc and copy. */
+int banded_solver_use_members(banded_solver *s, const banded_members *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,61 +11,85 @@
 /* 32 members = 256 bytes of each row: four cache lines, a whole vector loop. */
 enum { CPU_MEMBER_BLOCK = 32 };
 
-/* The band sweeps of members [mb, mb + width) of u, width <= CPU_MEMBER_BLOCK; h is a literal at
- * the call sites below so that the branches on it fold away. */
-static inline void cpu_banded_block(const banded_view *v, int h, double *u, int64_t ld, int64_t mb,
-                                    int64_t width)
+/* The band sweeps of members [mb, mb + width) of u, width <= CPU_MEMBER_BLOCK, with the factor
+ * coef: member j of the block reads row i's coefficients at coef + i (2h + 1) cs + j ms, cs apart
+ * (a shared factor: cs = 1, ms = 0; the members' own, banded_view.member_factor + mb: cs =
+ * member_ld, ms = 1). h, cs and ms are literals at the shared factor's call sites so that the
+ * branches on them fold away. */
+static inline void cpu_banded_block(const double *coef, int64_t cs, int64_t ms, int64_t nb, int h,
+                                    double *u, int64_t ld, int64_t mb, int64_t width)
 {
-    const int64_t nb = v->n_band;
-    const int stride = 2 * h + 1;
+    const int64_t stride = (2 * h + 1) * cs;
     double *x = u + mb;
     /* rows outside [0, n_band) enter as 0 (their coefficients in the factor are 0 too) */
     static const double zeros[CPU_MEMBER_BLOCK];
     for (int64_t i = 0; i < nb; ++i) {
-        const double *row = v->coef + i * stride;
+        const double *row = coef + i * stride;
         const double *y1 = i >= 1 ? x + (i - 1) * ld : zeros;
         const double *y2 = i >= 2 ? x + (i - 2) * ld : zeros;
         double *d = x + i * ld;
         for (int64_t j = 0; j < width; ++j) {
             const double prev[2] = {y1[j], y2[j]};
-            d[j] = banded_forward_value(row, h, d[j], prev);
+            d[j] = banded_forward_value_at(row + j * ms, cs, h, d[j], prev);
         }
     }
     for (int64_t i = nb - 1; i >= 0; --i) {
-        const double *row = v->coef + i * stride;
+        const double *row = coef + i * stride;
         const double *x1 = i + 1 < nb ? x + (i + 1) * ld : zeros;
         const double *x2 = i + 2 < nb ? x + (i + 2) * ld : zeros;
         double *y = x + i * ld;
         for (int64_t j = 0; j < width; ++j) {
             const double next[2] = {x1[j], x2[j]};
-            y[j] = banded_backward_value(row, h, y[j], next);
+            y[j] = banded_backward_value_at(row + j * ms, cs, h, y[j], next);
         }
     }
 }
 
-/* The periodic closure of the block's members (x: the first one's column), x_t = p - Q x_b, with
- * x_b stored member-contiguous so that the correction runs unit-stride across the members; border
- * is a literal at the call sites, which lets the loops vectorise. */
-static inline void cpu_border_block(const banded_view *v, int border, double *x, int64_t ld,
+/* The periodic closure of the block's members (x: the first one's column, mb its index), x_t = p
+ * - Q x_b, with x_b stored member-contiguous so that the correction runs unit-stride across the
+ * members. The spike's rows as cpu_banded_block's coefficients (member j's at spike + i border cs
+ * + j ms), the border blocks the shared factor's (ms = 0) or each member's own; border, cs and ms
+ * are literals at the shared factor's call sites, which lets the loops vectorise. */
+static inline void cpu_border_block(const banded_view *v, int border, const double *spike,
+                                    int64_t cs, int64_t ms, double *x, int64_t ld, int64_t mb,
                                     int64_t width)
 {
     const int64_t nb = v->n_band;
     double xb[BANDED_MAX_HALF_BANDWIDTH][CPU_MEMBER_BLOCK];
     for (int64_t j = 0; j < width; ++j) {
         double xb_j[BANDED_MAX_HALF_BANDWIDTH];
-        banded_border_solve(v, border, x + j, ld, xb_j);
-        for (int b = 0; b < border; ++b) xb[b][j] = xb_j[b];
+        const banded_border_blocks b =
+            ms ? banded_border_of_member(v, mb + j) : banded_border_shared(v);
+        banded_border_solve_at(v, b, border, x + j, ld, xb_j);
+        for (int k = 0; k < border; ++k) xb[k][j] = xb_j[k];
     }
     for (int64_t i = 0; i < nb; ++i) {
-        const double *q_row = v->spike + i * border;
+        const double *q_row = spike + i * border * cs;
         double *p = x + i * ld;
         for (int64_t j = 0; j < width; ++j) {
             const double xb_j[BANDED_MAX_HALF_BANDWIDTH] = {xb[0][j], border > 1 ? xb[1][j] : 0.0};
-            p[j] = banded_border_correct(q_row, border, p[j], xb_j);
+            p[j] = banded_border_correct_at(q_row + j * ms, cs, border, p[j], xb_j);
         }
     }
-    for (int b = 0; b < border; ++b)
-        for (int64_t j = 0; j < width; ++j) x[(nb + b) * ld + j] = xb[b][j];
+    for (int k = 0; k < border; ++k)
+        for (int64_t j = 0; j < width; ++j) x[(nb + k) * ld + j] = xb[k][j];
+}
+
+/* A block of members through the sweeps and the closure, h and border literals: with the shared
+ * factor, or each member with its own. */
+static inline void cpu_block(const banded_view *v, int h, int border, double *u, int64_t ld,
+                             int64_t mb, int64_t width)
+{
+    if (v->member_factor) {
+        const double *own = v->member_factor + mb;
+        cpu_banded_block(own, v->member_ld, 1, v->n_band, h, u, ld, mb, width);
+        if (border)
+            cpu_border_block(v, border, own + banded_member_spike_at(v) * v->member_ld,
+                             v->member_ld, 1, u + mb, ld, mb, width);
+        return;
+    }
+    cpu_banded_block(v->coef, 1, 0, v->n_band, h, u, ld, mb, width);
+    if (border) cpu_border_block(v, border, v->spike, 1, 0, u + mb, ld, mb, width);
 }
 
 /* The partitioned and the chunked forms (banded_form_of), the arithmetic of the cuda backend's
@@ -143,14 +167,14 @@ int banded_cpu_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, in
         const int64_t mb = m0 + b * CPU_MEMBER_BLOCK;
         const int64_t width =
             m0 + count - mb < CPU_MEMBER_BLOCK ? m0 + count - mb : CPU_MEMBER_BLOCK;
-        if (h == 1)
-            cpu_banded_block(v, 1, u_group, ld, mb, width);
+        if (h == 1 && border == 0)
+            cpu_block(v, 1, 0, u_group, ld, mb, width);
+        else if (h == 1)
+            cpu_block(v, 1, 1, u_group, ld, mb, width);
+        else if (border == 0)
+            cpu_block(v, 2, 0, u_group, ld, mb, width);
         else
-            cpu_banded_block(v, 2, u_group, ld, mb, width);
-        if (border == 1)
-            cpu_border_block(v, 1, u_group + mb, ld, width);
-        else if (border == 2)
-            cpu_border_block(v, 2, u_group + mb, ld, width);
+            cpu_block(v, 2, 2, u_group, ld, mb, width);
     }
     return COHORT_OK;
 }

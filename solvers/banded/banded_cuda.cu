@@ -13,6 +13,17 @@
 
 /* ---- batched banded solve: the portable path ---- */
 
+/* Member m's system x with the shared factor or, where v has them, its own (H, BORDER literals). */
+template <int H, int BORDER>
+__device__ __forceinline__ void portable_system(const banded_view &v, double *x, int64_t ld,
+                                                int64_t m)
+{
+    if (v.member_factor)
+        banded_member_system_solve(&v, H, BORDER, x, ld, m);
+    else
+        banded_system_solve(&v, H, BORDER, x, ld);
+}
+
 /* Group g of a launch (blockIdx.y) solves the systems at u + (group0 + g) * group_stride. */
 __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     banded_portable_kernel(banded_view v, double *u, int64_t ld, int64_t m0, int64_t count,
@@ -22,13 +33,13 @@ __global__ void __launch_bounds__(COHORT_CUDA_THREADS)
     if (m >= count) return;
     double *x = u + blockIdx.y * group_stride + m0 + m;
     if (v.h == 1 && v.border == 0)
-        banded_system_solve(&v, 1, 0, x, ld);
+        portable_system<1, 0>(v, x, ld, m0 + m);
     else if (v.h == 1)
-        banded_system_solve(&v, 1, 1, x, ld);
+        portable_system<1, 1>(v, x, ld, m0 + m);
     else if (v.border == 0)
-        banded_system_solve(&v, 2, 0, x, ld);
+        portable_system<2, 0>(v, x, ld, m0 + m);
     else
-        banded_system_solve(&v, 2, 2, x, ld);
+        portable_system<2, 2>(v, x, ld, m0 + m);
 }
 
 /* ---- batched banded solve: the tiled path ---- */
@@ -492,7 +503,9 @@ static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_
  * decides the same way). */
 static int auto_warp_width(const banded_view *v)
 {
-    return banded_form_of(v) == BANDED_FORM_SEQUENTIAL ? cohort_cuda_banded_warp_width(v, 0) : 0;
+    return banded_form_of(v) == BANDED_FORM_SEQUENTIAL && !v->member_factor
+               ? cohort_cuda_banded_warp_width(v, 0)
+               : 0;
 }
 
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
@@ -506,6 +519,14 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
      * backend): sequential by the widest warp tile that forms, else the portable kernel;
      * partitioned by the tiled kernels; chunked by the chunked kernel. */
     const banded_form form = banded_form_of(v);
+    /* members with factors of their own: the portable kernel, which reads them coalesced (the
+     * other kernels stage one shared factor) */
+    if (v->member_factor && path != COHORT_CUDA_BANDED_AUTO && path != COHORT_CUDA_BANDED_PORTABLE)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "members with factors of their own are solved by the portable kernel "
+                           "(AUTO or PORTABLE), not path %d",
+                           (int)path);
+    if (v->member_factor) path = COHORT_CUDA_BANDED_PORTABLE;
     const int partitioned = path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_PARTITIONED;
     if (path == COHORT_CUDA_BANDED_CHUNKED ||
         (path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_CHUNKED))

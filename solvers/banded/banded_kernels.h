@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "banded/banded.h"
 #include "banded/banded_numerics.h"
 
 #ifdef __cplusplus
@@ -19,6 +20,11 @@ typedef struct banded_kernels {
                  int64_t groups, int64_t group_stride);
 } banded_kernels;
 extern const banded_kernels banded_kernels_cpu, banded_kernels_cuda;
+
+/* banded_members.c's host array for banded_solver.c: value j of member m at host[j * count + m],
+ * banded_member_values(shape) values a member. */
+const double *banded_members_host(const banded_members *b, int64_t *count,
+                                  const banded_view **shape);
 
 #ifdef __cplusplus
 }

@@ -85,7 +85,36 @@ typedef struct banded_view {
     /* periodic systems: x at row n_band - 1 - j of T depends on the last chunk's carry-in f as
      * lambda_j + sum_k chunk_bottom[j][k] f[k] (lambda from zero carries) */
     double chunk_bottom[BANDED_MAX_HALF_BANDWIDTH][BANDED_MAX_HALF_BANDWIDTH];
+    /* A factor a member (banded_members.c), where member_factor is not NULL: member m solves with
+     * its own coef, spike, border_coef and schur_inv, of the shape above (n, h, border, border_col
+     * the same for every member), value j of its factor at member_factor[j * member_ld + m]
+     * (banded_member_values: the coefficient rows, the spike's rows, then border_coef and
+     * schur_inv as laid out above), so that the threads of a warp, one a member, read a row's
+     * coefficients in one transaction. The sequential form only. */
+    const double *member_factor;
+    int64_t member_ld;
 } banded_view;
+
+/* Where a member's factor holds its spike, its border blocks, and how many values it has. */
+COHORT_HD int64_t banded_member_spike_at(const banded_view *v)
+{
+    return v->n_band * (2 * v->h + 1);
+}
+
+COHORT_HD int64_t banded_member_border_at(const banded_view *v)
+{
+    return banded_member_spike_at(v) + v->n_band * v->border;
+}
+
+enum { BANDED_BORDER_COEF_VALUES = BANDED_MAX_HALF_BANDWIDTH * BANDED_MAX_BORDER_COLS };
+
+COHORT_HD int64_t banded_member_values(const banded_view *v)
+{
+    return banded_member_border_at(v) +
+           (v->border
+                ? BANDED_BORDER_COEF_VALUES + BANDED_MAX_HALF_BANDWIDTH * BANDED_MAX_HALF_BANDWIDTH
+                : 0);
+}
 
 /* ---- the form a solve takes: the same on both backends (one arithmetic) ----
  * The sequential sweeps, the partitioned form and the chunked form round differently, so a
@@ -148,6 +177,7 @@ COHORT_HD int64_t banded_warp_tile_bytes(const banded_view *v, int width)
 
 COHORT_HD banded_form banded_form_of(const banded_view *v)
 {
+    if (v->member_factor) return BANDED_FORM_SEQUENTIAL; /* banded_members holds no other */
     if (v->prefer_partitioned && v->n_seg > 1 && v->n_seg <= BANDED_TILE_THREADS &&
         banded_tile_bytes(v, 1) <= BANDED_TILE_BYTES)
         return BANDED_FORM_PARTITIONED;
@@ -165,20 +195,35 @@ COHORT_HD banded_form banded_form_of(const banded_view *v)
  * missing values are 0. The most recent value y_{i-1} is subtracted last: the chain from row to
  * row is one multiply-add. The tridiagonal and pentadiagonal sweeps of the seed (003, eq. 1-6 and
  * Sec. 4.1) are the cases hb = 1 and hb = 2. */
-COHORT_HD double banded_forward_value(const double *coef_row, int hb, double d, const double *prev)
+COHORT_HD double banded_forward_value_at(const double *coef_row, int64_t cs, int hb, double d,
+                                         const double *prev)
 {
     double acc = d;
-    for (int k = hb; k >= 1; --k) acc = cohort_mul_add(-coef_row[k - 1], prev[k - 1], acc);
+    for (int k = hb; k >= 1; --k) acc = cohort_mul_add(-coef_row[(k - 1) * cs], prev[k - 1], acc);
     return acc;
+}
+
+/* The _at forms read a row's coefficients cs apart: 1 in a shared factor, member_ld in a
+ * member's (banded_view.member_factor); the others are the shared factor's. */
+COHORT_HD double banded_forward_value(const double *coef_row, int hb, double d, const double *prev)
+{
+    return banded_forward_value_at(coef_row, 1, hb, d, prev);
 }
 
 /* Back substitution of one row: x_i = y_i / U(i,i) - sum_k upper_k(i) x_{i+k}, next[k-1] =
  * x_{i+k}, with upper_k = 0 where i + k is past the last row. */
+COHORT_HD double banded_backward_value_at(const double *coef_row, int64_t cs, int hb, double y,
+                                          const double *next)
+{
+    double acc = y * coef_row[2 * hb * cs];
+    for (int k = hb; k >= 1; --k)
+        acc = cohort_mul_add(-coef_row[(hb + k - 1) * cs], next[k - 1], acc);
+    return acc;
+}
+
 COHORT_HD double banded_backward_value(const double *coef_row, int hb, double y, const double *next)
 {
-    double acc = y * coef_row[2 * hb];
-    for (int k = hb; k >= 1; --k) acc = cohort_mul_add(-coef_row[hb + k - 1], next[k - 1], acc);
-    return acc;
+    return banded_backward_value_at(coef_row, 1, hb, y, next);
 }
 
 /* The registers that carry the last hb values of a sweep: carry[0] is the most recent. */
@@ -191,68 +236,125 @@ COHORT_HD void banded_carry_push(double *carry, int hb, double value)
 /* Solves a band LU (rows of 2hb+1 coefficients) in place on x[0], x[s], ..., carrying the
  * previous rows in registers. hb is passed as a literal by the callers so that the loops over k
  * unroll and the carries stay in registers. */
-COHORT_HD void banded_band_solve(const double *coef, int64_t rows, int hb, double *x, int64_t s)
+COHORT_HD void banded_band_solve_at(const double *coef, int64_t cs, int64_t rows, int hb, double *x,
+                                    int64_t s)
 {
-    const int stride = 2 * hb + 1;
+    const int64_t stride = (2 * hb + 1) * cs;
     double carry[BANDED_MAX_CARRY] = {0.0};
     for (int64_t i = 0; i < rows; ++i) {
-        const double y = banded_forward_value(coef + i * stride, hb, x[i * s], carry);
+        const double y = banded_forward_value_at(coef + i * stride, cs, hb, x[i * s], carry);
         x[i * s] = y;
         banded_carry_push(carry, hb, y);
     }
     for (int k = 0; k < BANDED_MAX_CARRY; ++k) carry[k] = 0.0;
     for (int64_t i = rows - 1; i >= 0; --i) {
-        const double xi = banded_backward_value(coef + i * stride, hb, x[i * s], carry);
+        const double xi = banded_backward_value_at(coef + i * stride, cs, hb, x[i * s], carry);
         x[i * s] = xi;
         banded_carry_push(carry, hb, xi);
     }
 }
 
+COHORT_HD void banded_band_solve(const double *coef, int64_t rows, int hb, double *x, int64_t s)
+{
+    banded_band_solve_at(coef, 1, rows, hb, x, s);
+}
+
+/* The border blocks a periodic system closes with: C at the border columns, bc[(j
+ * BANDED_MAX_BORDER_COLS + c) cs], and S^{-1}, si[(j BANDED_MAX_HALF_BANDWIDTH + k) cs] (cs: 1 in
+ * the view, member_ld in a member's factor). */
+typedef struct banded_border_blocks {
+    const double *bc, *si;
+    int64_t cs;
+} banded_border_blocks;
+
+COHORT_HD banded_border_blocks banded_border_shared(const banded_view *v)
+{
+    banded_border_blocks b = {&v->border_coef[0][0], &v->schur_inv[0][0], 1};
+    return b;
+}
+
+/* Member m's border blocks, from its factor (v->member_factor). */
+COHORT_HD banded_border_blocks banded_border_of_member(const banded_view *v, int64_t m)
+{
+    const double *at = v->member_factor + banded_member_border_at(v) * v->member_ld + m;
+    banded_border_blocks b = {at, at + BANDED_BORDER_COEF_VALUES * v->member_ld, v->member_ld};
+    return b;
+}
+
 /* Periodic systems: the border unknowns x_b = S^{-1} (d_b - C p), from p at the border columns
  * (p_cols[c] = p[border_col[c]]) and the border rows' right-hand sides d_b. */
-COHORT_HD void banded_border_values(const banded_view *v, int border, const double *p_cols,
-                                    const double *d_b, double xb[BANDED_MAX_HALF_BANDWIDTH])
+COHORT_HD void banded_border_values_at(const banded_view *v, banded_border_blocks b, int border,
+                                       const double *p_cols, const double *d_b,
+                                       double xb[BANDED_MAX_HALF_BANDWIDTH])
 {
     double r[BANDED_MAX_HALF_BANDWIDTH];
     for (int j = 0; j < border; ++j) {
         double acc = d_b[j];
         for (int c = 0; c < v->n_border_cols; ++c)
-            acc = cohort_mul_add(-v->border_coef[j][c], p_cols[c], acc);
+            acc = cohort_mul_add(-b.bc[(j * BANDED_MAX_BORDER_COLS + c) * b.cs], p_cols[c], acc);
         r[j] = acc;
     }
     for (int j = 0; j < border; ++j) {
         double acc = 0.0;
-        for (int k = 0; k < border; ++k) acc = cohort_mul_add(v->schur_inv[j][k], r[k], acc);
+        for (int k = 0; k < border; ++k)
+            acc = cohort_mul_add(b.si[(j * BANDED_MAX_HALF_BANDWIDTH + k) * b.cs], r[k], acc);
         xb[j] = acc;
     }
 }
 
-/* Periodic systems: x_i = p_i - (Q x_b)_i for a row i < n_band; q_row = spike + i * border. */
-COHORT_HD double banded_border_correct(const double *q_row, int border, double p_i,
-                                       const double xb[BANDED_MAX_HALF_BANDWIDTH])
+COHORT_HD void banded_border_values(const banded_view *v, int border, const double *p_cols,
+                                    const double *d_b, double xb[BANDED_MAX_HALF_BANDWIDTH])
 {
-    for (int j = 0; j < border; ++j) p_i = cohort_mul_add(-q_row[j], xb[j], p_i);
+    banded_border_values_at(v, banded_border_shared(v), border, p_cols, d_b, xb);
+}
+
+/* Periodic systems: x_i = p_i - (Q x_b)_i for a row i < n_band; q_row = spike + i * border (its
+ * values cs apart). */
+COHORT_HD double banded_border_correct_at(const double *q_row, int64_t cs, int border, double p_i,
+                                          const double xb[BANDED_MAX_HALF_BANDWIDTH])
+{
+    for (int j = 0; j < border; ++j) p_i = cohort_mul_add(-q_row[j * cs], xb[j], p_i);
     return p_i;
 }
 
+COHORT_HD double banded_border_correct(const double *q_row, int border, double p_i,
+                                       const double xb[BANDED_MAX_HALF_BANDWIDTH])
+{
+    return banded_border_correct_at(q_row, 1, border, p_i, xb);
+}
+
 /* Periodic systems, once p = T^{-1} d_t is in rows [0, n_band) of x: x_b from p and d_b. */
-COHORT_HD void banded_border_solve(const banded_view *v, int border, const double *x, int64_t s,
-                                   double xb[BANDED_MAX_HALF_BANDWIDTH])
+COHORT_HD void banded_border_solve_at(const banded_view *v, banded_border_blocks b, int border,
+                                      const double *x, int64_t s,
+                                      double xb[BANDED_MAX_HALF_BANDWIDTH])
 {
     double p_cols[BANDED_MAX_BORDER_COLS], d_b[BANDED_MAX_HALF_BANDWIDTH];
     for (int c = 0; c < v->n_border_cols; ++c) p_cols[c] = x[v->border_col[c] * s];
     for (int j = 0; j < border; ++j) d_b[j] = x[(v->n_band + j) * s];
-    banded_border_values(v, border, p_cols, d_b, xb);
+    banded_border_values_at(v, b, border, p_cols, d_b, xb);
 }
 
-/* The periodic closure of one system after its band solve: x_b, then x_t = p - Q x_b. */
-COHORT_HD void banded_border_close(const banded_view *v, int border, double *x, int64_t s)
+COHORT_HD void banded_border_solve(const banded_view *v, int border, const double *x, int64_t s,
+                                   double xb[BANDED_MAX_HALF_BANDWIDTH])
+{
+    banded_border_solve_at(v, banded_border_shared(v), border, x, s, xb);
+}
+
+/* The periodic closure of one system after its band solve: x_b, then x_t = p - Q x_b (spike's
+ * values b.cs apart). */
+COHORT_HD void banded_border_close_at(const banded_view *v, banded_border_blocks b,
+                                      const double *spike, int border, double *x, int64_t s)
 {
     double xb[BANDED_MAX_HALF_BANDWIDTH];
-    banded_border_solve(v, border, x, s, xb);
+    banded_border_solve_at(v, b, border, x, s, xb);
     for (int64_t i = 0; i < v->n_band; ++i)
-        x[i * s] = banded_border_correct(v->spike + i * border, border, x[i * s], xb);
+        x[i * s] = banded_border_correct_at(spike + i * border * b.cs, b.cs, border, x[i * s], xb);
     for (int j = 0; j < border; ++j) x[(v->n_band + j) * s] = xb[j];
+}
+
+COHORT_HD void banded_border_close(const banded_view *v, int border, double *x, int64_t s)
+{
+    banded_border_close_at(v, banded_border_shared(v), v->spike, border, x, s);
 }
 
 /* One whole system, in place: the portable path (and the reference for the fast paths). */
@@ -260,6 +362,19 @@ COHORT_HD void banded_system_solve(const banded_view *v, int h, int border, doub
 {
     banded_band_solve(v->coef, v->n_band, h, x, s);
     if (border) banded_border_close(v, border, x, s);
+}
+
+/* Member m's system with its own factor (v->member_factor), in place: the same operations in the
+ * same order as banded_system_solve with that factor shared, so the same bits. */
+COHORT_HD void banded_member_system_solve(const banded_view *v, int h, int border, double *x,
+                                          int64_t s, int64_t m)
+{
+    const int64_t cs = v->member_ld;
+    const double *factor = v->member_factor + m;
+    banded_band_solve_at(factor, cs, v->n_band, h, x, s);
+    if (border)
+        banded_border_close_at(v, banded_border_of_member(v, m),
+                               factor + banded_member_spike_at(v) * cs, border, x, s);
 }
 
 /* ---- the partitioned (SPIKE) form: segment p covers rows [start, end) of T ---- */

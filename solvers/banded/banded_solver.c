@@ -7,8 +7,10 @@
 
 struct banded_solver {
     const cohort_backend *backend;
-    banded_view view; /* pointers into device_storage */
+    banded_view view; /* pointers into device_storage (and member_storage) */
     void *device_storage;
+    void *member_storage; /* banded_solver_use_members' factors */
+    size_t member_bytes;
 };
 
 /* A pointer into the host factor's storage, moved to the same place in the device copy. */
@@ -49,12 +51,43 @@ void banded_solver_free(banded_solver *s)
 {
     if (!s) return;
     s->backend->release(s->device_storage);
+    if (s->member_storage) s->backend->release(s->member_storage);
     free(s);
 }
 
 void banded_solver_prefer_partitioned(banded_solver *s)
 {
-    if (s) s->view.prefer_partitioned = 1;
+    if (s && !s->view.member_factor) s->view.prefer_partitioned = 1;
+}
+
+int banded_solver_use_members(banded_solver *s, const banded_members *b)
+{
+    if (!s || !b) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "solver and members are required");
+    int64_t count = 0;
+    const banded_view *shape = NULL;
+    const double *host = banded_members_host(b, &count, &shape);
+    const banded_view *v = &s->view;
+    if (shape->n != v->n || shape->h != v->h || shape->border != v->border)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "members of n = %lld, h = %d, border %d for a solver of n = %lld, h = "
+                           "%d, border %d",
+                           (long long)shape->n, shape->h, shape->border, (long long)v->n, v->h,
+                           v->border);
+    if (v->prefer_partitioned)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "a solver that prefers the partitioned form holds no factor a member");
+    const size_t bytes = (size_t)(banded_member_values(shape) * count) * sizeof(double);
+    if (bytes > s->member_bytes) { /* grown only: a chunk's members are fewer or as many */
+        if (s->member_storage) s->backend->release(s->member_storage);
+        s->member_storage = NULL, s->member_bytes = 0;
+        s->view.member_factor = NULL;
+        COHORT_CALL(s->backend->alloc(&s->member_storage, bytes));
+        s->member_bytes = bytes;
+    }
+    COHORT_CALL(s->backend->copy_to_device(s->member_storage, host, bytes));
+    s->view.member_factor = (const double *)s->member_storage;
+    s->view.member_ld = count;
+    return COHORT_OK;
 }
 
 const banded_view *banded_solver_view(const banded_solver *s)
@@ -77,6 +110,10 @@ int banded_solver_solve_groups(const banded_solver *s, double *u, int64_t ld, in
                            "groups = %lld, group_stride = %lld: groups >= 1, apart by at least "
                            "count = %lld",
                            (long long)groups, (long long)group_stride, (long long)count);
+    if (s->view.member_factor && m0 + count > s->view.member_ld)
+        return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE,
+                           "members [%lld, %lld) of a solver holding %lld members' factors",
+                           (long long)m0, (long long)(m0 + count), (long long)s->view.member_ld);
     COHORT_CALL(COHORT_KERNELS(s->backend, banded_kernels)
                     ->solve(&s->view, u, ld, m0, count, groups, group_stride));
     return COHORT_OK;

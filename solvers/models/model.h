@@ -122,6 +122,19 @@ typedef struct cohort_model_on_chip {
     int64_t (*steps_a_call)(const void *stepper);
 } cohort_model_on_chip;
 
+/* Members that hold their own value of a parameter of the implicit matrix (optional; stages:
+ * plan.c, run_chunk.c). A sweep of it would otherwise need a stepper a value, and so a chunk of
+ * one member a value in a space-filling design; with this table the members of a chunk step
+ * together, each with its own factor, the same bits as a stepper of its value. */
+typedef struct cohort_model_member_factors {
+    const char *key; /* the parameter: model.<key> */
+    /* whether a stepper of these values takes its members' own values (where not, the sweep
+     * takes a stepper a value) */
+    int (*fit)(const cohort_model *m, const cohort_model_values *v);
+    /* members [0, count) of the steps from now on take values[k] (host) as their parameter */
+    int (*set)(void *stepper, const double *values, int64_t count);
+} cohort_model_member_factors;
+
 /* Adaptive in time (optional; stages: plan.c's plan_time, run_records.c, run_durable.c): step()
  * advances the members by the interval dt (time.output_every), each member with its own adaptive
  * steps to time.tolerance from the first trial step time.dt; each chunk starts at step 0. */
@@ -244,13 +257,14 @@ struct cohort_model {
      * plan time, not an error: users explore unstable regimes on purpose. */
     double (*dt_limit)(const cohort_model *m, const cohort_model_values *v, double mean);
 
-    const cohort_model_stepping *stepping;     /* NULL for a steady model */
-    const cohort_model_on_chip *on_chip;       /* optional */
-    const cohort_model_adaptive *adaptive;     /* optional */
-    const cohort_model_steady *steady;         /* instead of stepping */
-    const cohort_model_observing *observing;   /* optional */
-    const cohort_model_statistics *statistics; /* optional */
-    const cohort_model_defaults *defaults;     /* required where stepping is */
+    const cohort_model_stepping *stepping;             /* NULL for a steady model */
+    const cohort_model_on_chip *on_chip;               /* optional */
+    const cohort_model_member_factors *member_factors; /* optional */
+    const cohort_model_adaptive *adaptive;             /* optional */
+    const cohort_model_steady *steady;                 /* instead of stepping */
+    const cohort_model_observing *observing;           /* optional */
+    const cohort_model_statistics *statistics;         /* optional */
+    const cohort_model_defaults *defaults;             /* required where stepping is */
 };
 
 /* Every registered model, in the order `cohort models` lists them. */

@@ -106,6 +106,7 @@ const cohort_model cohort_model_ch1d_forced = {
     .stepper_free = model1d_model_stepper_free,
     .stepping = &model1d_stepping,
     .on_chip = &model1d_on_chip,
+    .member_factors = &model1d_member_gamma,
     .statistics = &statistics,
     .defaults = &defaults,
 };

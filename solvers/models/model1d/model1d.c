@@ -20,6 +20,23 @@ static int positive(double v)
     return isfinite(v) && v > 0.0;
 }
 
+/* sigma = coefficient dt / (divisor dx^4) of the fourth-order kinds (hyperdiffusion: alpha, 2;
+ * Cahn-Hilliard: gamma, 1) */
+static double fourth_order_sigma(const model1d_params *p, double coefficient, double divisor)
+{
+    const double dx = p->length / (double)p->n;
+    const double dx4 = dx * dx * dx * dx;
+    return coefficient * p->dt / (divisor * dx4);
+}
+
+/* 1 + sigma delta_x^4 (seed 003, eq. 17-19 and 24-26; the centre weight +6, eq. 25b prints +1) */
+static void fourth_order_lhs(double sigma, double lhs[5])
+{
+    lhs[0] = lhs[4] = sigma;
+    lhs[1] = lhs[3] = -4.0 * sigma;
+    lhs[2] = 1.0 + 6.0 * sigma;
+}
+
 int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p,
                           model1d_stepper **out)
 {
@@ -60,9 +77,10 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
     } else {
         /* hyperdiffusion: eq. 17-19, sigma = alpha dt / (2 dx^4), both sides of Crank-Nicolson;
          * ch1d: eq. 24-26, sigma = gamma dt / dx^4 implicit, dt delta_x^2 (C^3 - C) explicit */
-        const double dx4 = dx * dx * dx * dx;
-        const double sigma = cahn_hilliard ? p->gamma * p->dt / dx4 : p->alpha * p->dt / (2 * dx4);
-        const double lhs[5] = {sigma, -4.0 * sigma, 1.0 + 6.0 * sigma, -4.0 * sigma, sigma};
+        const double sigma = cahn_hilliard ? fourth_order_sigma(p, p->gamma, 1.0)
+                                           : fourth_order_sigma(p, p->alpha, 2.0);
+        double lhs[5];
+        fourth_order_lhs(sigma, lhs);
         const double cn[5] = {-sigma, 4.0 * sigma, 1.0 - 6.0 * sigma, 4.0 * sigma, -sigma};
         for (int k = 0; k < 5; ++k) s->rhs.weight[k] = cn[k];
         s->rhs.terms = cahn_hilliard ? MODEL1D_TERM_NONLINEAR : MODEL1D_TERM_STENCIL;
@@ -102,6 +120,73 @@ void model1d_stepper_free(model1d_stepper *s)
     banded_factor_free(s->factor);
     if (s->forcing) s->backend->release(s->forcing);
     free(s);
+}
+
+/* The Cahn-Hilliard kinds' factor for interface parameter gamma. */
+static int cahn_hilliard_factor(const model1d_params *p, double gamma, banded_factor **f)
+{
+    double lhs[5];
+    fourth_order_lhs(fourth_order_sigma(p, gamma, 1.0), lhs);
+    return banded_constant_factor_alloc(p->n, 2, lhs, 1, f);
+}
+
+int model1d_members_fit(const model1d_params *p)
+{
+    banded_factor *f = NULL;
+    if (p->kind != MODEL1D_CAHN_HILLIARD && p->kind != MODEL1D_CAHN_HILLIARD_FORCED) return 0;
+    if (!positive(p->gamma) || cahn_hilliard_factor(p, p->gamma, &f) != COHORT_OK) {
+        cohort_error_clear();
+        return 0;
+    }
+    const int fit = banded_members_fit(f);
+    banded_factor_free(f);
+    return fit;
+}
+
+/* Member m's factor into b. */
+static int member_factor(const model1d_stepper *s, double gamma, banded_members *b, int64_t m)
+{
+    if (!positive(gamma))
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "member %lld: gamma = %g must be > 0",
+                           (long long)m, gamma);
+    banded_factor *f = NULL;
+    COHORT_CALL(cahn_hilliard_factor(&s->params, gamma, &f));
+    const int rc = banded_members_set(b, m, f);
+    banded_factor_free(f);
+    return rc;
+}
+
+/* Every member's factor into b, in parallel; a failure is redone on the calling thread, whose
+ * error message is the one the caller reads. */
+static int member_factors(const model1d_stepper *s, const double *gamma, banded_members *b,
+                          int64_t count)
+{
+    int64_t failed = -1;
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t m = 0; m < count; ++m) {
+        int64_t seen;
+#pragma omp atomic read
+        seen = failed;
+        if (seen >= 0 || member_factor(s, gamma[m], b, m) == COHORT_OK) continue;
+#pragma omp critical(model1d_member_factors)
+        if (failed < 0) failed = m;
+    }
+    return failed < 0 ? COHORT_OK : member_factor(s, gamma[failed], b, failed);
+}
+
+int model1d_stepper_members(model1d_stepper *s, const double *gamma, int64_t count)
+{
+    if (!s || !gamma) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "stepper and gamma are required");
+    if (s->params.kind != MODEL1D_CAHN_HILLIARD && s->params.kind != MODEL1D_CAHN_HILLIARD_FORCED)
+        return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
+                           "kind %d has no gamma: only the Cahn-Hilliard kinds' is per member",
+                           (int)s->params.kind);
+    banded_members *b = NULL;
+    COHORT_CALL(banded_members_alloc(s->factor, count, &b));
+    int rc = member_factors(s, gamma, b, count);
+    if (rc == COHORT_OK) rc = banded_solver_use_members(s->solver, b);
+    banded_members_free(b);
+    return rc;
 }
 
 const model1d_rhs *model1d_stepper_rhs(const model1d_stepper *s)

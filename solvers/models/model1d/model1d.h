@@ -45,6 +45,16 @@ int model1d_stepper_alloc(const cohort_backend *backend, const model1d_params *p
                           model1d_stepper **out);
 void model1d_stepper_free(model1d_stepper *s);
 
+/* ch1d and ch1d_forced: members [0, count) of the steps from now on take their own gamma (host,
+ * count values), each its own factor (banded.h's factor a member), as if each had a stepper of
+ * that gamma, bit for bit. Errors: COHORT_ERR_NULL_POINTER, COHORT_ERR_INVALID_ARGUMENT (another
+ * kind; a gamma not > 0; a system whose form holds no factor a member: model1d_members_fit),
+ * COHORT_ERR_NO_MEMORY, those of the backend's copy. */
+int model1d_stepper_members(model1d_stepper *s, const double *gamma, int64_t count);
+/* Whether a stepper of p can take its members' own gamma (a Cahn-Hilliard kind whose system's
+ * form holds a factor a member). */
+int model1d_members_fit(const model1d_params *p);
+
 /* Advances members [m0, m0 + count) of *state by one step. *state holds each member's deviation
  * C - mean[m] from its mean (conserved by every model; see model1d_rhs_point), with mean an array
  * of ld values in the backend's memory, or NULL for the field itself. scratch is an array of the
@@ -79,6 +89,7 @@ int64_t model1d_steps_a_call(const model1d_stepper *s);
 extern const char model1d_citation[];
 extern const cohort_model_stepping model1d_stepping;
 extern const cohort_model_on_chip model1d_on_chip;
+extern const cohort_model_member_factors model1d_member_gamma;
 extern const cohort_model_statistics model1d_statistics;
 extern const cohort_model_statistics model1d_statistics_no_law;
 extern const cohort_model_defaults model1d_defaults;

@@ -149,11 +149,11 @@ static fused_launch_fn fused_launcher(const model1d_rhs *r, const banded_view *v
     return NULL;
 }
 
-/* Whether the fused kernel serves r and v: a periodic system, a window that does not wrap onto
- * itself, and a kernel built for the terms. */
+/* Whether the fused kernel serves r and v: a periodic system of one shared factor, a window that
+ * does not wrap onto itself, and a kernel built for the terms. */
 static bool fused_serves(const model1d_rhs *r, const banded_view *v)
 {
-    return v->border == v->h && v->n >= MODEL1D_WINDOW && fused_launcher(r, v);
+    return v->border == v->h && v->n >= MODEL1D_WINDOW && !v->member_factor && fused_launcher(r, v);
 }
 
 extern "C" int cohort_cuda_model1d_step_width(const model1d_rhs *r, const banded_view *v,

@@ -62,6 +62,29 @@ const cohort_model_on_chip model1d_on_chip = {
     .steps_a_call = model1d_model_steps_a_call,
 };
 
+/* ch1d's and ch1d_forced's: their implicit matrices are the same (the forced terms are explicit) */
+static int model1d_model_members_fit(const cohort_model *m, const cohort_model_values *v)
+{
+    const model1d_params p = {.kind = MODEL1D_CAHN_HILLIARD,
+                              .n = v->nx,
+                              .length = v->length,
+                              .dt = v->dt,
+                              .gamma = param_or_zero(m, v, "gamma")};
+    return model1d_members_fit(&p);
+}
+
+static int model1d_model_members_set(void *stepper, const double *values, int64_t count)
+{
+    return model1d_stepper_members(stepper, values, count);
+}
+
+/* ch1d's and ch1d_forced's gamma: only the implicit matrix reads it */
+const cohort_model_member_factors model1d_member_gamma = {
+    .key = "gamma",
+    .fit = model1d_model_members_fit,
+    .set = model1d_model_members_set,
+};
+
 /* cohort init: sized to run in a few seconds on a laptop's CPU (ch1d_forced keeps its own) */
 static const char *const model1d_starter[] = {"ensemble.members", "64", NULL};
 
