@@ -76,6 +76,31 @@ static void free_var(nc_type type, unsigned char *data, size_t n)
     free(data);
 }
 
+/* Whether variable `name` is the same in files a and b (within rtol, doubles, where rtol >= 0);
+ * *worst its largest relative difference where comparable. Prints what differs. */
+static int compare_variable(int a, int b, const char *name, double rtol, double *worst)
+{
+    char shape_a[256] = "", shape_b[256] = "";
+    nc_type ta = 0, tb = 0;
+    size_t na = 0, nb = 0, bytes_a = 0, bytes_b = 0;
+    unsigned char *da = read_var(a, name, &ta, &na, &bytes_a, shape_a, sizeof shape_a);
+    unsigned char *db = read_var(b, name, &tb, &nb, &bytes_b, shape_b, sizeof shape_b);
+    *worst = 0.0;
+    const int comparable = da && db && ta == tb && !strcmp(shape_a, shape_b) && bytes_a == bytes_b;
+    const int same =
+        comparable && (rtol >= 0.0 && ta == NC_DOUBLE
+                           ? within((const double *)da, (const double *)db, na, rtol, worst)
+                           : same_values(ta, da, db, na, bytes_a));
+    if (!same) {
+        printf("FAIL %s: %s (%s) vs %s (%s)", name, da ? "present" : "missing", shape_a,
+               db ? "present" : "missing", shape_b);
+        if (comparable && rtol >= 0.0) printf(", worst relative difference %.3g", *worst);
+        printf("\n");
+    }
+    free_var(ta, da, na), free_var(tb, db, nb);
+    return same;
+}
+
 static int constant_series(const char *path, const char *name, double tol)
 {
     int nc;
@@ -135,7 +160,7 @@ int main(int argc, char **argv)
     double largest = 0.0;
     char largest_in[NC_MAX_NAME + 1] = "-";
     for (int v = 0; v < nvars; ++v) {
-        char name[NC_MAX_NAME + 1], shape_a[256] = "", shape_b[256] = "";
+        char name[NC_MAX_NAME + 1];
         if (argc > 3)
             snprintf(name, sizeof name, "%s", argv[3 + v]);
         else
@@ -143,29 +168,10 @@ int main(int argc, char **argv)
         int skipped = 0;
         for (int k = 0; k < n_skip; ++k) skipped |= !strcmp(name, skip[k]);
         if (skipped) continue;
-        nc_type ta = 0, tb = 0;
-        size_t na = 0, nb = 0, bytes_a = 0, bytes_b = 0;
-        unsigned char *da = read_var(a, name, &ta, &na, &bytes_a, shape_a, sizeof shape_a);
-        unsigned char *db = read_var(b, name, &tb, &nb, &bytes_b, shape_b, sizeof shape_b);
         double worst = 0.0;
-        const int comparable =
-            da && db && ta == tb && !strcmp(shape_a, shape_b) && bytes_a == bytes_b;
-        const int same =
-            comparable && (rtol >= 0.0 && ta == NC_DOUBLE
-                               ? within((const double *)da, (const double *)db, na, rtol, &worst)
-                               : same_values(ta, da, db, na, bytes_a));
-        if (comparable && worst > largest)
-            largest = worst, snprintf(largest_in, sizeof largest_in, "%s", name);
-        if (same) {
-            ++passed;
-        } else {
-            ++failed;
-            printf("FAIL %s: %s (%s) vs %s (%s)", name, da ? "present" : "missing", shape_a,
-                   db ? "present" : "missing", shape_b);
-            if (comparable && rtol >= 0.0) printf(", worst relative difference %.3g", worst);
-            printf("\n");
-        }
-        free_var(ta, da, na), free_var(tb, db, nb);
+        const int same = compare_variable(a, b, name, rtol, &worst);
+        if (worst > largest) largest = worst, snprintf(largest_in, sizeof largest_in, "%s", name);
+        passed += same, failed += !same;
     }
     int natts = 0;
     if (attributes) nc_inq_natts(a, &natts);

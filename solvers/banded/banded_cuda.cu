@@ -503,9 +503,7 @@ static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_
  * decides the same way). */
 static int auto_warp_width(const banded_view *v)
 {
-    return banded_form_of(v) == BANDED_FORM_SEQUENTIAL && !v->member_factor
-               ? cohort_cuda_banded_warp_width(v, 0)
-               : 0;
+    return banded_form_of(v) == BANDED_FORM_SEQUENTIAL ? cohort_cuda_banded_warp_width(v, 0) : 0;
 }
 
 /* groups x count systems: those of group g at u + g * group_stride (grid.y, at most 65535 groups
@@ -519,14 +517,14 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
      * backend): sequential by the widest warp tile that forms, else the portable kernel;
      * partitioned by the tiled kernels; chunked by the chunked kernel. */
     const banded_form form = banded_form_of(v);
-    /* members with factors of their own: the portable kernel, which reads them coalesced (the
-     * other kernels stage one shared factor) */
-    if (v->member_factor && path != COHORT_CUDA_BANDED_AUTO && path != COHORT_CUDA_BANDED_PORTABLE)
+    /* members with factors of their own: the warp tiles or the portable kernel, which read them
+     * from device memory (the tiled and chunked kernels stage one shared factor) */
+    if (v->member_factor && path != COHORT_CUDA_BANDED_AUTO &&
+        path != COHORT_CUDA_BANDED_PORTABLE && path != COHORT_CUDA_BANDED_WARP)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
-                           "members with factors of their own are solved by the portable kernel "
-                           "(AUTO or PORTABLE), not path %d",
+                           "members with factors of their own are solved by the warp tiles or the "
+                           "portable kernel (AUTO, WARP or PORTABLE), not path %d",
                            (int)path);
-    if (v->member_factor) path = COHORT_CUDA_BANDED_PORTABLE;
     const int partitioned = path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_PARTITIONED;
     if (path == COHORT_CUDA_BANDED_CHUNKED ||
         (path == COHORT_CUDA_BANDED_AUTO && form == BANDED_FORM_CHUNKED))
@@ -602,7 +600,11 @@ static banded_warp_kernel_fn<Solve> warp_solve_kernel(const banded_view *v, int 
 {
 #define BANDED_WARP_MATCH(half, edge)                                                              \
     if (v->h == (half) && v->border == (edge))                                                     \
-        return banded_warp_kernel_for<half, edge, Solve>(banded_warp_solve_widths(), width);
+        return v->member_factor                                                                    \
+                   ? banded_warp_kernel_for<half, edge, Solve, 1>(banded_warp_solve_widths(),      \
+                                                                  width)                           \
+                   : banded_warp_kernel_for<half, edge, Solve, 0>(banded_warp_solve_widths(),      \
+                                                                  width);
     BANDED_WARP_VARIANTS(BANDED_WARP_MATCH)
 #undef BANDED_WARP_MATCH
     return NULL;

@@ -174,12 +174,70 @@ __device__ __forceinline__ void banded_warp_load_row(double *dst, const double *
     }
 }
 
+/* Where a warp tile's sweeps read the factor (the policy Factor of the templates below): the
+ * block's copy of one shared factor in shared memory, its rows banded_warp_row_doubles apart
+ * (banded_warp_shared_factor), or each member's own in device memory (banded_warp_own_factor,
+ * banded_view.member_factor), its values cs apart, a warp's members' values side by side:
+ *   row(i)              row i's coefficients (band rows, i < n_band), spike_row(i) its spike's;
+ *   load<FIRST, LAST>(dst, row)  dst[k - FIRST] = coefficient k of the row, k = FIRST .. LAST;
+ *   border()            the border blocks (banded_numerics.h). */
+template <int H> struct banded_warp_shared_factor {
+    const double *coef, *spike;
+    const banded_view *v;
+    __device__ const double *row(int i) const
+    {
+        return coef + i * banded_warp_row_doubles(H);
+    }
+    __device__ const double *spike_row(int i, int border) const
+    {
+        return spike + i * border;
+    }
+    template <int FIRST, int LAST> __device__ void load(double *dst, const double *row) const
+    {
+        banded_warp_load_row<FIRST, LAST>(dst, row);
+    }
+    __device__ banded_border_blocks border() const
+    {
+        return banded_border_shared(v);
+    }
+};
+
+template <int H> struct banded_warp_own_factor {
+    const double *coef, *spike; /* member m's: member_factor + m, and its spike's first value */
+    int64_t cs;
+    const banded_view *v;
+    int64_t m;
+    __device__ banded_warp_own_factor(const banded_view *view, int64_t member)
+        : coef(view->member_factor + member),
+          spike(view->member_factor + member + banded_member_spike_at(view) * view->member_ld),
+          cs(view->member_ld), v(view), m(member)
+    {
+    }
+    __device__ const double *row(int i) const
+    {
+        return coef + (int64_t)i * (2 * H + 1) * cs;
+    }
+    __device__ const double *spike_row(int i, int border) const
+    {
+        return spike + (int64_t)i * border * cs;
+    }
+    template <int FIRST, int LAST> __device__ void load(double *dst, const double *row) const
+    {
+#pragma unroll
+        for (int k = FIRST; k <= LAST; ++k) dst[k - FIRST] = __ldg(row + k * cs);
+    }
+    __device__ banded_border_blocks border() const
+    {
+        return banded_border_of_member(v, m);
+    }
+};
+
 /* The store that ends banded_warp_member_step: x_t = p - Q x_b from p in the rows of column x
  * (x[i * W]) and the border's x_b, stored once into dst (leading dimension ld) or, on_chip, back
  * over the column, each row after the rows ahead of it were read; with sum_stored, the stored
  * values summed in row order, and their mean returned (else 0). */
-template <int BORDER, int W>
-__device__ __forceinline__ double banded_warp_store(const banded_view &v, const double *spike,
+template <int BORDER, int W, class Factor>
+__device__ __forceinline__ double banded_warp_store(const banded_view &v, const Factor &fac,
                                                     double *x, double *dst, int64_t ld, int on_chip,
                                                     int sum_stored)
 {
@@ -193,15 +251,15 @@ __device__ __forceinline__ double banded_warp_store(const banded_view &v, const 
         if (sum_stored) stored += value;
     };
     double xb[BANDED_MAX_HALF_BANDWIDTH] = {0.0};
-    banded_border_solve(&v, BORDER, x, W, xb);
+    banded_border_solve_at(&v, fac.border(), BORDER, x, W, xb);
     double p[TILE_CHUNK], q_row[TILE_CHUNK][BORDER > 0 ? BORDER : 1];
     auto store_load = [&](int row0) {
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             p[q] = x[(row0 + q) * W];
             if (BORDER > 0)
-                banded_warp_load_row<0, (BORDER > 0 ? BORDER : 1) - 1>(q_row[q],
-                                                                       spike + (row0 + q) * BORDER);
+                fac.template load<0, (BORDER > 0 ? BORDER : 1) - 1>(
+                    q_row[q], fac.spike_row(row0 + q, BORDER));
         }
     };
     int i = 0;
@@ -215,7 +273,12 @@ __device__ __forceinline__ double banded_warp_store(const banded_view &v, const 
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) store(i + q, value[q]);
     }
-    for (; i < nb; ++i) store(i, banded_border_correct(spike + i * BORDER, BORDER, x[i * W], xb));
+    for (; i < nb; ++i) {
+        double q_tail[BORDER > 0 ? BORDER : 1];
+        if (BORDER > 0)
+            fac.template load<0, (BORDER > 0 ? BORDER : 1) - 1>(q_tail, fac.spike_row(i, BORDER));
+        store(i, banded_border_correct(q_tail, BORDER, x[i * W], xb));
+    }
     for (int j = 0; j < BORDER; ++j) store(nb + j, xb[j]);
     return stored / (double)n;
 }
@@ -236,15 +299,15 @@ __device__ __forceinline__ double banded_warp_store(const banded_view &v, const 
  * (the window must not wrap onto itself). BORDER = 0: plain; BORDER = H: periodic. Returns, with
  * sum_stored, the mean of the values stored, summed in row order as they are stored: rhs.drift of
  * the new column, bit for bit, without reading it again (else 0). */
-template <int H, int BORDER, int W, class Rhs>
-__device__ __forceinline__ double
-banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef,
-                        const double *spike, double *x, double *dst, int64_t ld, int on_chip,
-                        double mu, double drift, int sum_stored)
+template <int H, int BORDER, int W, class Rhs, class Factor>
+__device__ __forceinline__ double banded_warp_member_step(const Rhs &rhs, const banded_view &v,
+                                                          const Factor &fac, double *x, double *dst,
+                                                          int64_t ld, int on_chip, double mu,
+                                                          double drift, int sum_stored)
 {
     enum { AHEAD = Rhs::AHEAD, WINDOW = 2 * Rhs::RADIUS + 1, SOLVE_ONLY = Rhs::SOLVE_ONLY };
     const Rhs r = rhs.prepared();
-    const int n = (int)v.n, nb = (int)v.n_band, stride = banded_warp_row_doubles(H);
+    const int n = (int)v.n, nb = (int)v.n_band;
     double c[WINDOW] = {0.0}, e[WINDOW] = {0.0}, head[AHEAD] = {0.0};
     double carry[BANDED_MAX_CARRY] = {0.0};
     if (!SOLVE_ONLY) {
@@ -278,15 +341,19 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
         for (int q = 0; q < TILE_CHUNK; ++q) {
             cur[q] = x[(i + q) * W]; /* f itself when SOLVE_ONLY (else unused and dropped) */
             next[q] = x[(i + AHEAD + q) * W];
-            banded_warp_load_row<0, H - 1>(lower[q], coef + (i + q) * stride);
+            fac.template load<0, H - 1>(lower[q], fac.row(i + q));
         }
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) forward_row(i + q, cur[q], next[q], lower[q], true);
     }
-    for (; i < n - AHEAD; ++i)
-        forward_row(i, x[i * W], x[(i + AHEAD) * W], coef + i * stride, true);
+    double lower_tail[H];
+    for (; i < n - AHEAD; ++i) {
+        fac.template load<0, H - 1>(lower_tail, fac.row(i));
+        forward_row(i, x[i * W], x[(i + AHEAD) * W], lower_tail, true);
+    }
     for (; i < n; ++i) {
-        forward_row(i, x[i * W], head[0], coef + i * stride, i < nb);
+        if (i < nb) fac.template load<0, H - 1>(lower_tail, fac.row(i));
+        forward_row(i, x[i * W], head[0], lower_tail, i < nb);
         for (int k = 0; k < AHEAD - 1; ++k) head[k] = head[k + 1];
     }
 
@@ -297,7 +364,7 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) {
             y[q] = x[(top - q) * W];
-            banded_warp_load_row<H, 2 * H>(upper[q] + H, coef + (top - q) * stride);
+            fac.template load<H, 2 * H>(upper[q] + H, fac.row(top - q));
         }
     };
     auto backward_row = [&](int row, double yi, const double *coef_row) {
@@ -318,14 +385,19 @@ banded_warp_member_step(const Rhs &rhs, const banded_view &v, const double *coef
 #pragma unroll
         for (int q = 0; q < TILE_CHUNK; ++q) backward_row(i - q, y_cur[q], upper_cur[q]);
     }
-    for (; i >= 0; --i) backward_row(i, x[i * W], coef + i * stride);
-    return banded_warp_store<BORDER, W>(v, spike, x, dst, ld, on_chip, sum_stored); /* x_t */
+    for (; i >= 0; --i) {
+        double upper_tail[2 * H + 1];
+        fac.template load<H, 2 * H>(upper_tail + H, fac.row(i));
+        backward_row(i, x[i * W], upper_tail);
+    }
+    return banded_warp_store<BORDER, W>(v, fac, x, dst, ld, on_chip, sum_stored); /* x_t */
 }
 
 /* The doubles of the factor a warp-tile block keeps in shared memory, before its tiles: rounded up
  * to a pair so that the tiles stay 16-byte aligned. */
 __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
 {
+    if (v.member_factor) return 0; /* each member's own, read from device memory */
     const int words = (int)v.n_band * banded_warp_row_doubles(v.h) + (int)v.n_band * v.border;
     return (words + 1) & ~1;
 }
@@ -341,7 +413,7 @@ __host__ __device__ inline int banded_warp_factor_doubles(const banded_view &v)
  * The warps of a block run out of step, so one warp's staging overlaps another's sweeps, and the
  * factor rows every sweep reads come from shared memory (read through L1, they waited hundreds of
  * cycles per chunk on L2 behind the streaming tiles: ncu, long-scoreboard stalls). */
-template <int H, int BORDER, int W, class Rhs>
+template <int H, int BORDER, int W, class Rhs, int OWN>
 __device__ __forceinline__ void
 banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, double *out,
                       const double *__restrict__ mean, int64_t ld, int64_t m0, int64_t count,
@@ -355,10 +427,11 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     enum { ROW = banded_warp_row_doubles(H) };
     double *coef = smem, *spike = coef + nb * ROW; /* nb * ROW even: spike's rows aligned */
-    for (int k = threadIdx.x; k < nb * ROW; k += blockDim.x)
+    for (int k = threadIdx.x; !OWN && k < nb * ROW; k += blockDim.x)
         coef[k] = k % ROW < 2 * H + 1 ? v.coef[k / ROW * (2 * H + 1) + k % ROW] : 0.0;
-    for (int k = threadIdx.x; k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
+    for (int k = threadIdx.x; !OWN && k < nb * BORDER; k += blockDim.x) spike[k] = v.spike[k];
     __syncthreads();
+    const banded_warp_shared_factor<H> shared_factor = {coef, spike, &v};
     double *tile = smem + banded_warp_factor_doubles(v) + (size_t)warp * n * W;
     /* tiles a group, by a shift where W is a power of two */
     const int64_t tiles = W == 32   ? (count + 31) >> 5
@@ -381,28 +454,36 @@ banded_warp_tile_body(const Rhs &rhs, const banded_view &v, const double *u, dou
             /* the drift of each step after the first: the mean of what the step before stored,
              * summed as it stored it */
             double drift = mean ? rhs.drift(tile + lane, n, W) : 0.0;
-            for (int s = 1; s < steps; ++s) {
-                const double next = banded_warp_member_step<H, BORDER, W>(
-                    rhs, v, coef, spike, tile + lane, NULL, 0, 1, mu, drift, mean != NULL);
-                if (mean) drift = next;
-            }
-            const double last = banded_warp_member_step<H, BORDER, W>(
-                rhs, v, coef, spike, tile + lane, out + offset + lane, ld, 0, mu, drift,
-                Rhs::STORES_MEAN);
+            /* the steps with the member's factor: the block's shared one, or its own */
+            auto steps_with = [&](const auto &fac) {
+                for (int s = 1; s < steps; ++s) {
+                    const double next = banded_warp_member_step<H, BORDER, W>(
+                        rhs, v, fac, tile + lane, NULL, 0, 1, mu, drift, mean != NULL);
+                    if (mean) drift = next;
+                }
+                return banded_warp_member_step<H, BORDER, W>(rhs, v, fac, tile + lane,
+                                                             out + offset + lane, ld, 0, mu, drift,
+                                                             Rhs::STORES_MEAN);
+            };
+            double last;
+            if constexpr (OWN)
+                last = steps_with(banded_warp_own_factor<H>(&v, m));
+            else
+                last = steps_with(shared_factor);
             if (Rhs::STORES_MEAN) stored_mean[m] = last;
         }
         __syncwarp(); /* the tile is free for the next stage */
     }
 }
 
-template <int H, int BORDER, int W, class Rhs>
+template <int H, int BORDER, int W, class Rhs, int OWN>
 __global__ void __launch_bounds__(32 * WARP_MAX_WARPS)
     banded_warp_kernel(Rhs rhs, banded_view v, const double *u, double *out, const double *mean,
                        int64_t ld, int64_t m0, int64_t count, int64_t groups, int64_t group_stride,
                        int steps, double *stored_mean)
 {
-    banded_warp_tile_body<H, BORDER, W>(rhs, v, u, out, mean, ld, m0, count, groups, group_stride,
-                                        steps, stored_mean);
+    banded_warp_tile_body<H, BORDER, W, Rhs, OWN>(rhs, v, u, out, mean, ld, m0, count, groups,
+                                                  group_stride, steps, stored_mean);
 }
 
 template <class Rhs>
@@ -417,13 +498,14 @@ template <int... WIDTHS> struct banded_warp_widths {
 };
 typedef banded_warp_widths<WARP_MAX_WIDTH, WARP_MIN_WIDTH> banded_warp_solve_widths;
 
-/* The warp-tile kernel for tiles of `width` members, one of WIDTHS, or NULL. */
-template <int H, int BORDER, class Rhs, int W, int... REST>
+/* The warp-tile kernel for tiles of `width` members, one of WIDTHS, or NULL; OWN: for members
+ * with factors of their own (banded_view.member_factor). */
+template <int H, int BORDER, class Rhs, int OWN = 0, int W, int... REST>
 static banded_warp_kernel_fn<Rhs> banded_warp_kernel_for(banded_warp_widths<W, REST...>, int width)
 {
-    if (width == W) return banded_warp_kernel<H, BORDER, W, Rhs>;
+    if (width == W) return banded_warp_kernel<H, BORDER, W, Rhs, OWN>;
     if constexpr (sizeof...(REST) > 0)
-        return banded_warp_kernel_for<H, BORDER, Rhs>(banded_warp_widths<REST...>(), width);
+        return banded_warp_kernel_for<H, BORDER, Rhs, OWN>(banded_warp_widths<REST...>(), width);
     return NULL;
 }
 

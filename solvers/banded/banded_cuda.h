@@ -42,6 +42,8 @@ extern "C" {
  *            field); chunked (no warp tile of 16 fits, n > 576, and a block of the chunked
  *            kernel holds enough systems) by CHUNKED; sequential by WARP where a warp tile of
  *            >= 16 systems fits its default budget (n <= 576), else PORTABLE.
+ * Members with factors of their own (banded_view.member_factor) take WARP or PORTABLE alone, their
+ * factors read from device memory, the warp's members' values of a row side by side.
  * AUTO decides by the solver alone, never by the batch, so a member's bits do not depend on the
  * batch it is solved in; TILED's tile width follows the batch (at least two blocks an SM), which
  * changes no bits. */
