@@ -57,6 +57,8 @@ grep -q "note: model.alpha is a key the model's stepper is built from" note.err 
     --set sweep.model.gamma=0.005:0.02 -o gamma.nc 2> gamma.err || bad "saltelli run of gamma"
 grep -q "note:" gamma.err && bad "a note for gamma, held a member: $(cat gamma.err)"
 grep -q "in 1 chunks" gamma.err || bad "gamma's members not in one chunk: $(cat gamma.err)"
+grep -q "pre-flight:.* s factoring the members' matrices" gamma.err ||
+    bad "the pre-flight does not count the members' factoring: $(cat gamma.err)"
 
 # each member's own gamma against runs of each gamma alone: ch1d_forced from a cosine (the same
 # state for every member index) over a grid of two gammas, member for member, bit for bit

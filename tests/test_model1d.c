@@ -772,8 +772,14 @@ static void member_gamma_refusals(const cohort_backend *be)
                strstr(cohort_error_detail(), "member 1: gamma = -1"),
            "gamma = -1: %s", cohort_error_detail());
     model1d_stepper_free(s);
+    /* a member's factor: 7 values a row of the n - 2 band rows (5 of the LU, 2 of the spike) and
+     * 12 of the border blocks, as docs/design.md states the cost */
+    p.n = 64;
+    EXPECT(model1d_member_bytes(&p) == 8.0 * (7 * 62 + 12), "n = 64: %g bytes a member",
+           model1d_member_bytes(&p));
     p.n = 577; /* periodic penta of 577 rows, one past the largest that fits (576, tested above):
                 * the chunked form */
+    EXPECT(model1d_member_bytes(&p) == 0.0, "n = 577: %g bytes", model1d_member_bytes(&p));
     EXPECT(model1d_stepper_alloc(be, &p, &s) == COHORT_OK && !model1d_members_fit(&p) &&
                model1d_stepper_members(s, gamma, 1) == COHORT_ERR_INVALID_ARGUMENT,
            "n = 577: %s", cohort_error_detail());

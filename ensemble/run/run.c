@@ -43,9 +43,18 @@ static int64_t chunk_size(const cohort_backend *be, const run_plan *p, int64_t m
                         sizeof(double);
     if (p->structure_factor)
         per_member += structure_factor_bytes_per_member(p->values.nx, p->values.ny);
+    /* a factor a member (model.h's member_factors): on the backend, and a copy on the host */
+    const double factor =
+        p->member_factor_sweep >= 0 ? p->model->member_factors->bytes(p->model, &p->values) : 0.0;
+    per_member += factor;
     double room = 0.5 * (double)free_bytes;
     if (be->kind == COHORT_BACKEND_CPU && room > RUN_CPU_CHUNK_BYTES) room = RUN_CPU_CHUNK_BYTES;
     int64_t fit = (int64_t)(room / per_member);
+    const cohort_backend *host = NULL;
+    size_t host_free = 0;
+    if (factor > 0.0 && be->kind != COHORT_BACKEND_CPU && cohort_backend_get("cpu", &host) == 0 &&
+        host->mem_info(&host_free, NULL) == COHORT_OK && fit > 0.5 * (double)host_free / factor)
+        fit = (int64_t)(0.5 * (double)host_free / factor);
     if (fit < 1) fit = 1;
     return fit < members ? fit : members;
 }
@@ -228,10 +237,11 @@ static int run_members(const cohort_config *c, const run_options *opt, run_plan 
         s.pr = (progress){opt->quiet, isatty(2), cohort_seconds(), 0.0, (end - first) * s.p.steps};
         s.resume_at = (run_position){.first = first, .end = end, .m0 = first};
         /* the probe where the line that quotes it is said: not --quiet, not on --resume */
-        double rate = NAN;
+        double rate = NAN, setup = NAN;
         if (rc == COHORT_OK && !opt->quiet && !opt->segment && !s.ck)
-            rc = run_chunk_probe(&s, &rate);
-        if (rc == COHORT_OK && !s.ck) run_preflight_report(c, opt, &s.p, first, end, s.part, rate);
+            rc = run_chunk_probe(&s, &rate, &setup);
+        if (rc == COHORT_OK && !s.ck)
+            run_preflight_report(c, opt, &s.p, first, end, s.part, rate, setup);
         s.pr.start = cohort_seconds();
         if (rc == COHORT_OK && s.ck) rc = run_resume(&s);
         s.last_checkpoint = cohort_seconds();

@@ -193,9 +193,9 @@ static int run_probe_rounds(run_state *s, run_chunk *ch, double *rate)
     return COHORT_OK;
 }
 
-int run_chunk_probe(run_state *s, double *member_steps_per_second)
+int run_chunk_probe(run_state *s, double *member_steps_per_second, double *setup_per_member)
 {
-    *member_steps_per_second = NAN;
+    *member_steps_per_second = *setup_per_member = NAN;
     run_chunk ch = {.m0 = s->first,
                     .count = s->end - s->first < s->chunk ? s->end - s->first : s->chunk};
     /* a stepper of its own: the run's keeps nothing of the probe */
@@ -206,7 +206,9 @@ int run_chunk_probe(run_state *s, double *member_steps_per_second)
     s->stepper = NULL, s->stepper_member = ch.m0; /* the probe's stepper has m0's values */
     int rc = s->model->stepper_alloc(s->model, s->be, &values, &s->stepper);
     if (rc == COHORT_OK && s->p.n_stepper_sweeps > 0) rc = run_chunk_stepper(s, &ch);
+    const double setup = cohort_seconds();
     if (rc == COHORT_OK) rc = run_chunk_member_values(s, &ch);
+    *setup_per_member = (cohort_seconds() - setup) / (double)ch.count;
     if (rc == COHORT_OK) rc = run_chunk_initial(s, &ch);
     ch.field_mean = s->model->stepping->evolves_deviation ? s->b.mean : NULL;
     ch.steps_a_call = rc == COHORT_OK ? run_chunk_steps_a_call(s) : 1;

@@ -157,20 +157,29 @@ static void run_warn_cost(const cohort_config *c, const run_plan *p, double seco
 }
 
 void run_preflight_report(const cohort_config *c, const run_options *opt, const run_plan *p,
-                          int64_t first, int64_t end, int part, double member_steps_per_second)
+                          int64_t first, int64_t end, int part, double member_steps_per_second,
+                          double setup_per_member)
 {
     if (opt->quiet || opt->segment) return; /* a segment's run: its whole run said it */
-    char driver[256], size[32], free_text[32], wall[160] = "";
+    char driver[256], size[32], free_text[32], wall[256] = "";
     const double bytes = file_bytes(p, first, end, part, driver, sizeof driver);
     const double free_bytes = paths_free_bytes(run_file_name(c, opt));
     bytes_text(bytes, size, sizeof size);
     bytes_text(free_bytes, free_text, sizeof free_text);
     const double seconds = (double)(end - first) * (double)p->steps / member_steps_per_second;
+    /* a factor a member: the members' matrices factored, chunk by chunk, on the host */
+    const double factoring = p->member_factor_sweep >= 0 && isfinite(setup_per_member)
+                                 ? (double)(end - first) * setup_per_member
+                                 : 0.0;
     if (isfinite(seconds)) {
-        char text[32];
+        char text[32], factor_text[32], factoring_text[96] = "";
         duration_text(seconds, text, sizeof text);
-        snprintf(wall, sizeof wall, ", about %s of stepping (a probe: %.3g member-steps/s)", text,
-                 member_steps_per_second);
+        duration_text(factoring, factor_text, sizeof factor_text);
+        if (factoring > 0.0)
+            snprintf(factoring_text, sizeof factoring_text,
+                     " and %s factoring the members' matrices", factor_text);
+        snprintf(wall, sizeof wall, ", about %s of stepping%s (a probe: %.3g member-steps/s)", text,
+                 factoring_text, member_steps_per_second);
     }
     report(REPORT_NOTE,
            "pre-flight: %lld members x %lld points, %lld %s to t = %g%s, %lld records; the file "

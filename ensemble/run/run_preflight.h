@@ -16,8 +16,10 @@
 int run_preflight(const cohort_config *c, const run_options *opt, const run_plan *p, int64_t first,
                   int64_t end, int part);
 /* Unless --quiet (or a segment of a distributed run), "pre-flight: ..." with the stepping time
- * at the probe's rate (NAN: no probe ran, none said) and the cost's warnings. */
+ * at the probe's rate (NAN: no probe ran, none said), the members' factoring at the probe's
+ * seconds a member where they hold factors of their own, and the cost's warnings. */
 void run_preflight_report(const cohort_config *c, const run_options *opt, const run_plan *p,
-                          int64_t first, int64_t end, int part, double member_steps_per_second);
+                          int64_t first, int64_t end, int part, double member_steps_per_second,
+                          double setup_per_member);
 
 #endif

@@ -113,9 +113,10 @@ int run_chunk_begin(run_state *s, run_chunk *ch);
 int run_chunk_step_to(run_state *s, run_chunk *ch, int64_t next);
 /* The timed probe: the first chunk's members from their initial states, a few steps on a stepper
  * of the probe's own (so that no state of the run's, an adaptive step size or a first step's
- * start, is touched), timed after a warm-up round: member-steps a second (NAN where none ran).
- * The chunks that follow start from their initial states again, so the probe changes no bit. */
-int run_chunk_probe(run_state *s, double *member_steps_per_second);
+ * start, is touched), timed after a warm-up round: member-steps a second (NAN where none ran),
+ * and the seconds a member's values took to set up (its factor, where it holds one). The chunks
+ * that follow start from their initial states again, so the probe changes no bit. */
+int run_chunk_probe(run_state *s, double *member_steps_per_second, double *setup_per_member);
 
 /* run_records.c */
 int run_record_take(run_state *s, run_chunk *ch);

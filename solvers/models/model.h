@@ -133,6 +133,9 @@ typedef struct cohort_model_member_factors {
     int (*fit)(const cohort_model *m, const cohort_model_values *v);
     /* members [0, count) of the steps from now on take values[k] (host) as their parameter */
     int (*set)(void *stepper, const double *values, int64_t count);
+    /* the bytes of one member's factor, held on the host and on the backend (the run sizes its
+     * chunks with them) */
+    double (*bytes)(const cohort_model *m, const cohort_model_values *v);
 } cohort_model_member_factors;
 
 /* Adaptive in time (optional; stages: plan.c's plan_time, run_records.c, run_durable.c): step()

@@ -130,17 +130,30 @@ static int cahn_hilliard_factor(const model1d_params *p, double gamma, banded_fa
     return banded_constant_factor_alloc(p->n, 2, lhs, 1, f);
 }
 
-int model1d_members_fit(const model1d_params *p)
+/* The bytes of a member's factor for p, 0 where its form holds none (or p has no factor). */
+static double members_bytes_of(const model1d_params *p)
 {
     banded_factor *f = NULL;
-    if (p->kind != MODEL1D_CAHN_HILLIARD && p->kind != MODEL1D_CAHN_HILLIARD_FORCED) return 0;
+    if (p->kind != MODEL1D_CAHN_HILLIARD && p->kind != MODEL1D_CAHN_HILLIARD_FORCED) return 0.0;
     if (!positive(p->gamma) || cahn_hilliard_factor(p, p->gamma, &f) != COHORT_OK) {
         cohort_error_clear();
-        return 0;
+        return 0.0;
     }
-    const int fit = banded_members_fit(f);
+    const double bytes = banded_members_fit(f)
+                             ? (double)banded_member_values(banded_factor_view(f)) * sizeof(double)
+                             : 0.0;
     banded_factor_free(f);
-    return fit;
+    return bytes;
+}
+
+int model1d_members_fit(const model1d_params *p)
+{
+    return members_bytes_of(p) > 0.0;
+}
+
+double model1d_member_bytes(const model1d_params *p)
+{
+    return members_bytes_of(p);
 }
 
 /* Member m's factor into b. */

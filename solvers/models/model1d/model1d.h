@@ -54,6 +54,9 @@ int model1d_stepper_members(model1d_stepper *s, const double *gamma, int64_t cou
 /* Whether a stepper of p can take its members' own gamma (a Cahn-Hilliard kind whose system's
  * form holds a factor a member). */
 int model1d_members_fit(const model1d_params *p);
+/* The bytes of one member's factor where a stepper of p holds its members' own gamma (0 where it
+ * cannot). */
+double model1d_member_bytes(const model1d_params *p);
 
 /* Advances members [m0, m0 + count) of *state by one step. *state holds each member's deviation
  * C - mean[m] from its mean (conserved by every model; see model1d_rhs_point), with mean an array

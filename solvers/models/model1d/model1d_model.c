@@ -62,15 +62,27 @@ const cohort_model_on_chip model1d_on_chip = {
     .steps_a_call = model1d_model_steps_a_call,
 };
 
-/* ch1d's and ch1d_forced's: their implicit matrices are the same (the forced terms are explicit) */
-static int model1d_model_members_fit(const cohort_model *m, const cohort_model_values *v)
+/* ch1d's and ch1d_forced's implicit matrix (the same: the forced terms are explicit) */
+static model1d_params members_params(const cohort_model *m, const cohort_model_values *v)
 {
     const model1d_params p = {.kind = MODEL1D_CAHN_HILLIARD,
                               .n = v->nx,
                               .length = v->length,
                               .dt = v->dt,
                               .gamma = param_or_zero(m, v, "gamma")};
+    return p;
+}
+
+static int model1d_model_members_fit(const cohort_model *m, const cohort_model_values *v)
+{
+    const model1d_params p = members_params(m, v);
     return model1d_members_fit(&p);
+}
+
+static double model1d_model_members_bytes(const cohort_model *m, const cohort_model_values *v)
+{
+    const model1d_params p = members_params(m, v);
+    return model1d_member_bytes(&p);
 }
 
 static int model1d_model_members_set(void *stepper, const double *values, int64_t count)
@@ -83,6 +95,7 @@ const cohort_model_member_factors model1d_member_gamma = {
     .key = "gamma",
     .fit = model1d_model_members_fit,
     .set = model1d_model_members_set,
+    .bytes = model1d_model_members_bytes,
 };
 
 /* cohort init: sized to run in a few seconds on a laptop's CPU (ch1d_forced keeps its own) */
