@@ -5,7 +5,8 @@
  *   - within 1e-12 of GSL's dense LU of that member's full matrix (an independent reference);
  * a sub-batch leaves the other members untouched and gives the whole batch's bits; with --backend
  * cuda the cuda solve (AUTO, and each of its WARP and PORTABLE paths) equals the cpu backend's bit
- * for bit. Systems longer than REFERENCE_MAX_N meet no GSL (its dense LU would take minutes).
+ * for bit; banded_member_factor_alloc's arrays are banded_constant_factor_alloc's, bit for bit.
+ * Systems longer than REFERENCE_MAX_N meet no GSL (its dense LU would take minutes).
  * Then the refusals.
  * Usage: test_banded_members --backend cpu|cuda (exit 77 = skipped: no device). */
 #include <math.h>
@@ -15,6 +16,7 @@
 
 #include "backend/cohort_error.h"
 #include "banded/banded.h"
+#include "banded/banded_kernels.h"
 #include "banded_reference.h"
 #include "test_common.h"
 #ifdef COHORT_HAVE_CUDA
@@ -214,6 +216,48 @@ done:
     fixture_free(&f);
 }
 
+/* banded_member_factor_alloc against banded_constant_factor_alloc: the same LU, spike and border
+ * blocks bit for bit, packed as members alike, and a sequential form of its own at any n (a
+ * periodic penta of 2,000 rows takes the chunked form with all forms). */
+static void check_member_factor(gsl_rng *rng)
+{
+    for (int h = 1; h <= 2; ++h)
+        for (int periodic = 0; periodic <= 1; ++periodic) {
+            static const int64_t ns[] = {5, 64, 577, 2000};
+            for (size_t k = 0; k < sizeof ns / sizeof ns[0]; ++k) {
+                double entries[5];
+                for (int o = 0; o <= 2 * h; ++o) entries[o] = gsl_rng_uniform(rng) - 0.5;
+                entries[h] = 1.0 + 2.0 * h; /* diagonally dominant */
+                banded_factor *all = NULL, *own = NULL;
+                banded_members *a = NULL, *b = NULL;
+                int rc = banded_constant_factor_alloc(ns[k], h, entries, periodic, &all);
+                if (rc == COHORT_OK)
+                    rc = banded_member_factor_alloc(ns[k], h, entries, periodic, &own);
+                EXPECT(rc == COHORT_OK && banded_members_fit(own), "h %d n %lld: %s", h,
+                       (long long)ns[k], cohort_error_detail());
+                if (rc == COHORT_OK && banded_members_fit(all)) {
+                    int64_t count = 0;
+                    const banded_view *shape = NULL;
+                    rc = banded_members_alloc(all, 1, &a);
+                    if (rc == COHORT_OK) rc = banded_members_alloc(all, 1, &b);
+                    if (rc == COHORT_OK) rc = banded_members_set(a, 0, all);
+                    if (rc == COHORT_OK) rc = banded_members_set(b, 0, own);
+                    const double *pa =
+                        rc == COHORT_OK ? banded_members_host(a, &count, &shape) : NULL;
+                    const double *pb =
+                        rc == COHORT_OK ? banded_members_host(b, &count, &shape) : NULL;
+                    EXPECT(
+                        pa && pb &&
+                            !memcmp(pa, pb, (size_t)banded_member_values(shape) * sizeof(double)),
+                        "h %d periodic %d n %lld: a member's factor differs from the stepper's", h,
+                        periodic, (long long)ns[k]);
+                }
+                banded_members_free(a), banded_members_free(b);
+                banded_factor_free(all), banded_factor_free(own);
+            }
+        }
+}
+
 /* What is refused, and why. */
 static void check_refusals(const cohort_backend *be, gsl_rng *rng)
 {
@@ -274,6 +318,7 @@ int main(int argc, char **argv)
                         check_kind(be, rng, h, periodic, sizes[s], batches[b]);
     /* a long plain pentadiagonal system, sequential with no warp tile: AUTO's portable kernel */
     check_kind(be, rng, 2, 0, 8192, 3);
+    check_member_factor(rng);
     check_refusals(be, rng);
     gsl_rng_free(rng);
     return test_summary();

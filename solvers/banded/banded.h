@@ -111,6 +111,12 @@ void banded_members_free(banded_members *b);
 int banded_members_set(banded_members *b, int64_t m, const banded_factor *f);
 /* Whether a factor of f's shape can be held a member (its form is the sequential one). */
 int banded_members_fit(const banded_factor *f);
+/* A member's Toeplitz (circulant) factor for banded_members_set: banded_constant_factor_alloc's
+ * LU, spike and border blocks, the same bits, without its chunked and partitioned forms (their
+ * cost is most of a short system's factoring). Its own form is the sequential one whatever n, so
+ * a solver of it alone solves as a member would. The errors of banded_factor_alloc. */
+int banded_member_factor_alloc(int64_t n, int h, const double *entries, int periodic,
+                               banded_factor **out);
 
 /* Uploads b's factors to the solver's backend: from now on member m of every solve (m < b's
  * count) takes factor m instead of the shared one. Errors: COHORT_ERR_NULL_POINTER,

@@ -250,8 +250,31 @@ static int factor_partition(banded_factor *f, double *band, double *scale, doubl
     return COHORT_OK;
 }
 
-int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int periodic,
-                        banded_factor **out)
+/* The factor's forms once T's rows are in f->original: T's LU (the sequential form) and, for a
+ * periodic system, the border; with all_forms also the chunked and the partitioned forms (the
+ * latter only where its blocks need no pivoting). */
+static int factor_forms(banded_factor *f, int all_forms, size_t chunk_doubles, double *band,
+                        double *scale, double *vec)
+{
+    banded_view *v = &f->view;
+    COHORT_CALL(factor_band(f, band, scale));
+    v->coef = f->storage;
+    if (all_forms) banded_chunks_form(v, f->storage + f->storage_len - chunk_doubles);
+    if (f->periodic) COHORT_CALL(factor_border(f, vec));
+    if (!all_forms || factor_partition(f, band, scale, vec) != COHORT_OK) {
+        /* not an error: the matrix is solved, only without the partitioned fast path */
+        v->n_seg = 0;
+        v->seg_coef = v->seg_spike = v->red_coef = NULL;
+        v->red_n = 0;
+        cohort_error_clear();
+    }
+    return COHORT_OK;
+}
+
+/* banded_factor_alloc, with the chunked and partitioned forms (all_forms) or the sequential form's
+ * arrays alone (banded_member_factor_alloc). */
+static int factor_alloc(int64_t n, int h, const double *const *diagonals, int periodic,
+                        int all_forms, banded_factor **out)
 {
     if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
     *out = NULL;
@@ -273,9 +296,9 @@ int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int pe
     v->n_band = n - v->border;
     const int64_t nb = v->n_band;
     const int w = 2 * h + 1, wr = 2 * (3 * h - 1) + 1;
-    partition_layout(nb, h, &v->seg_len, &v->n_seg);
+    if (all_forms) partition_layout(nb, h, &v->seg_len, &v->n_seg);
     const int64_t nr = v->n_seg > 1 ? 2 * (int64_t)h * v->n_seg : 0;
-    const size_t chunk_doubles = banded_chunks_doubles(nb, h);
+    const size_t chunk_doubles = all_forms ? banded_chunks_doubles(nb, h) : 0;
     f->storage_len = (size_t)nb * (size_t)(w + v->border) +
                      (v->n_seg > 1 ? (size_t)nb * (size_t)(w + 2 * h) + (size_t)(nr * wr) : 0) +
                      chunk_doubles;
@@ -295,17 +318,7 @@ int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int pe
             f->original[(size_t)o * (size_t)n + (size_t)i] =
                 entry_is_used(n, f->periodic, i, o - h) ? diagonals[o][i] : 0.0;
     }
-    COHORT_CALL_GOTO(rc, done, factor_band(f, band, scale));
-    v->coef = f->storage;
-    banded_chunks_form(v, f->storage + f->storage_len - chunk_doubles);
-    if (f->periodic) COHORT_CALL_GOTO(rc, done, factor_border(f, vec));
-    if (factor_partition(f, band, scale, vec) != COHORT_OK) {
-        /* not an error: the matrix is solved, only without the partitioned fast path */
-        v->n_seg = 0;
-        v->seg_coef = v->seg_spike = v->red_coef = NULL;
-        v->red_n = 0;
-        cohort_error_clear();
-    }
+    rc = factor_forms(f, all_forms, chunk_doubles, band, scale, vec);
 done:
     free(band);
     free(scale);
@@ -316,6 +329,12 @@ done:
     }
     *out = f;
     return COHORT_OK;
+}
+
+int banded_factor_alloc(int64_t n, int h, const double *const *diagonals, int periodic,
+                        banded_factor **out)
+{
+    return factor_alloc(n, h, diagonals, periodic, 1, out);
 }
 
 int banded_tri_factor_alloc(int64_t n, const double *sub, const double *diag, const double *super,
@@ -333,8 +352,9 @@ int banded_penta_factor_alloc(int64_t n, const double *sub2, const double *sub1,
     return banded_factor_alloc(n, 2, diagonals, periodic, out);
 }
 
-int banded_constant_factor_alloc(int64_t n, int h, const double *entries, int periodic,
-                                 banded_factor **out)
+/* A Toeplitz (circulant) factor with all its forms or the sequential one's alone. */
+static int constant_factor_alloc(int64_t n, int h, const double *entries, int periodic,
+                                 int all_forms, banded_factor **out)
 {
     if (!out) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "out is NULL");
     *out = NULL;
@@ -350,9 +370,21 @@ int banded_constant_factor_alloc(int64_t n, int h, const double *entries, int pe
         for (int64_t i = 0; i < len; ++i) d[i] = entries[o];
         diagonals[o] = d;
     }
-    const int rc = banded_factor_alloc(n, h, diagonals, periodic, out);
+    const int rc = factor_alloc(n, h, diagonals, periodic, all_forms, out);
     free(store);
     return rc;
+}
+
+int banded_constant_factor_alloc(int64_t n, int h, const double *entries, int periodic,
+                                 banded_factor **out)
+{
+    return constant_factor_alloc(n, h, entries, periodic, 1, out);
+}
+
+int banded_member_factor_alloc(int64_t n, int h, const double *entries, int periodic,
+                               banded_factor **out)
+{
+    return constant_factor_alloc(n, h, entries, periodic, 0, out);
 }
 
 void banded_factor_free(banded_factor *f)

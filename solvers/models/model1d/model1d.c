@@ -122,12 +122,15 @@ void model1d_stepper_free(model1d_stepper *s)
     free(s);
 }
 
-/* The Cahn-Hilliard kinds' factor for interface parameter gamma. */
-static int cahn_hilliard_factor(const model1d_params *p, double gamma, banded_factor **f)
+/* The Cahn-Hilliard kinds' factor for interface parameter gamma: a stepper's (all its forms), or a
+ * member's (banded_member_factor_alloc: the same LU, spike and border blocks). */
+static int cahn_hilliard_factor(const model1d_params *p, double gamma, int member,
+                                banded_factor **f)
 {
     double lhs[5];
     fourth_order_lhs(fourth_order_sigma(p, gamma, 1.0), lhs);
-    return banded_constant_factor_alloc(p->n, 2, lhs, 1, f);
+    return member ? banded_member_factor_alloc(p->n, 2, lhs, 1, f)
+                  : banded_constant_factor_alloc(p->n, 2, lhs, 1, f);
 }
 
 /* The bytes of a member's factor for p, 0 where its form holds none (or p has no factor). */
@@ -135,7 +138,7 @@ static double members_bytes_of(const model1d_params *p)
 {
     banded_factor *f = NULL;
     if (p->kind != MODEL1D_CAHN_HILLIARD && p->kind != MODEL1D_CAHN_HILLIARD_FORCED) return 0.0;
-    if (!positive(p->gamma) || cahn_hilliard_factor(p, p->gamma, &f) != COHORT_OK) {
+    if (!positive(p->gamma) || cahn_hilliard_factor(p, p->gamma, 0, &f) != COHORT_OK) {
         cohort_error_clear();
         return 0.0;
     }
@@ -163,7 +166,7 @@ static int member_factor(const model1d_stepper *s, double gamma, banded_members 
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT, "member %lld: gamma = %g must be > 0",
                            (long long)m, gamma);
     banded_factor *f = NULL;
-    COHORT_CALL(cahn_hilliard_factor(&s->params, gamma, &f));
+    COHORT_CALL(cahn_hilliard_factor(&s->params, gamma, 1, &f));
     const int rc = banded_members_set(b, m, f);
     banded_factor_free(f);
     return rc;
