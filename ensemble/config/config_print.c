@@ -168,14 +168,18 @@ static void print_model(FILE *out, const cohort_model *d, const config_key *sche
                      d->boundaries);
         const int factor_key =
             own && d->member_factors && !strcmp(own->key, d->member_factors->key);
+        char per_member[128] = "";
+        if (j >= 0 && j == d->per_member_param)
+            snprintf(per_member, sizeof per_member, " (sweepable per member)");
+        else if (factor_key)
+            snprintf(per_member, sizeof per_member,
+                     " (sweepable per member, each its own factor, where %s)",
+                     d->member_factors->where);
         fprintf(out, "    %-12s default %-6s %s: %s%s\n", key,
                 own           ? own->default_value
                 : first_of[0] ? first_of
                               : schema[k].default_value,
-                range, own ? own->meaning : meaning,
-                j >= 0 && j == d->per_member_param ? " (sweepable per member)"
-                : factor_key ? " (sweepable per member: each its own factor, N <= 576)"
-                             : "");
+                range, own ? own->meaning : meaning, per_member);
     }
     const char *const *starter = d->defaults ? d->defaults->starter : NULL;
     for (int i = 0; starter && starter[i]; i += 2)

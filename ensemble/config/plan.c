@@ -488,14 +488,14 @@ static int plan_time(const cohort_config *c, run_plan *p, char *err, size_t len)
 
 /* A stepper sweep of the model's member_factors key becomes the members' own where a stepper of
  * the plan's values takes them (its factors are then the members', and a chunk steps its
- * members together instead of a stepper a value); else it stays a stepper sweep. Always 0. */
-static int plan_member_factors(run_plan *p)
+ * members together instead of a stepper a value); else it stays a stepper sweep. */
+static void plan_member_factors(run_plan *p)
 {
     const cohort_model_member_factors *mf = p->model->member_factors;
     const int param = mf ? cohort_model_param_index(p->model, mf->key) : -1;
     for (int q = 0; mf && q < p->n_stepper_sweeps; ++q) {
         if (p->stepper_param[q] != param) continue;
-        if (!mf->fit(p->model, &p->values)) return 0;
+        if (!(mf->bytes(p->model, &p->values) > 0.0)) return;
         p->member_factor_sweep = p->stepper_sweep[q];
         p->member_factor_param = param;
         for (int r = q + 1; r < p->n_stepper_sweeps; ++r) {
@@ -503,9 +503,8 @@ static int plan_member_factors(run_plan *p)
             p->stepper_param[r - 1] = p->stepper_param[r];
         }
         --p->n_stepper_sweeps;
-        return 0;
+        return;
     }
-    return 0;
 }
 
 /* Records at t = 0, every, 2 every, ... (the nearest step) and at t_end; snapshots alike; the
@@ -678,9 +677,10 @@ int run_plan_make(const cohort_config *c, run_plan *p, char *err, size_t len)
         return rc;
     p->ic.seed = (uint64_t)config_get(c, "ensemble", "seed")->integer;
     p->members = config_get(c, "ensemble", "members")->integer;
-    if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len)) ||
-        (rc = plan_member_factors(p)) || (rc = plan_target(c, p, err, len)) ||
-        (rc = plan_bootstrap_unit(c, p, err, len)) || (rc = plan_sensitivity(c, p, err, len)))
+    if ((rc = plan_sweeps(c, p, err, len)) || (rc = plan_time(c, p, err, len))) return rc;
+    plan_member_factors(p);
+    if ((rc = plan_target(c, p, err, len)) || (rc = plan_bootstrap_unit(c, p, err, len)) ||
+        (rc = plan_sensitivity(c, p, err, len)))
         return rc;
     return plan_events(c, p, err, len);
 }

@@ -21,6 +21,18 @@ typedef struct banded_kernels {
 } banded_kernels;
 extern const banded_kernels banded_kernels_cpu, banded_kernels_cuda;
 
+/* Whether two views have one shape: the sizes and the border columns (the factors a member's may
+ * be of, and the solver that takes them). */
+static inline int banded_same_shape(const banded_view *a, const banded_view *b)
+{
+    if (a->n != b->n || a->h != b->h || a->border != b->border ||
+        a->n_border_cols != b->n_border_cols)
+        return 0;
+    for (int c = 0; c < a->n_border_cols; ++c)
+        if (a->border_col[c] != b->border_col[c]) return 0;
+    return 1;
+}
+
 /* banded_members.c's host array for banded_solver.c: value j of member m at host[j * count + m],
  * banded_member_values(shape) values a member. */
 const double *banded_members_host(const banded_members *b, int64_t *count,

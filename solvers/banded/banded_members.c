@@ -52,17 +52,6 @@ void banded_members_free(banded_members *b)
     free(b);
 }
 
-/* Whether two views have one shape: the sizes and the border columns. */
-static int same_shape(const banded_view *a, const banded_view *b)
-{
-    if (a->n != b->n || a->h != b->h || a->border != b->border ||
-        a->n_border_cols != b->n_border_cols)
-        return 0;
-    for (int c = 0; c < a->n_border_cols; ++c)
-        if (a->border_col[c] != b->border_col[c]) return 0;
-    return 1;
-}
-
 int banded_members_set(banded_members *b, int64_t m, const banded_factor *f)
 {
     if (!b || !f) return COHORT_FAIL(COHORT_ERR_NULL_POINTER, "members and factor are required");
@@ -70,7 +59,7 @@ int banded_members_set(banded_members *b, int64_t m, const banded_factor *f)
         return COHORT_FAIL(COHORT_ERR_SUBBATCH_RANGE, "member %lld of %lld", (long long)m,
                            (long long)b->count);
     const banded_view *v = banded_factor_view(f);
-    if (!same_shape(v, &b->shape))
+    if (!banded_same_shape(v, &b->shape))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "member %lld: n = %lld, h = %d, border %d; the members' shape is n = "
                            "%lld, h = %d, border %d",

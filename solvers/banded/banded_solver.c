@@ -67,7 +67,7 @@ int banded_solver_use_members(banded_solver *s, const banded_members *b)
     const banded_view *shape = NULL;
     const double *host = banded_members_host(b, &count, &shape);
     const banded_view *v = &s->view;
-    if (shape->n != v->n || shape->h != v->h || shape->border != v->border)
+    if (!banded_same_shape(shape, v))
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
                            "members of n = %lld, h = %d, border %d for a solver of n = %lld, h = "
                            "%d, border %d",

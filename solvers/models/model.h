@@ -127,15 +127,14 @@ typedef struct cohort_model_on_chip {
  * one member a value in a space-filling design; with this table the members of a chunk step
  * together, each with its own factor, the same bits as a stepper of its value. */
 typedef struct cohort_model_member_factors {
-    const char *key; /* the parameter: model.<key> */
-    /* whether a stepper of these values takes its members' own values (where not, the sweep
-     * takes a stepper a value) */
-    int (*fit)(const cohort_model *m, const cohort_model_values *v);
+    const char *key;   /* the parameter: model.<key> */
+    const char *where; /* where a stepper takes them, in words (`cohort models`) */
+    /* the bytes of one member's factor for a stepper of these values, held on the host and on the
+     * backend (the run sizes its chunks with them); 0 where the stepper cannot take its members'
+     * own values (the sweep then takes a stepper a value) */
+    double (*bytes)(const cohort_model *m, const cohort_model_values *v);
     /* members [0, count) of the steps from now on take values[k] (host) as their parameter */
     int (*set)(void *stepper, const double *values, int64_t count);
-    /* the bytes of one member's factor, held on the host and on the backend (the run sizes its
-     * chunks with them) */
-    double (*bytes)(const cohort_model *m, const cohort_model_values *v);
 } cohort_model_member_factors;
 
 /* Adaptive in time (optional; stages: plan.c's plan_time, run_records.c, run_durable.c): step()

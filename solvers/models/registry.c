@@ -49,10 +49,10 @@ static const char *missing_in_tables(const cohort_model *m)
     if (m->stepping && (!m->defaults || !m->defaults->dt_auto)) return "defaults.dt_auto";
     if (m->on_chip && !m->on_chip->advance) return "on_chip.advance";
     const cohort_model_member_factors *mf = m->member_factors;
-    if (mf && (!m->stepping || !mf->key || !mf->fit || !mf->set || !mf->bytes ||
+    if (mf && (!m->stepping || !mf->key || !mf->where || !mf->bytes || !mf->set ||
                cohort_model_param_index(m, mf->key) < 0 ||
                cohort_model_param_index(m, mf->key) == m->per_member_param))
-        return "member_factors.key (a parameter of its own), fit, set, bytes; stepping";
+        return "member_factors.key (a parameter of its own), where, bytes, set; stepping";
     const cohort_model_adaptive *a = m->adaptive;
     if (a && (!m->stepping || !a->counters)) return a->counters ? "stepping" : "adaptive.counters";
     if (a && (!a->carried_bytes || !a->carried_get || !a->carried_set))

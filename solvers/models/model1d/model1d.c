@@ -133,8 +133,7 @@ static int cahn_hilliard_factor(const model1d_params *p, double gamma, int membe
                   : banded_constant_factor_alloc(p->n, 2, lhs, 1, f);
 }
 
-/* The bytes of a member's factor for p, 0 where its form holds none (or p has no factor). */
-static double members_bytes_of(const model1d_params *p)
+double model1d_member_bytes(const model1d_params *p)
 {
     banded_factor *f = NULL;
     if (p->kind != MODEL1D_CAHN_HILLIARD && p->kind != MODEL1D_CAHN_HILLIARD_FORCED) return 0.0;
@@ -147,16 +146,6 @@ static double members_bytes_of(const model1d_params *p)
                              : 0.0;
     banded_factor_free(f);
     return bytes;
-}
-
-int model1d_members_fit(const model1d_params *p)
-{
-    return members_bytes_of(p) > 0.0;
-}
-
-double model1d_member_bytes(const model1d_params *p)
-{
-    return members_bytes_of(p);
 }
 
 /* Member m's factor into b. */

@@ -48,14 +48,11 @@ void model1d_stepper_free(model1d_stepper *s);
 /* ch1d and ch1d_forced: members [0, count) of the steps from now on take their own gamma (host,
  * count values), each its own factor (banded.h's factor a member), as if each had a stepper of
  * that gamma, bit for bit. Errors: COHORT_ERR_NULL_POINTER, COHORT_ERR_INVALID_ARGUMENT (another
- * kind; a gamma not > 0; a system whose form holds no factor a member: model1d_members_fit),
+ * kind; a gamma not > 0; a system whose form holds no factor a member: model1d_member_bytes),
  * COHORT_ERR_NO_MEMORY, those of the backend's copy. */
 int model1d_stepper_members(model1d_stepper *s, const double *gamma, int64_t count);
-/* Whether a stepper of p can take its members' own gamma (a Cahn-Hilliard kind whose system's
- * form holds a factor a member). */
-int model1d_members_fit(const model1d_params *p);
-/* The bytes of one member's factor where a stepper of p holds its members' own gamma (0 where it
- * cannot). */
+/* The bytes of one member's factor where a stepper of p can take its members' own gamma (a
+ * Cahn-Hilliard kind whose system's form holds a factor a member), else 0. */
 double model1d_member_bytes(const model1d_params *p);
 
 /* Advances members [m0, m0 + count) of *state by one step. *state holds each member's deviation

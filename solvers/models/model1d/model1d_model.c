@@ -73,12 +73,6 @@ static model1d_params members_params(const cohort_model *m, const cohort_model_v
     return p;
 }
 
-static int model1d_model_members_fit(const cohort_model *m, const cohort_model_values *v)
-{
-    const model1d_params p = members_params(m, v);
-    return model1d_members_fit(&p);
-}
-
 static double model1d_model_members_bytes(const cohort_model *m, const cohort_model_values *v)
 {
     const model1d_params p = members_params(m, v);
@@ -93,9 +87,9 @@ static int model1d_model_members_set(void *stepper, const double *values, int64_
 /* ch1d's and ch1d_forced's gamma: only the implicit matrix reads it */
 const cohort_model_member_factors model1d_member_gamma = {
     .key = "gamma",
-    .fit = model1d_model_members_fit,
-    .set = model1d_model_members_set,
+    .where = "grid.n <= 576",
     .bytes = model1d_model_members_bytes,
+    .set = model1d_model_members_set,
 };
 
 /* cohort init: sized to run in a few seconds on a laptop's CPU (ch1d_forced keeps its own) */
