@@ -190,9 +190,9 @@ __global__ void member_mean_kernel(const double *x, double *drift, int64_t n, in
 /* The separate step as a run takes it between records where the solve sums what it stores
  * (model1d_advance): the drift of u handed in, that of out handed on. Timed, then checked: the
  * same bits as the step that sums u itself (reference), and the drift handed on that of out. */
-static void bench_handed(step_args *a, double *reference, double *drifts, const bench_case *k,
-                         float auto_ms, float copy, int reps, float *times,
-                         unsigned long long *worst_dev)
+static float bench_handed(step_args *a, double *reference, double *drifts, const bench_case *k,
+                          float auto_ms, float copy, int reps, float *times,
+                          unsigned long long *worst_dev)
 {
     const int64_t values = a->v->n * a->ld;
     const unsigned blocks = (unsigned)((a->ld + 255) / 256);
@@ -226,6 +226,65 @@ static void bench_handed(step_args *a, double *reference, double *drifts, const 
            worst[2], (long long)(values + a->ld), worst[3]);
     if (worst[2] != 0 || worst[3] != 0) {
         fprintf(stderr, "bench-model1d: the step handing its drift on differs\n");
+        exit(1);
+    }
+    return ms;
+}
+
+/* The steps as a run takes them between records (model1d_advance, PARTS_STEPS a call), where the
+ * members go in parts on streams of their own (model1d_kernels.advance_in_parts): the time a
+ * step, then the check: the same bits as as many single steps (model1d_step). */
+enum { PARTS_STEPS = 64 };
+typedef struct parts_args {
+    const model1d_stepper *s;
+    double *x, *y;
+    const double *mean, *f0;
+    int64_t ld;
+} parts_args;
+
+static void run_parts(void *arg)
+{
+    parts_args *p = (parts_args *)arg;
+    CHECK_COHORT(model1d_advance(p->s, &p->x, &p->y, p->mean, p->f0, p->ld, 0, p->ld, PARTS_STEPS));
+}
+
+static void bench_parts(const model1d_stepper *s, const step_args *a, double *reference,
+                        const bench_case *k, float handed_ms, float copy, int reps, float *times,
+                        unsigned long long *worst_dev)
+{
+    const int64_t values = a->v->n * a->ld;
+    const size_t bytes = (size_t)values * sizeof(double);
+    parts_args p = {s, reference, a->out, a->mean, a->f0, a->ld};
+    CHECK_CUDA(cudaMemcpy(p.x, a->u, bytes, cudaMemcpyDeviceToDevice));
+    const float ms = bench_median_ms(NULL, run_parts, &p, 1, reps, times) / PARTS_STEPS;
+    printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s  (%d a call; %.2fx the step "
+           "handing its drift on)\n",
+           "auto, in parts", ms, copy / ms, ms * STEPS_T100 / 1000.0, PARTS_STEPS, handed_ms / ms);
+    char workload[128];
+    snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld, in parts, %d a call",
+             k->label, (long long)k->n, (long long)k->m, PARTS_STEPS);
+    bench_table_row("bench-model1d", workload, ms, copy, "device copy of the state",
+                    "the step handing its drift on", handed_ms);
+    double *x = NULL, *y = NULL;
+    CHECK_CUDA(cudaMalloc(&x, bytes));
+    CHECK_CUDA(cudaMalloc(&y, bytes));
+    CHECK_CUDA(cudaMemcpy(x, a->u, bytes, cudaMemcpyDeviceToDevice));
+    CHECK_CUDA(cudaMemcpy(p.x, a->u, bytes, cudaMemcpyDeviceToDevice));
+    run_parts(&p);
+    double *x0 = x, *y0 = y;
+    for (int j = 0; j < PARTS_STEPS; ++j)
+        CHECK_COHORT(model1d_step(s, &x, &y, a->mean, a->f0, a->ld, 0, a->ld));
+    unsigned long long worst[4] = {0, 0, 0, 0};
+    CHECK_CUDA(cudaMemcpy(worst_dev, worst, sizeof worst, cudaMemcpyHostToDevice));
+    compare_kernel<<<(unsigned)((values + 255) / 256), 256>>>(p.x, x, values, worst_dev);
+    CHECK_CUDA(cudaMemcpy(worst, worst_dev, sizeof worst, cudaMemcpyDeviceToHost));
+    printf("    check: %d steps in parts vs %d single steps: %llu of %lld values differ, %llu "
+           "non-finite\n",
+           PARTS_STEPS, PARTS_STEPS, worst[2], (long long)values, worst[3]);
+    CHECK_CUDA(cudaFree(x0));
+    CHECK_CUDA(cudaFree(y0));
+    if (worst[2] != 0 || worst[3] != 0) {
+        fprintf(stderr, "bench-model1d: the steps in parts differ from the single steps\n");
         exit(1);
     }
 }
@@ -307,6 +366,118 @@ static void bench_cpu(const bench_case *k, const model1d_params *p, const step_a
     free(start), free(want), free(x), free(y), free(mean), free(f0);
 }
 
+/* The step through each path of a (portable, separate, fused where its tiles fit, auto), timed;
+ * returns auto's time */
+static float bench_paths(step_args *a, double *reference, const bench_case *k, float copy, int reps,
+                         float *times, unsigned long long *worst_dev)
+{
+    struct {
+        const char *name;
+        cohort_cuda_step_path path;
+        size_t tile_bytes;
+    } runs[8];
+    int n_runs = 0;
+    runs[n_runs++] = {"portable", COHORT_CUDA_STEP_PORTABLE, 0};
+    runs[n_runs++] = {"separate", COHORT_CUDA_STEP_AUTO, 1}; /* no tile fits: the fallback */
+    static const int widths[] = {16, 32};
+    static char names[2][32];
+    for (int w = 0; w < 2; ++w) {
+        const size_t bytes = (size_t)k->n * (size_t)widths[w] * sizeof(double);
+        if (cohort_cuda_model1d_step_width(a->r, a->v, bytes) != widths[w]) continue;
+        snprintf(names[w], sizeof names[w], "fused (w = %d)", widths[w]);
+        runs[n_runs++] = {names[w], COHORT_CUDA_STEP_FUSED, bytes};
+    }
+    runs[n_runs++] = {"auto", COHORT_CUDA_STEP_AUTO, 0};
+    float auto_ms = 0.0f;
+    for (int r = 0; r < n_runs; ++r) {
+        if (runs[r].path == COHORT_CUDA_STEP_FUSED)
+            check_fused(a, reference, runs[r].tile_bytes, worst_dev);
+        a->path = runs[r].path;
+        a->tile_bytes = runs[r].tile_bytes;
+        const float ms = bench_median_ms(NULL, run_step, a, 3, reps, times);
+        printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s\n", runs[r].name, ms,
+               copy / ms, ms * STEPS_T100 / 1000.0);
+        if (runs[r].path == COHORT_CUDA_STEP_AUTO && runs[r].tile_bytes == 0) {
+            auto_ms = ms;
+            char workload[128];
+            snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld", k->label,
+                     (long long)k->n, (long long)k->m);
+            bench_table_row("bench-model1d", workload, ms, copy, "device copy of the state", NULL,
+                            0.0);
+        }
+    }
+    return auto_ms;
+}
+
+/* The device buffers of the largest case, the repetitions and the generator */
+typedef struct bench_buffers {
+    double *u, *out, *reference, *mean, *f0, *drifts;
+    unsigned long long *worst_dev;
+    float *times;
+    int reps;
+    curandGenerator_t rng;
+} bench_buffers;
+
+/* One case: its stepper on random states, means and amplitudes; the copy, the paths, the steps
+ * on chip or handing their drift on (and in parts), and the cpu row */
+static void bench_case_run(const bench_case *k, const bench_buffers *b)
+{
+    const int64_t values = k->n * k->m;
+    const double dx = k->length / (double)k->n;
+    model1d_params p = {.kind = k->kind,
+                        .n = k->n,
+                        .length = k->length,
+                        .dt = 0.1 * dx,
+                        .alpha = 1.0,
+                        .gamma = 0.01,
+                        .f0 = 1.0,
+                        .k = 1.0,
+                        .v = 0.5};
+    if (k->kind == MODEL1D_DIFFUSION || k->kind == MODEL1D_HYPERDIFFUSION)
+        p.dt = k->kind == MODEL1D_DIFFUSION ? dx * dx : dx * dx * dx * dx;
+    model1d_stepper *s = NULL;
+    CHECK_COHORT(model1d_stepper_alloc(&cohort_backend_cuda, &p, &s));
+    CHECK_RAND(curandGenerateUniformDouble(b->rng, b->u, (size_t)values));
+    shape_kernel<<<(unsigned)((values + 255) / 256), 256>>>(b->u, values, 0.2, 0.0, k->developed);
+    CHECK_RAND(curandGenerateUniformDouble(b->rng, b->mean, (size_t)k->m));
+    shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(b->mean, k->m, 0.6, 0.0, 0);
+    CHECK_RAND(curandGenerateUniformDouble(b->rng, b->f0, (size_t)k->m));
+    shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(b->f0, k->m, 2.0, 1.0, 0);
+    CHECK_CUDA(cudaGetLastError());
+    step_args a = {.r = model1d_stepper_rhs(s),
+                   .v = model1d_stepper_view(s),
+                   .u = b->u,
+                   .mean = b->mean,
+                   .f0 = k->kind == MODEL1D_CAHN_HILLIARD_FORCED ? b->f0 : NULL,
+                   .copy_src = NULL,
+                   .drift_in = NULL,
+                   .out = b->out,
+                   .drift_out = NULL,
+                   .ld = k->m,
+                   .path = COHORT_CUDA_STEP_AUTO,
+                   .tile_bytes = 0,
+                   .on_chip_steps = 0};
+    const size_t state_bytes = (size_t)values * sizeof(double);
+    printf("\n%s: N = %lld, M = %lld (%.2f GB of state), %s\n", k->label, (long long)k->n,
+           (long long)k->m, (double)state_bytes / 1e9,
+           k->developed ? "a developed +-1 field" : "+-0.1 noise about random means");
+    step_args copy_args = a;
+    copy_args.copy_src = b->u;
+    const float copy = bench_median_ms(NULL, run_step, &copy_args, 3, b->reps, b->times);
+    printf("  %-22s %8.3f ms  %5.1f GB/s (read + write)\n", "device copy", copy,
+           2.0 * (double)state_bytes / (copy * 1e6));
+    const float auto_ms = bench_paths(&a, b->reference, k, copy, b->reps, b->times, b->worst_dev);
+    if (cohort_cuda_model1d_step_width(a.r, a.v, 0) > 0)
+        bench_on_chip(&a, b->reference, k, auto_ms, copy, b->reps, b->times, b->worst_dev);
+    else if (model1d_steps_a_call(s) > 1) {
+        const float handed_ms = bench_handed(&a, b->reference, b->drifts, k, auto_ms, copy, b->reps,
+                                             b->times, b->worst_dev);
+        bench_parts(s, &a, b->reference, k, handed_ms, copy, b->reps, b->times, b->worst_dev);
+    }
+    bench_cpu(k, &p, &a, b->reference);
+    model1d_stepper_free(s);
+}
+
 int main(int argc, char **argv)
 {
     int reps = 15, only = -1;
@@ -323,8 +494,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 1) reps = 1;
-    float *times = (float *)malloc((size_t)reps * sizeof(float));
+    bench_buffers b;
+    memset(&b, 0, sizeof b);
+    b.reps = reps < 1 ? 1 : reps;
+    b.times = (float *)malloc((size_t)b.reps * sizeof(float));
     char why[256];
     if (!cohort_cuda_device_present(why, sizeof why)) {
         fprintf(stderr, "bench-model1d: %s\n", why);
@@ -332,129 +505,38 @@ int main(int argc, char **argv)
     }
     char device[256];
     CHECK_COHORT(cohort_backend_cuda.describe(device, sizeof device));
-    printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, reps);
+    printf("bench-model1d on %s; median of %d after 3 warm-ups\n", device, b.reps);
     char host[256];
     CHECK_COHORT(cohort_backend_cpu.describe(host, sizeof host));
     printf("cpu rows on %s (1/%d of the members), median of 5, against the host's copy of that "
            "state\n",
            host, CPU_SHARE);
-    curandGenerator_t rng;
-    CHECK_RAND(curandCreateGenerator(&rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
-    CHECK_RAND(curandSetPseudoRandomGeneratorSeed(rng, 20261122ull));
+    CHECK_RAND(curandCreateGenerator(&b.rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    CHECK_RAND(curandSetPseudoRandomGeneratorSeed(b.rng, 20261122ull));
     int64_t max_values = 0, max_m = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const int64_t m = points > 0 ? cases[c].m * cases[c].n / points : cases[c].m;
         max_values = cases[c].n * cases[c].m > max_values ? cases[c].n * cases[c].m : max_values;
         max_m = m > max_m ? m : max_m;
     }
-    double *u, *out, *reference, *mean, *f0, *drifts;
-    unsigned long long *worst_dev;
-    CHECK_CUDA(cudaMalloc(&u, (size_t)max_values * sizeof(double)));
-    CHECK_CUDA(cudaMalloc(&out, (size_t)max_values * sizeof(double)));
-    CHECK_CUDA(cudaMalloc(&reference, (size_t)max_values * sizeof(double)));
-    CHECK_CUDA(cudaMalloc(&mean, (size_t)max_m * sizeof(double)));
-    CHECK_CUDA(cudaMalloc(&f0, (size_t)max_m * sizeof(double)));
-    CHECK_CUDA(cudaMalloc(&drifts, 2 * (size_t)max_m * sizeof(double)));
-    CHECK_CUDA(cudaMalloc(&worst_dev, 4 * sizeof(unsigned long long)));
+    CHECK_CUDA(cudaMalloc(&b.u, (size_t)max_values * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&b.out, (size_t)max_values * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&b.reference, (size_t)max_values * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&b.mean, (size_t)max_m * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&b.f0, (size_t)max_m * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&b.drifts, 2 * (size_t)max_m * sizeof(double)));
+    CHECK_CUDA(cudaMalloc(&b.worst_dev, 4 * sizeof(unsigned long long)));
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         if (only >= 0 && (size_t)only != c) continue;
         bench_case at_n = cases[c];
         if (points > 0) at_n.m = at_n.m * at_n.n / points, at_n.n = points;
-        const bench_case *k = &at_n;
-        const int64_t values = k->n * k->m;
-        const double dx = k->length / (double)k->n;
-        model1d_params p = {.kind = k->kind,
-                            .n = k->n,
-                            .length = k->length,
-                            .dt = 0.1 * dx,
-                            .alpha = 1.0,
-                            .gamma = 0.01,
-                            .f0 = 1.0,
-                            .k = 1.0,
-                            .v = 0.5};
-        if (k->kind == MODEL1D_DIFFUSION || k->kind == MODEL1D_HYPERDIFFUSION)
-            p.dt = k->kind == MODEL1D_DIFFUSION ? dx * dx : dx * dx * dx * dx;
-        model1d_stepper *s = NULL;
-        CHECK_COHORT(model1d_stepper_alloc(&cohort_backend_cuda, &p, &s));
-        CHECK_RAND(curandGenerateUniformDouble(rng, u, (size_t)values));
-        shape_kernel<<<(unsigned)((values + 255) / 256), 256>>>(u, values, 0.2, 0.0, k->developed);
-        CHECK_RAND(curandGenerateUniformDouble(rng, mean, (size_t)k->m));
-        shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(mean, k->m, 0.6, 0.0, 0);
-        CHECK_RAND(curandGenerateUniformDouble(rng, f0, (size_t)k->m));
-        shape_kernel<<<(unsigned)((k->m + 255) / 256), 256>>>(f0, k->m, 2.0, 1.0, 0);
-        CHECK_CUDA(cudaGetLastError());
-        step_args a = {.r = model1d_stepper_rhs(s),
-                       .v = model1d_stepper_view(s),
-                       .u = u,
-                       .mean = mean,
-                       .f0 = k->kind == MODEL1D_CAHN_HILLIARD_FORCED ? f0 : NULL,
-                       .copy_src = NULL,
-                       .drift_in = NULL,
-                       .out = out,
-                       .drift_out = NULL,
-                       .ld = k->m,
-                       .path = COHORT_CUDA_STEP_AUTO,
-                       .tile_bytes = 0,
-                       .on_chip_steps = 0};
-        const size_t state_bytes = (size_t)values * sizeof(double);
-        printf("\n%s: N = %lld, M = %lld (%.2f GB of state), %s\n", k->label, (long long)k->n,
-               (long long)k->m, (double)state_bytes / 1e9,
-               k->developed ? "a developed +-1 field" : "+-0.1 noise about random means");
-        step_args copy_args = a;
-        copy_args.copy_src = u;
-        const float copy = bench_median_ms(NULL, run_step, &copy_args, 3, reps, times);
-        printf("  %-22s %8.3f ms  %5.1f GB/s (read + write)\n", "device copy", copy,
-               2.0 * (double)state_bytes / (copy * 1e6));
-        struct {
-            const char *name;
-            cohort_cuda_step_path path;
-            size_t tile_bytes;
-        } runs[8];
-        int n_runs = 0;
-        runs[n_runs++] = {"portable", COHORT_CUDA_STEP_PORTABLE, 0};
-        runs[n_runs++] = {"separate", COHORT_CUDA_STEP_AUTO, 1}; /* no tile fits: the fallback */
-        static const int widths[] = {16, 32};
-        static char names[2][32];
-        for (int w = 0; w < 2; ++w) {
-            const size_t bytes = (size_t)k->n * (size_t)widths[w] * sizeof(double);
-            if (cohort_cuda_model1d_step_width(a.r, a.v, bytes) != widths[w]) continue;
-            snprintf(names[w], sizeof names[w], "fused (w = %d)", widths[w]);
-            runs[n_runs++] = {names[w], COHORT_CUDA_STEP_FUSED, bytes};
-        }
-        runs[n_runs++] = {"auto", COHORT_CUDA_STEP_AUTO, 0};
-        float auto_ms = 0.0f;
-        for (int r = 0; r < n_runs; ++r) {
-            if (runs[r].path == COHORT_CUDA_STEP_FUSED)
-                check_fused(&a, reference, runs[r].tile_bytes, worst_dev);
-            a.path = runs[r].path;
-            a.tile_bytes = runs[r].tile_bytes;
-            const float ms = bench_median_ms(NULL, run_step, &a, 3, reps, times);
-            printf("  %-22s %8.3f ms  %5.2f of copy  40,744 steps: %6.1f s\n", runs[r].name, ms,
-                   copy / ms, ms * STEPS_T100 / 1000.0);
-            if (runs[r].path == COHORT_CUDA_STEP_AUTO && runs[r].tile_bytes == 0) {
-                auto_ms = ms;
-                char workload[128];
-                snprintf(workload, sizeof workload, "%s step, N = %lld, M = %lld", k->label,
-                         (long long)k->n, (long long)k->m);
-                bench_table_row("bench-model1d", workload, ms, copy, "device copy of the state",
-                                NULL, 0.0);
-            }
-        }
-        if (cohort_cuda_model1d_step_width(a.r, a.v, 0) > 0)
-            bench_on_chip(&a, reference, k, auto_ms, copy, reps, times, worst_dev);
-        else if (model1d_steps_a_call(s) > 1)
-            bench_handed(&a, reference, drifts, k, auto_ms, copy, reps, times, worst_dev);
-        bench_cpu(k, &p, &a, reference);
-        model1d_stepper_free(s);
+        bench_case_run(&at_n, &b);
     }
-    CHECK_CUDA(cudaFree(u));
-    CHECK_CUDA(cudaFree(out));
-    CHECK_CUDA(cudaFree(reference));
-    CHECK_CUDA(cudaFree(mean));
-    CHECK_CUDA(cudaFree(f0));
-    CHECK_CUDA(cudaFree(drifts));
-    CHECK_CUDA(cudaFree(worst_dev));
-    curandDestroyGenerator(rng);
-    free(times);
+    double *buffers[] = {b.u, b.out, b.reference, b.mean, b.f0, b.drifts};
+    for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k)
+        CHECK_CUDA(cudaFree(buffers[k]));
+    CHECK_CUDA(cudaFree(b.worst_dev));
+    curandDestroyGenerator(b.rng);
+    free(b.times);
     return 0;
 }

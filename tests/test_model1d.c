@@ -237,6 +237,27 @@ static double textbook_weno5(const double d[5])
     return (alpha[0] / sum) * phi[0] + (alpha[1] / sum) * phi[1] + (alpha[2] / sum) * phi[2];
 }
 
+/* The one-division form as cohort 0.2.0 wrote it, point by point with the squares' maximum: the
+ * sweep's parts and the largest |d_k| squared must give its bits. */
+static double weno5_of_0_2_0(const double d[5])
+{
+    const double phi1 = fma(11.0, d[2], fma(-7.0, d[1], 2.0 * d[0]));
+    const double phi2 = fma(2.0, d[3], fma(5.0, d[2], -d[1]));
+    const double phi3 = fma(5.0, d[3], fma(2.0, d[2], -d[4]));
+    const double a1 = fma(-2.0, d[1], d[0] + d[2]), b1 = fma(3.0, d[2], fma(-4.0, d[1], d[0]));
+    const double a2 = fma(-2.0, d[2], d[1] + d[3]), b2 = d[1] - d[3];
+    const double a3 = fma(-2.0, d[3], d[2] + d[4]), b3 = fma(3.0, d[2], fma(-4.0, d[3], d[4]));
+    double big = 0.0;
+    for (int k = 0; k < 5; ++k) big = d[k] * d[k] > big ? d[k] * d[k] : big;
+    const double eps12 = fma(1.2e-5, big, 1e-50);
+    const double s1 = fma(13.0 * a1, a1, fma(3.0 * b1, b1, eps12));
+    const double s2 = fma(13.0 * a2, a2, fma(3.0 * b2, b2, eps12));
+    const double s3 = fma(13.0 * a3, a3, fma(3.0 * b3, b3, eps12));
+    const double q1 = s1 * s1, q2 = s2 * s2, q3 = s3 * s3;
+    const double w1 = q2 * q3, w2 = 6.0 * q1 * q3, w3 = 3.0 * q1 * q2;
+    return fma(w1, phi1, fma(w2, phi2, w3 * phi3)) / (6.0 * (w1 + w2 + w3));
+}
+
 /* WENO5 for Hamilton-Jacobi: the textbook form's value to rounding on random differences of every
  * scale a run meets (smooth, kinked, a jump in one of them), fifth order on a smooth field, 0 on a
  * flat one, and upwinded by the sign of v. */
@@ -305,6 +326,7 @@ static void forced_stability_limit(void)
 static void weno_checks(gsl_rng *rng)
 {
     double worst = 0.0;
+    int changed = 0;
     for (int trial = 0; trial < 100000; ++trial) {
         const double scale = pow(10.0, -6.0 + 7.0 * gsl_rng_uniform(rng));
         double d[5], size = 0.0;
@@ -314,7 +336,15 @@ static void weno_checks(gsl_rng *rng)
             for (int k = 0; k < 5; ++k) d[k] = scale * (1.0 + 0.1 * k + 0.01 * k * k);
         for (int k = 0; k < 5; ++k) size = fmax(size, fabs(d[k]));
         worst = fmax(worst, fabs(model1d_weno5(d) - textbook_weno5(d)) / size);
+        const double now = model1d_weno5(d), before = weno5_of_0_2_0(d);
+        changed += memcmp(&now, &before, sizeof now) != 0;
+        /* differences whose squares are subnormal or overflow */
+        for (int k = 0; k < 5; ++k) d[k] *= trial % 2 ? 1e-150 : 1e150;
+        const double now_scaled = model1d_weno5(d), before_scaled = weno5_of_0_2_0(d);
+        changed += memcmp(&now_scaled, &before_scaled, sizeof now) != 0 &&
+                   !(isnan(now_scaled) && isnan(before_scaled));
     }
+    EXPECT(changed == 0, "WENO5: %d of 200000 values differ from cohort 0.2.0's", changed);
     EXPECT(worst < 1e-14, "WENO5: one division against the textbook's four: %.3e of max |d|",
            worst);
     const double flat[5] = {0.0}, tiny[5] = {1e-30, -2e-30, 3e-30, 0.0, 1e-30};
@@ -350,6 +380,49 @@ static void weno_checks(gsl_rng *rng)
     EXPECT(model1d_upwind_derivative(c, -0.5) == model1d_upwind_derivative(d, -0.5) &&
                model1d_upwind_derivative(c, 0.5) != model1d_upwind_derivative(d, 0.5),
            "v < 0 does not read C_{i+3}");
+}
+
+/* The sweep along a member (model1d_sweep, the cuda right-hand side's form) against the point form
+ * (model1d_rhs_at, the cpu backend's) at every point, bit for bit: random members of every scale
+ * with a jump, the advection of either sign, each model's terms. */
+static void sweep_checks(gsl_rng *rng)
+{
+    static const unsigned term_sets[] = {MODEL1D_TERM_STENCIL,
+                                         MODEL1D_TERM_STENCIL | MODEL1D_TERM_NONLINEAR,
+                                         MODEL1D_TERM_STENCIL | MODEL1D_TERM_NONLINEAR |
+                                             MODEL1D_TERM_ADVECTION | MODEL1D_TERM_FORCING};
+    static const int64_t sizes[] = {7, 11, 12, 40, 97};
+    double x[97], forcing[97];
+    int64_t differing = 0, points = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        const int64_t n = sizes[trial % 5];
+        const double scale = pow(10.0, -8.0 + 9.0 * gsl_rng_uniform(rng));
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = scale * (2.0 * gsl_rng_uniform(rng) - 1.0);
+            forcing[i] = 0.01 * (2.0 * gsl_rng_uniform(rng) - 1.0);
+        }
+        x[gsl_rng_uniform_int(rng, (unsigned long)n)] += 1e3 * scale; /* a jump */
+        model1d_rhs r = {.terms = term_sets[(trial / 5) % 3],
+                         .nonlinear = 0.05 + 0.1 * gsl_rng_uniform(rng),
+                         .advection = (trial / 15) % 2 ? -0.03 : 0.03,
+                         .forcing = forcing};
+        for (int k = 0; k < 5; ++k) r.weight[k] = gsl_rng_uniform(rng) - 0.25;
+        const double mean = 0.3 * gsl_rng_uniform(rng), drift = 1e-3 * gsl_rng_uniform(rng);
+        const double f0 = 2.0 * gsl_rng_uniform(rng) - 1.0;
+        const int right = r.advection > 0.0;
+        model1d_sweep sweep;
+        for (int k = 0; k < MODEL1D_WINDOW; ++k) sweep.c[k] = x[(k - MODEL1D_RADIUS + 2 * n) % n];
+        model1d_sweep_start(&r, &sweep, mean, drift, right);
+        for (int64_t i = 0; i < n; ++i) {
+            const double swept = model1d_sweep_point(&r, &sweep, drift, forcing[i], f0);
+            const double pointwise = model1d_rhs_at(&r, x, n, 1, i, mean, drift, f0);
+            differing += memcmp(&swept, &pointwise, sizeof swept) != 0;
+            ++points;
+            model1d_sweep_advance(&r, &sweep, x[(i + MODEL1D_RADIUS + 1) % n], mean, drift, right);
+        }
+    }
+    EXPECT(differing == 0, "sweep vs point form: %lld of %lld values differ", (long long)differing,
+           (long long)points);
 }
 
 #ifdef COHORT_HAVE_CUDA
@@ -397,12 +470,12 @@ static void advance_check(const cohort_backend *be, const model1d_rhs *r, const 
     free(host);
 }
 
-/* The cuda step's paths: FUSED against PORTABLE and against the cpu backend, one step from random
- * inputs. Random periodic band matrices varying along the diagonal; a right-hand side with the
- * terms of a model (random linear weights, the cubic, the WENO advection of either sign, a
- * forcing);
- * random states, means (or none) and member forcing amplitudes; a sub-batch of an odd number of
- * members (16-byte copies cut; members outside must stay poisoned). */
+/* The cuda step's paths: FUSED (AUTO for terms without a fused kernel) against PORTABLE and
+ * against the cpu backend, one step from random inputs. Random periodic band matrices varying along
+ * the diagonal; a right-hand side with the terms of a model (random linear weights, the cubic, the
+ * WENO advection of either sign, a forcing); random states, means (or none) and member forcing
+ * amplitudes; a sub-batch of an odd number of members (16-byte copies cut; members outside must
+ * stay poisoned). */
 static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsigned terms,
                             int64_t n, int with_mean)
 {
@@ -444,13 +517,16 @@ static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsig
     r.forcing = dev[3];
     const double *mean = with_mean ? dev[1] : NULL;
     const banded_view *v = banded_solver_view(solver);
-    if (cohort_cuda_model1d_step_width(&r, v, 0) == 0) { /* a device of less shared memory */
+    /* ch1d_forced's terms have no fused kernel: AUTO's separate kernels take FUSED's place */
+    const int has_fused = !(terms & (MODEL1D_TERM_ADVECTION | MODEL1D_TERM_FORCING));
+    if (has_fused && cohort_cuda_model1d_step_width(&r, v, 0) == 0) { /* less shared memory */
         printf("note: n = %lld: no fused tile fits %zu bytes of shared memory; not checked\n",
                (long long)n, cohort_cuda_shared_limit_bytes());
         goto done;
     }
-    rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[4], mean, dev[2], NULL, NULL, ld, m0,
-                                       count, COHORT_CUDA_STEP_FUSED, 0);
+    rc = cohort_cuda_model1d_step_path(
+        &r, v, dev[0], dev[4], mean, dev[2], NULL, NULL, ld, m0, count,
+        has_fused ? COHORT_CUDA_STEP_FUSED : COHORT_CUDA_STEP_AUTO, 0);
     if (rc == COHORT_OK)
         rc = cohort_cuda_model1d_step_path(&r, v, dev[0], dev[5], mean, dev[2], NULL, NULL, ld, m0,
                                            count, COHORT_CUDA_STEP_PORTABLE, 0);
@@ -486,14 +562,17 @@ static void step_paths_case(const cohort_backend *be, gsl_rng *rng, int h, unsig
     EXPECT(outside == 0, "n=%lld h=%d: %lld values outside the sub-batch written", (long long)n, h,
            (long long)outside);
     EXPECT(paths <= PATHS_RTOL * scale && scale > 0.0,
-           "n=%lld h=%d terms=%u mean=%d: fused vs portable %.3e of %.3e (%lld differ)",
-           (long long)n, h, terms, with_mean, paths, scale, (long long)differing);
-    EXPECT(cpu <= STEP_CPU_RTOL * scale, "n=%lld h=%d terms=%u mean=%d: cpu vs cuda %.3e of %.3e",
-           (long long)n, h, terms, with_mean, cpu, scale);
+           "n=%lld h=%d terms=%u mean=%d v=%g: %s vs portable %.3e of %.3e (%lld differ)",
+           (long long)n, h, terms, with_mean, r.advection, has_fused ? "fused" : "auto", paths,
+           scale, (long long)differing);
+    EXPECT(cpu <= STEP_CPU_RTOL * scale,
+           "n=%lld h=%d terms=%u mean=%d v=%g: cpu vs cuda %.3e of %.3e", (long long)n, h, terms,
+           with_mean, r.advection, cpu, scale);
     if (differing)
         printf("note: n=%lld h=%d: fused and portable differ in %lld of %lld values\n",
                (long long)n, h, (long long)differing, (long long)(n * count));
-    if (cohort_cuda_model1d_step_width(&r, v, 0) > 0) advance_check(be, &r, v, dev, mean, ld, n);
+    if (has_fused && cohort_cuda_model1d_step_width(&r, v, 0) > 0)
+        advance_check(be, &r, v, dev, mean, ld, n);
 done:
     for (int k = 0; k < 6; ++k) be->release(dev[k]);
     for (int k = 0; k < 4; ++k) free(host[k]);
@@ -631,6 +710,12 @@ static void drift_advance_check(drift_case *c)
     EXPECT(per_call == want, "n=%lld: %lld steps a call on %s, not %lld", (long long)c->n,
            (long long)per_call, c->be->kind == COHORT_BACKEND_CUDA ? "cuda" : "cpu",
            (long long)want);
+    /* and there its steps go in parts (the advance above took them) */
+    const model1d_kernels *k = COHORT_KERNELS(c->be, model1d_kernels);
+    const int in_parts = k->advances_in_parts && k->advances_in_parts(model1d_stepper_rhs(c->s),
+                                                                      model1d_stepper_view(c->s));
+    EXPECT(in_parts == (want > 1), "n=%lld: steps in parts on %s: %d", (long long)c->n,
+           c->be->kind == COHORT_BACKEND_CUDA ? "cuda" : "cpu", in_parts);
 }
 
 static void drift_handing_case(const cohort_backend *be, gsl_rng *rng, int64_t n)
@@ -813,6 +898,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < 3; ++k) mode_case(be, (model1d_kind)kind, n, modes[k]);
         }
     weno_checks(rng);
+    sweep_checks(rng);
     forced_stability_limit();
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD);
     cahn_hilliard_case(be, rng, MODEL1D_CAHN_HILLIARD_FORCED);
@@ -829,12 +915,16 @@ int main(int argc, char **argv)
     if (be->kind == COHORT_BACKEND_CUDA) {
         step_paths_limits();
         static const int64_t path_sizes[] = {7, 8, 31, 256, 257, 555};
-        /* the (half-bandwidth, terms) of the models for which the fused kernel is built */
+        /* the (half-bandwidth, terms) of the models for which the fused kernel is built, and
+         * ch1d_forced's, which steps by the separate kernels */
         static const struct {
             int h;
             unsigned terms;
-        } variants[] = {
-            {1, MODEL1D_TERM_STENCIL}, {2, MODEL1D_TERM_STENCIL}, {2, MODEL1D_TERM_NONLINEAR}};
+        } variants[] = {{1, MODEL1D_TERM_STENCIL},
+                        {2, MODEL1D_TERM_STENCIL},
+                        {2, MODEL1D_TERM_NONLINEAR},
+                        {2, MODEL1D_TERM_STENCIL | MODEL1D_TERM_NONLINEAR | MODEL1D_TERM_ADVECTION |
+                                MODEL1D_TERM_FORCING}};
         for (size_t i = 0; i < sizeof path_sizes / sizeof path_sizes[0]; ++i)
             for (size_t k = 0; k < sizeof variants / sizeof variants[0]; ++k)
                 for (int with_mean = 0; with_mean <= 1; ++with_mean)

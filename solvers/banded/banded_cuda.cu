@@ -496,7 +496,8 @@ static int banded_tiled_launch(const banded_view *v, double *u, int64_t ld, int6
 }
 
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
-                             int64_t groups, int64_t group_stride, int width, double *stored_mean);
+                             int64_t groups, int64_t group_stride, int width, double *stored_mean,
+                             cudaStream_t stream);
 
 /* AUTO's warp tile width for v at the default budgets: the widest that forms where v's form is
  * sequential (banded_form_of), else 0 (the queries of the warp path's stored means; banded_launch
@@ -543,7 +544,7 @@ static int banded_launch(const banded_view *v, double *u, int64_t ld, int64_t m0
         warp_width = cohort_cuda_banded_warp_width(v, 0);
     }
     if (warp_width > 0)
-        return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width, NULL);
+        return banded_warp_solve(v, u, ld, m0, count, groups, group_stride, warp_width, NULL, 0);
     if ((path == COHORT_CUDA_BANDED_TILED || path == COHORT_CUDA_BANDED_TILED_SHARED) &&
         max_width == 0)
         return COHORT_FAIL(COHORT_ERR_INVALID_ARGUMENT,
@@ -618,15 +619,16 @@ extern "C" int cohort_cuda_banded_warp_width(const banded_view *v, size_t tile_b
 }
 
 static int banded_warp_solve(const banded_view *v, double *u, int64_t ld, int64_t m0, int64_t count,
-                             int64_t groups, int64_t group_stride, int width, double *stored_mean)
+                             int64_t groups, int64_t group_stride, int width, double *stored_mean,
+                             cudaStream_t stream)
 {
     if (stored_mean)
         return banded_warp_launch(warp_solve_kernel<banded_warp_solve_mean>(v, width),
                                   banded_warp_solve_mean(), v, u, u, NULL, ld, m0, count, groups,
-                                  group_stride, width, 1, stored_mean);
+                                  group_stride, width, 1, stored_mean, stream);
     return banded_warp_launch(warp_solve_kernel<banded_warp_solve_only>(v, width),
                               banded_warp_solve_only(), v, u, u, NULL, ld, m0, count, groups,
-                              group_stride, width, 1, NULL);
+                              group_stride, width, 1, NULL, stream);
 }
 
 extern "C" int cohort_cuda_banded_auto_stores_mean(const banded_view *v)
@@ -635,7 +637,8 @@ extern "C" int cohort_cuda_banded_auto_stores_mean(const banded_view *v)
 }
 
 extern "C" int cohort_cuda_banded_solve_mean(const banded_view *v, double *u, int64_t ld,
-                                             int64_t m0, int64_t count, double *member_mean)
+                                             int64_t m0, int64_t count, double *member_mean,
+                                             void *stream)
 {
     const int width = auto_warp_width(v);
     if (width == 0)
@@ -643,7 +646,7 @@ extern "C" int cohort_cuda_banded_solve_mean(const banded_view *v, double *u, in
                            "n = %lld, h = %d: AUTO does not take the warp path, which alone sums "
                            "the solutions as it stores them",
                            (long long)v->n, v->h);
-    return banded_warp_solve(v, u, ld, m0, count, 1, 0, width, member_mean);
+    return banded_warp_solve(v, u, ld, m0, count, 1, 0, width, member_mean, (cudaStream_t)stream);
 }
 
 extern "C" const banded_kernels banded_kernels_cuda = {.solve = cuda_solve};

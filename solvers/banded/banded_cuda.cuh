@@ -562,13 +562,14 @@ static int banded_warp_width_on_chip(const banded_view *v, size_t tile_bytes,
 /* Launches a warp-tile kernel for v with tiles of `width` members, `steps` steps in the tiles: as
  * many warps per block as tiles fit beside the factor (at most WARP_MAX_WARPS), as many blocks as
  * stay resident (no more than there are tiles to take). out may be u (the solve in place);
- * stored_mean (groups = 1) where Rhs::STORES_MEAN, as the tile body's. */
+ * stored_mean (groups = 1) where Rhs::STORES_MEAN, as the tile body's; on `stream` (0: the
+ * default one). */
 template <class Rhs>
 static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
                               const banded_view *v, const double *u, double *out,
                               const double *mean, int64_t ld, int64_t m0, int64_t count,
                               int64_t groups, int64_t group_stride, int width, int steps,
-                              double *stored_mean)
+                              double *stored_mean, cudaStream_t stream = 0)
 {
     const int warps = banded_warp_tiles_a_block(v, width);
     const size_t bytes = (size_t)banded_warp_factor_doubles(*v) * sizeof(double) +
@@ -593,7 +594,7 @@ static int banded_warp_launch(banded_warp_kernel_fn<Rhs> kernel, const Rhs &rhs,
     const int64_t tiles = (count + width - 1) / width * groups;
     int64_t blocks = last.resident;
     if (blocks > (tiles + warps - 1) / warps) blocks = (tiles + warps - 1) / warps;
-    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes>>>(
+    kernel<<<(unsigned)blocks, (unsigned)(32 * warps), bytes, stream>>>(
         rhs, *v, u, out, mean, ld, m0, count, groups, group_stride, steps, stored_mean);
     COHORT_CUDA_CHECK_LAUNCH("banded_warp_kernel");
     return COHORT_OK;

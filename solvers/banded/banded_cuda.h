@@ -83,9 +83,9 @@ int cohort_cuda_banded_auto_stores_mean(const struct banded_view *v);
 /* The AUTO solve in place (batches of one group) that also leaves member m's mean of its solution
  * in member_mean[m] (device memory), summed in row order as field_member_mean sums it, so the
  * same bits, without reading the solution again. Only where cohort_cuda_banded_auto_stores_mean
- * (else COHORT_ERR_INVALID_ARGUMENT). */
+ * (else COHORT_ERR_INVALID_ARGUMENT). On `stream`, a cudaStream_t (NULL: the default stream). */
 int cohort_cuda_banded_solve_mean(const struct banded_view *v, double *u, int64_t ld, int64_t m0,
-                                  int64_t count, double *member_mean);
+                                  int64_t count, double *member_mean, void *stream);
 
 #ifdef __cplusplus
 }

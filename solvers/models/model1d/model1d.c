@@ -248,10 +248,16 @@ static int advance_by_steps(const model1d_stepper *s, double **state, double **s
     if (steps > 1 && mean && hands_on_drift(s))
         COHORT_CALL(s->backend->alloc((void **)&drift, (size_t)(m0 + count) * sizeof(double)));
     int rc = COHORT_OK;
-    for (int64_t j = 0; j < steps && rc == COHORT_OK; ++j) {
-        rc = k->step(&s->rhs, v, *state, *scratch, mean, member_f0, j > 0 ? drift : NULL,
-                     j + 1 < steps ? drift : NULL, ld, m0, count);
-        if (rc == COHORT_OK) exchange(state, scratch);
+    if (drift && k->advances_in_parts && k->advances_in_parts(&s->rhs, v)) {
+        rc = k->advance_in_parts(&s->rhs, v, *state, *scratch, mean, member_f0, drift, ld, m0,
+                                 count, steps);
+        if (rc == COHORT_OK && steps % 2) exchange(state, scratch);
+    } else {
+        for (int64_t j = 0; j < steps && rc == COHORT_OK; ++j) {
+            rc = k->step(&s->rhs, v, *state, *scratch, mean, member_f0, j > 0 ? drift : NULL,
+                         j + 1 < steps ? drift : NULL, ld, m0, count);
+            if (rc == COHORT_OK) exchange(state, scratch);
+        }
     }
     if (drift) s->backend->release(drift);
     return rc;

@@ -34,6 +34,16 @@ typedef struct model1d_kernels {
     int (*advance_on_chip)(const model1d_rhs *r, const banded_view *v);
     int (*advance)(const model1d_rhs *r, const banded_view *v, const double *u, double *out,
                    const double *mean, int64_t ld, int64_t m0, int64_t count, int64_t steps);
+    /* Optional (NULL: none): whether advance_in_parts takes r and v's steps; and `steps` steps
+     * (mean given) with the drift handed on through drift[m] (a buffer of m0 + count), as `steps`
+     * calls of step would take them: step j reads u and writes out where j is even, the other
+     * way round where odd, and leaves the drift of what it wrote in drift. The members go in
+     * parts that proceed independently, so that one part's kernels run beside another's; the
+     * same bits as the calls of step. */
+    int (*advances_in_parts)(const model1d_rhs *r, const banded_view *v);
+    int (*advance_in_parts)(const model1d_rhs *r, const banded_view *v, double *u, double *out,
+                            const double *mean, const double *member_f0, double *drift, int64_t ld,
+                            int64_t m0, int64_t count, int64_t steps);
 } model1d_kernels;
 extern const model1d_kernels model1d_kernels_cpu, model1d_kernels_cuda;
 

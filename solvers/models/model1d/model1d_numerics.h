@@ -44,8 +44,34 @@ COHORT_HD double model1d_chemical(double c)
     return cohort_mul_add(c * c, c, -c);
 }
 
+/* The parts of the derivative that belong to one difference or to three consecutive ones, not to
+ * the point: the differences d_k and the smoothness indicators' second
+ * differences a_k = d_{k-1} - 2 d_k + d_{k+1} and 13 a_k. Along a member each difference serves
+ * five points and each a_k three, so a sweep along the member computes them once
+ * (model1d_weno_parts_advance) where the point form computes them for every point: the same
+ * operations on the same values, so the same bits. */
+typedef struct model1d_weno_parts {
+    double d[5], a[3], a13[3];
+} model1d_weno_parts;
+
+/* a_k of the differences dl, dc, dr; dl + dr = dr + dl exactly, so a sweep in either direction
+ * gives the bend the point form gives */
+COHORT_HD double model1d_weno_bend(double dl, double dc, double dr)
+{
+    return cohort_mul_add(-2.0, dc, dl + dr);
+}
+
+COHORT_HD void model1d_weno_parts_of(const double d[5], model1d_weno_parts *p)
+{
+    for (int k = 0; k < 5; ++k) p->d[k] = d[k];
+    for (int k = 0; k < 3; ++k) {
+        p->a[k] = model1d_weno_bend(d[k], d[k + 1], d[k + 2]);
+        p->a13[k] = 13.0 * p->a[k];
+    }
+}
+
 /* The fifth-order WENO derivative for Hamilton-Jacobi equations (Jiang and Peng; Osher and Fedkiw,
- * Sec. 3.4) from five consecutive one-sided differences d[0..4], in units of 1/dx:
+ * Sec. 3.4) from the parts of five consecutive one-sided differences d[0..4], in units of 1/dx:
  *     sum_k alpha_k phi_k / sum_k alpha_k,   alpha_k = gamma_k / (S_k + eps)^2,
  * gamma = (0.1, 0.6, 0.3), phi_k the three third-order stencils and S_k their smoothness.
  * Written with one division: phi_k = Phi_k / 6 and S_k = S12_k / 12 with integer weights, and
@@ -61,38 +87,75 @@ COHORT_HD double model1d_chemical(double c)
  * over from the relative term for differences below ~3e-23, far below the rounding of a field of
  * order one, where the weights become the linear ones, gamma. The products overflow only for
  * differences beyond ~1e32: such a field has diverged already. */
-COHORT_HD double model1d_weno5(const double d[5])
+COHORT_HD double model1d_weno5_of_parts(const model1d_weno_parts *p)
 {
+    const double *d = p->d;
     const double phi1 = cohort_mul_add(11.0, d[2], cohort_mul_add(-7.0, d[1], 2.0 * d[0]));
     const double phi2 = cohort_mul_add(2.0, d[3], cohort_mul_add(5.0, d[2], -d[1])); /* 6 phi_k */
     const double phi3 = cohort_mul_add(5.0, d[3], cohort_mul_add(2.0, d[2], -d[4]));
-    const double a1 = cohort_mul_add(-2.0, d[1], d[0] + d[2]);
     const double b1 = cohort_mul_add(3.0, d[2], cohort_mul_add(-4.0, d[1], d[0]));
-    const double a2 = cohort_mul_add(-2.0, d[2], d[1] + d[3]), b2 = d[1] - d[3];
-    const double a3 = cohort_mul_add(-2.0, d[3], d[2] + d[4]);
+    const double b2 = d[1] - d[3];
     const double b3 = cohort_mul_add(3.0, d[2], cohort_mul_add(-4.0, d[3], d[4]));
-    double big = 0.0;
-    for (int k = 0; k < 5; ++k) big = d[k] * d[k] > big ? d[k] * d[k] : big;
+    /* max_k d_k^2 as (max_k |d_k|)^2: rounding is monotone, so the square of the largest is the
+     * largest square, bit for bit */
+    double top = 0.0;
+    for (int k = 0; k < 5; ++k) top = fabs(d[k]) > top ? fabs(d[k]) : top;
+    const double big = top * top;
     const double eps12 = cohort_mul_add(1.2e-5, big, 1e-50); /* 12 eps */
     /* 12 (S_k + eps) */
-    const double s1 = cohort_mul_add(13.0 * a1, a1, cohort_mul_add(3.0 * b1, b1, eps12));
-    const double s2 = cohort_mul_add(13.0 * a2, a2, cohort_mul_add(3.0 * b2, b2, eps12));
-    const double s3 = cohort_mul_add(13.0 * a3, a3, cohort_mul_add(3.0 * b3, b3, eps12));
+    const double s1 = cohort_mul_add(p->a13[0], p->a[0], cohort_mul_add(3.0 * b1, b1, eps12));
+    const double s2 = cohort_mul_add(p->a13[1], p->a[1], cohort_mul_add(3.0 * b2, b2, eps12));
+    const double s3 = cohort_mul_add(p->a13[2], p->a[2], cohort_mul_add(3.0 * b3, b3, eps12));
     const double q1 = s1 * s1, q2 = s2 * s2, q3 = s3 * s3;
     const double w1 = q2 * q3, w2 = 6.0 * q1 * q3, w3 = 3.0 * q1 * q2; /* alpha_k, rescaled */
     return cohort_mul_add(w1, phi1, cohort_mul_add(w2, phi2, w3 * phi3)) / (6.0 * (w1 + w2 + w3));
 }
 
-/* dC/deta at the centre of c[0..6] = C_{i-3} .. C_{i+3}, times dx, upwinded for
- * C_t - v C_eta = ...: the characteristic speed is -v, so v > 0 takes the right-biased
- * derivative and v < 0 the left-biased one. */
-COHORT_HD double model1d_upwind_derivative(const double c[MODEL1D_WINDOW], double v)
+COHORT_HD double model1d_weno5(const double d[5])
+{
+    model1d_weno_parts p;
+    model1d_weno_parts_of(d, &p);
+    return model1d_weno5_of_parts(&p);
+}
+
+/* The one-sided differences of the centre of c[0..6] = C_{i-3} .. C_{i+3}, upwinded for
+ * C_t - v C_eta = ...: the characteristic speed is -v, so v > 0 (right) takes the right-biased
+ * differences and v < 0 the left-biased ones. */
+COHORT_HD void model1d_upwind_parts(const double c[MODEL1D_WINDOW], int right,
+                                    model1d_weno_parts *p)
 {
     double d[5];
     for (int k = 0; k < 5; ++k)
-        d[k] = v > 0.0 ? c[6 - k] - c[5 - k] /* D+ C_{i+2} .. D+ C_{i-2} */
-                       : c[k + 1] - c[k];    /* D- C_{i-2} .. D- C_{i+2} */
-    return model1d_weno5(d);
+        d[k] = right ? c[6 - k] - c[5 - k] /* D+ C_{i+2} .. D+ C_{i-2} */
+                     : c[k + 1] - c[k];    /* D- C_{i-2} .. D- C_{i+2} */
+    model1d_weno_parts_of(d, p);
+}
+
+/* dC/deta at the centre of c[0..6], times dx */
+COHORT_HD double model1d_upwind_derivative(const double c[MODEL1D_WINDOW], double v)
+{
+    model1d_weno_parts p;
+    model1d_upwind_parts(c, v > 0.0, &p);
+    return model1d_weno5_of_parts(&p);
+}
+
+/* The parts moved one point on, to i + 1, with delta the one difference the point takes up: the
+ * right-biased D+ C_{i+3} enters at d[0], the left-biased D- C_{i+3} at d[4]. */
+COHORT_HD void model1d_weno_parts_advance(model1d_weno_parts *p, double delta, int right)
+{
+    if (right) {
+        for (int k = 4; k > 0; --k) p->d[k] = p->d[k - 1];
+        for (int k = 2; k > 0; --k) p->a[k] = p->a[k - 1], p->a13[k] = p->a13[k - 1];
+        p->d[0] = delta;
+        p->a[0] = model1d_weno_bend(p->d[0], p->d[1], p->d[2]);
+        p->a13[0] = 13.0 * p->a[0];
+    } else {
+        for (int k = 0; k < 4; ++k) p->d[k] = p->d[k + 1];
+        for (int k = 0; k < 2; ++k) p->a[k] = p->a[k + 1], p->a13[k] = p->a13[k + 1];
+        p->d[4] = delta;
+        p->a[2] = model1d_weno_bend(p->d[2], p->d[3], p->d[4]);
+        p->a13[2] = 13.0 * p->a[2];
+    }
 }
 
 /* The cubic of one row of the window, f(C) = C^3 - C of the field C = C' - drift + mean, as
@@ -102,13 +165,13 @@ COHORT_HD double model1d_rhs_cubic(const model1d_rhs *r, double c, double mean, 
     return (r->terms & MODEL1D_TERM_NONLINEAR) ? model1d_chemical(c + (mean - drift)) : 0.0;
 }
 
-/* model1d_rhs_point with the cubic's values of the window given, cubic[k] = model1d_rhs_cubic of
- * c[k] (k = 2 .. 4; the others unused): a sweep that carries them beside the window evaluates
- * each row's cubic once instead of three times, the same operations on the same values, so the
- * same bits. */
-COHORT_HD double model1d_rhs_point_cubic(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
-                                         const double cubic[MODEL1D_WINDOW], double drift,
-                                         double forcing_i, double f0)
+/* f_i from the window c, the cubic's values of its rows, cubic[k] = model1d_rhs_cubic of c[k]
+ * (k = 2 .. 4; the others unused), and the WENO derivative of its centre (where the model has the
+ * advection): the form a sweep along a member evaluates (model1d_sweep), carrying each row's cubic
+ * and each difference's WENO parts instead of computing them again at every point. */
+COHORT_HD double model1d_rhs_point_given(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
+                                         const double cubic[MODEL1D_WINDOW], double derivative,
+                                         double drift, double forcing_i, double f0)
 {
     double acc = -drift; /* the weights sum to 1 */
     if (r->terms & MODEL1D_TERM_STENCIL)
@@ -118,10 +181,57 @@ COHORT_HD double model1d_rhs_point_cubic(const model1d_rhs *r, const double c[MO
     if (r->terms & MODEL1D_TERM_NONLINEAR)
         acc =
             cohort_mul_add(r->nonlinear, cohort_mul_add(-2.0, cubic[3], cubic[2] + cubic[4]), acc);
-    if (r->terms & MODEL1D_TERM_ADVECTION)
-        acc = cohort_mul_add(r->advection, model1d_upwind_derivative(c, r->advection), acc);
+    if (r->terms & MODEL1D_TERM_ADVECTION) acc = cohort_mul_add(r->advection, derivative, acc);
     if (r->terms & MODEL1D_TERM_FORCING) acc = cohort_mul_add(f0, forcing_i, acc);
     return acc;
+}
+
+/* model1d_rhs_point_given with the window's WENO derivative formed here */
+COHORT_HD double model1d_rhs_point_cubic(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
+                                         const double cubic[MODEL1D_WINDOW], double drift,
+                                         double forcing_i, double f0)
+{
+    const double derivative =
+        (r->terms & MODEL1D_TERM_ADVECTION) ? model1d_upwind_derivative(c, r->advection) : 0.0;
+    return model1d_rhs_point_given(r, c, cubic, derivative, drift, forcing_i, f0);
+}
+
+/* A sweep along a member, point i to i + 1: the window c[0..6] = C'_{i-3} .. C'_{i+3}, the cubic's
+ * values of its rows 2 .. 4 and its WENO parts. right = the advection's v > 0, given by the caller
+ * so that a kernel may fix it when it is built. */
+typedef struct model1d_sweep {
+    double c[MODEL1D_WINDOW], cubic[MODEL1D_WINDOW];
+    model1d_weno_parts weno;
+} model1d_sweep;
+
+/* The sweep at the point whose window the caller put in s->c */
+COHORT_HD void model1d_sweep_start(const model1d_rhs *r, model1d_sweep *s, double mean,
+                                   double drift, int right)
+{
+    for (int k = 2; k <= 4; ++k) s->cubic[k] = model1d_rhs_cubic(r, s->c[k], mean, drift);
+    const double flat[MODEL1D_WINDOW] = {0.0}; /* parts that no point reads, but defined */
+    model1d_upwind_parts((r->terms & MODEL1D_TERM_ADVECTION) ? s->c : flat, right, &s->weno);
+}
+
+/* f_i at the sweep's point */
+COHORT_HD double model1d_sweep_point(const model1d_rhs *r, const model1d_sweep *s, double drift,
+                                     double forcing_i, double f0)
+{
+    const double derivative =
+        (r->terms & MODEL1D_TERM_ADVECTION) ? model1d_weno5_of_parts(&s->weno) : 0.0;
+    return model1d_rhs_point_given(r, s->c, s->cubic, derivative, drift, forcing_i, f0);
+}
+
+/* The sweep moved on one point, `next` the row that enters the window */
+COHORT_HD void model1d_sweep_advance(const model1d_rhs *r, model1d_sweep *s, double next,
+                                     double mean, double drift, int right)
+{
+    for (int k = 0; k < MODEL1D_WINDOW - 1; ++k) s->c[k] = s->c[k + 1];
+    s->c[MODEL1D_WINDOW - 1] = next;
+    s->cubic[2] = s->cubic[3], s->cubic[3] = s->cubic[4];
+    s->cubic[4] = model1d_rhs_cubic(r, s->c[4], mean, drift);
+    if (r->terms & MODEL1D_TERM_ADVECTION) /* the point form's d[0], or d[4] */
+        model1d_weno_parts_advance(&s->weno, right ? s->c[6] - s->c[5] : s->c[5] - s->c[4], right);
 }
 
 /* f_i from the window c[0..6] = C'_{i-3} .. C'_{i+3} of a member stored as its deviation
