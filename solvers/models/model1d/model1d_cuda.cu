@@ -22,7 +22,7 @@ enum { RHS_CHUNK = 4 };
 
 /* Blocks of RHS_THREADS, RHS_BLOCKS an SM: ch1d_forced's sweep in 80 registers a thread (it
  * would take 111), so that 24 warps an SM hide its chains of dependent operations (16 did not;
- * docs/performance.md, "The right-hand side's sweep"). */
+ * docs/performance.md, "The flow map's right-hand side by a sweep"). */
 enum { RHS_THREADS = 128, RHS_BLOCKS = 6 };
 
 /* The kernel's forms, each built as a kernel of its own (so that each has its own registers): a
@@ -99,8 +99,9 @@ static rhs_kernel_fn rhs_form(const model1d_rhs *r, int64_t n)
 }
 
 /* The form for r and n, its blocks asking for the SM's shared memory carved out as the warp
- * solve's are (they use none themselves): an SM holds blocks of one carve-out only, so without
- * it no block of the right-hand side would run beside the solve's (advance_in_parts) */
+ * solve's are (they use none themselves), so that an SM that holds a solve's block may take them
+ * beside it (advance_in_parts; measured once, a step in parts took 0.89 of the step without parts
+ * with it, 0.92 without, in another session: docs/performance.md) */
 static int rhs_kernel_for(const model1d_rhs *r, int64_t n, rhs_kernel_fn *kernel)
 {
     static int carved = 0;
@@ -332,8 +333,8 @@ static int cuda_hands_on_drift(const model1d_rhs *r, const banded_view *v)
  * The warp path's solve of ch1d_forced (N = 512) holds an SM with one block of three tiles, by its
  * shared memory, and leaves most of its registers and issue slots idle; the right-hand side, which
  * needs no shared memory, fills them where the members are cut into parts that step on streams of
- * their own (docs/performance.md, "Parts on streams of their own"). Each member takes the kernels
- * it took before, so its bits do not change. ---- */
+ * their own (docs/performance.md, "The flow map's right-hand side by a sweep, its steps in parts").
+ * Each member takes the kernels it took before, so its bits do not change. ---- */
 
 enum { STEP_PARTS = 2, PART_ALIGN = 32 };
 
