@@ -130,6 +130,54 @@ static double member_mean(const batch *b, int64_t m)
     return sum / (double)b->n;
 }
 
+/* The recorded <C> of b's state (fields_moments) is each member's mean */
+static void recorded_mean_check(const cohort_backend *be, batch *b, const double *mean,
+                                const char *name)
+{
+    const int64_t n = b->n, members = b->m;
+    double *moments = NULL, host_moments[2 * 64];
+    EXPECT(be->alloc((void **)&moments, 2 * members * sizeof(double)) == COHORT_OK &&
+               be->copy_to_device(b->state, b->host, (size_t)(n * members) * sizeof(double)) ==
+                   COHORT_OK &&
+               fields_moments(be, b->state, b->mean, n, members, 0, members, moments) ==
+                   COHORT_OK &&
+               be->copy_to_host(host_moments, moments, 2 * members * sizeof(double)) == COHORT_OK,
+           "moments");
+    double mass_error = 0.0;
+    for (int64_t m = 0; m < members; ++m)
+        mass_error = fmax(mass_error, fabs(host_moments[m] - mean[m]));
+    EXPECT(mass_error <= MASS_ATOL, "%s: recorded <C> differs from the member's mean by %.3e", name,
+           mass_error);
+    be->release(moments);
+}
+
+/* 200 steps of s (cuda) from `initial` against as many of a cpu stepper of p: the same values */
+static void cpu_agreement_check(const model1d_stepper *s, const model1d_params *p, batch *b,
+                                const double *initial, const double *mean, const char *name)
+{
+    const int64_t n = b->n, members = b->m;
+    model1d_stepper *s_cpu = NULL;
+    batch c;
+    EXPECT(model1d_stepper_alloc(&cohort_backend_cpu, p, &s_cpu) == COHORT_OK, "cpu stepper");
+    if (s_cpu && batch_alloc(&c, &cohort_backend_cpu, n, members) == 0) {
+        c.mean = malloc((size_t)members * sizeof(double));
+        memcpy(c.mean, mean, (size_t)members * sizeof(double));
+        memcpy(c.host, initial, (size_t)(n * members) * sizeof(double));
+        memcpy(b->host, initial, (size_t)(n * members) * sizeof(double));
+        EXPECT(run_steps(s_cpu, &c, 200) == COHORT_OK && run_steps(s, b, 200) == COHORT_OK,
+               "200 steps");
+        double diff = 0.0, scale = 0.0;
+        for (int64_t k = 0; k < n * members; ++k) {
+            diff = fmax(diff, fabs(b->host[k] - c.host[k]));
+            scale = fmax(scale, fabs(c.host[k]));
+        }
+        EXPECT(diff / scale <= AGREE_RTOL, "%s cuda vs cpu after 200 steps: %.3e", name,
+               diff / scale);
+        batch_free(&c);
+    }
+    model1d_stepper_free(s_cpu);
+}
+
 /* ch1d and ch1d_forced (f0 = 1, k = 1, v = 0.5) from random initial conditions: the mean of
  * every member is conserved and the phases separate; on cuda, the result agrees with the cpu
  * backend. */
@@ -146,8 +194,8 @@ static void cahn_hilliard_case(const cohort_backend *be, gsl_rng *rng, model1d_k
                         .k = 1.0,
                         .v = 0.5};
     const char *name = kind == MODEL1D_CAHN_HILLIARD ? "ch1d" : "ch1d_forced";
-    model1d_stepper *s = NULL, *s_cpu = NULL;
-    batch b, c;
+    model1d_stepper *s = NULL;
+    batch b;
     EXPECT(model1d_stepper_alloc(be, &p, &s) == COHORT_OK, "%s: %s", name, cohort_error_detail());
     if (!s || batch_alloc(&b, be, n, members)) return;
     for (int64_t k = 0; k < n * members; ++k) b.host[k] = 0.1 * (2.0 * gsl_rng_uniform(rng) - 1.0);
@@ -170,45 +218,13 @@ static void cahn_hilliard_case(const cohort_backend *be, gsl_rng *rng, model1d_k
     for (int64_t m = 0; m < members; ++m) drift = fmax(drift, fabs(member_mean(&b, m)));
     EXPECT(drift <= (kind == MODEL1D_CAHN_HILLIARD ? MASS_ATOL : FORCED_RESIDUAL),
            "%s: mean of the deviation %.3e after %d steps", name, drift, MASS_STEPS);
-    /* the recorded <C> is the member's mean */
-    double *moments = NULL, host_moments[2 * 64];
-    EXPECT(be->alloc((void **)&moments, 2 * members * sizeof(double)) == COHORT_OK &&
-               be->copy_to_device(b.state, b.host, (size_t)(n * members) * sizeof(double)) ==
-                   COHORT_OK &&
-               fields_moments(be, b.state, b.mean, n, members, 0, members, moments) == COHORT_OK &&
-               be->copy_to_host(host_moments, moments, 2 * members * sizeof(double)) == COHORT_OK,
-           "moments");
-    double mass_error = 0.0;
-    for (int64_t m = 0; m < members; ++m)
-        mass_error = fmax(mass_error, fabs(host_moments[m] - mean[m]));
-    EXPECT(mass_error <= MASS_ATOL, "%s: recorded <C> differs from the member's mean by %.3e", name,
-           mass_error);
-    be->release(moments);
+    recorded_mean_check(be, &b, mean, name);
     double spread = 0.0; /* and it did evolve: phase separation sharpens the field */
     for (int64_t k = 0; k < n * members; ++k) spread = fmax(spread, fabs(b.host[k]));
     EXPECT(spread > 0.5 && spread > 3.0 * initial_spread,
            "%s separated phases (max |C - mean| = %g after %d steps, %g at start)", name, spread,
            MASS_STEPS, initial_spread);
-    if (be->kind == COHORT_BACKEND_CUDA) {
-        EXPECT(model1d_stepper_alloc(&cohort_backend_cpu, &p, &s_cpu) == COHORT_OK, "cpu stepper");
-        if (s_cpu && batch_alloc(&c, &cohort_backend_cpu, n, members) == 0) {
-            c.mean = malloc((size_t)members * sizeof(double));
-            memcpy(c.mean, mean, (size_t)members * sizeof(double));
-            memcpy(c.host, initial, (size_t)(n * members) * sizeof(double));
-            memcpy(b.host, initial, (size_t)(n * members) * sizeof(double));
-            EXPECT(run_steps(s_cpu, &c, 200) == COHORT_OK && run_steps(s, &b, 200) == COHORT_OK,
-                   "200 steps");
-            double diff = 0.0, scale = 0.0;
-            for (int64_t k = 0; k < n * members; ++k) {
-                diff = fmax(diff, fabs(b.host[k] - c.host[k]));
-                scale = fmax(scale, fabs(c.host[k]));
-            }
-            EXPECT(diff / scale <= AGREE_RTOL, "%s cuda vs cpu after 200 steps: %.3e", name,
-                   diff / scale);
-            batch_free(&c);
-        }
-        model1d_stepper_free(s_cpu);
-    }
+    if (be->kind == COHORT_BACKEND_CUDA) cpu_agreement_check(s, &p, &b, initial, mean, name);
     free(initial);
     batch_free(&b);
     model1d_stepper_free(s);
