@@ -165,11 +165,9 @@ COHORT_HD double model1d_rhs_cubic(const model1d_rhs *r, double c, double mean, 
     return (r->terms & MODEL1D_TERM_NONLINEAR) ? model1d_chemical(c + (mean - drift)) : 0.0;
 }
 
-/* f_i from the window c, the cubic's values of its rows, cubic[k] = model1d_rhs_cubic of c[k]
- * (k = 2 .. 4; the others unused), and the WENO derivative of its centre (where the model has the
- * advection): the form a sweep along a member evaluates (model1d_sweep), carrying each row's cubic
- * and each difference's WENO parts instead of computing them again at every point. In two steps:
- * the terms but the advection and the forcing (point_local), ... */
+/* f_i in two steps, the operations of one in the same order: first the terms but the advection
+ * and the forcing, from the window c and the cubic's values of its rows, cubic[k] =
+ * model1d_rhs_cubic of c[k] (k = 2 .. 4; the others unused) ... */
 COHORT_HD double model1d_rhs_point_local(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
                                          const double cubic[MODEL1D_WINDOW], double drift)
 {
@@ -184,7 +182,8 @@ COHORT_HD double model1d_rhs_point_local(const model1d_rhs *r, const double c[MO
     return acc;
 }
 
-/* ... then the advection and the forcing added to those terms, acc */
+/* ... then the advection, with the WENO derivative of the window's centre (where the model has
+ * the advection), and the forcing added to those terms, acc */
 COHORT_HD double model1d_rhs_point_finish(const model1d_rhs *r, double acc, double derivative,
                                           double forcing_i, double f0)
 {
@@ -193,6 +192,9 @@ COHORT_HD double model1d_rhs_point_finish(const model1d_rhs *r, double acc, doub
     return acc;
 }
 
+/* f_i from the window, the cubic's values and the derivative given: the form a sweep along a member
+ * evaluates (model1d_sweep), carrying each row's cubic and each difference's WENO parts instead of
+ * computing them again at every point */
 COHORT_HD double model1d_rhs_point_given(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
                                          const double cubic[MODEL1D_WINDOW], double derivative,
                                          double drift, double forcing_i, double f0)
@@ -201,9 +203,9 @@ COHORT_HD double model1d_rhs_point_given(const model1d_rhs *r, const double c[MO
                                     forcing_i, f0);
 }
 
-/* model1d_rhs_point_given with the window's WENO derivative formed here, after the other terms:
- * the window and the cubic's values are then dead while the derivative is formed (formed first,
- * they stayed live across it, and the cpu backend's step spilled them: 8 % slower) */
+/* model1d_rhs_point_given with the window's WENO derivative formed here, after the other terms, so
+ * that the window and the cubic's values are dead while it is formed (formed first, they stayed
+ * live across it, and the cpu backend spilled them: docs/performance.md) */
 COHORT_HD double model1d_rhs_point_cubic(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
                                          const double cubic[MODEL1D_WINDOW], double drift,
                                          double forcing_i, double f0)
