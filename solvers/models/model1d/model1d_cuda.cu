@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(RHS_THREADS, RHS_BLOCKS)
     const double mu = mean ? mean[m] : 0.0, f0 = member_f0 ? member_f0[m] : r.f0;
     /* projected out: handed on by the step before, or summed here (a read of the whole member) */
     const double drift = !mean ? 0.0 : drift_in ? drift_in[m] : field_member_mean(u + m, n, ld);
-    if (FORM == RHS_SHORT)
+    if constexpr (FORM == RHS_SHORT)
         for (int64_t i = 0; i < n; ++i)
             f[i * ld + m] = model1d_rhs_at(&r, u + m, n, ld, i, mu, drift, f0);
     else
@@ -90,30 +90,32 @@ __global__ void __launch_bounds__(RHS_THREADS, RHS_BLOCKS)
 typedef void (*rhs_kernel_fn)(model1d_rhs, const double *, double *, const double *, const double *,
                               const double *, int64_t, int64_t, int64_t, int64_t);
 
+/* The kernel of each form, in the enum's order */
+static const rhs_kernel_fn rhs_kernels[] = {
+    model1d_rhs_kernel<RHS_SHORT>, model1d_rhs_kernel<RHS_NO_ADVECTION>,
+    model1d_rhs_kernel<RHS_RIGHT>, model1d_rhs_kernel<RHS_LEFT>};
+
 /* The form for r and n members' rows */
-static rhs_kernel_fn rhs_form(const model1d_rhs *r, int64_t n)
+static int rhs_form(const model1d_rhs *r, int64_t n)
 {
-    if (n < MODEL1D_WINDOW + RHS_CHUNK) return model1d_rhs_kernel<RHS_SHORT>;
-    if (!(r->terms & MODEL1D_TERM_ADVECTION)) return model1d_rhs_kernel<RHS_NO_ADVECTION>;
-    return r->advection > 0.0 ? model1d_rhs_kernel<RHS_RIGHT> : model1d_rhs_kernel<RHS_LEFT>;
+    if (n < MODEL1D_WINDOW + RHS_CHUNK) return RHS_SHORT;
+    if (!(r->terms & MODEL1D_TERM_ADVECTION)) return RHS_NO_ADVECTION;
+    return r->advection > 0.0 ? RHS_RIGHT : RHS_LEFT;
 }
 
-/* The form for r and n, its blocks asking for the SM's shared memory carved out as the warp
- * solve's are (they use none themselves), so that an SM that holds a solve's block may take them
- * beside it (advance_in_parts; measured once, a step in parts took 0.89 of the step without parts
- * with it, 0.92 without, in another session: docs/performance.md) */
+/* The kernel for r and n, the blocks of every form asking for the SM's shared memory carved out
+ * as the warp solve's are (they use none themselves), so that an SM that holds a solve's block
+ * may take them beside it (advance_in_parts; measured once, a step in parts took 0.89 of the step
+ * without parts with it, 0.92 without, in another session: docs/performance.md) */
 static int rhs_kernel_for(const model1d_rhs *r, int64_t n, rhs_kernel_fn *kernel)
 {
     static int carved = 0;
-    static const rhs_kernel_fn forms[] = {
-        model1d_rhs_kernel<RHS_SHORT>, model1d_rhs_kernel<RHS_NO_ADVECTION>,
-        model1d_rhs_kernel<RHS_RIGHT>, model1d_rhs_kernel<RHS_LEFT>};
-    for (int k = 0; k < 4 && !carved; ++k)
-        COHORT_CUDA_CHECK(cudaFuncSetAttribute(forms[k],
+    for (size_t k = 0; k < sizeof rhs_kernels / sizeof rhs_kernels[0] && !carved; ++k)
+        COHORT_CUDA_CHECK(cudaFuncSetAttribute(rhs_kernels[k],
                                                cudaFuncAttributePreferredSharedMemoryCarveout,
                                                cudaSharedmemCarveoutMaxShared));
     carved = 1;
-    *kernel = rhs_form(r, n);
+    *kernel = rhs_kernels[rhs_form(r, n)];
     return COHORT_OK;
 }
 
