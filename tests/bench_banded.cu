@@ -442,6 +442,113 @@ static void bench_cpu(const bench_case *b, banded_factor *const *f, banded_solve
     free(host_u);
 }
 
+/* AUTO's solve of each kind (ours_ms), against the copy and cuSPARSE's and cuSolverDx's solves,
+ * in the table and the csv. */
+static void auto_rows(bench_case *b, banded_factor *const *f, banded_solver *const *s,
+                      const char *const *names, double *const *tri, double *const *penta,
+                      double copy_ms, double *ours_ms)
+{
+    double residual[4];
+    double sparse_ms[3] = {0, 0, 0};
+    for (int k = 0; k < 4; ++k) {
+        b->view = banded_solver_view(s[k]);
+        b->path = COHORT_CUDA_BANDED_AUTO;
+        b->tile_bytes = 0;
+        ours_ms[k] = time_median(b->c, restore_u, run_ours, b);
+        residual[k] = sampled_backward_error(b, f[k], b->u, b->rhs, 1);
+    }
+    bench_cusparse(b, tri, penta, f[0], f[2], copy_ms, sparse_ms);
+    bench_cusolverdx(b, tri, f[0], copy_ms, ours_ms[0]);
+    for (int k = 0; k < 4; ++k) {
+        if (k < 2)
+            emit(b->c, b->n, b->m, names[k], ours_ms[k], copy_ms, "gtsv2Strided", sparse_ms[0],
+                 "gtsvInterleaved", sparse_ms[1], residual[k]);
+        else
+            emit(b->c, b->n, b->m, names[k], ours_ms[k], copy_ms, "gpsvInterleaved", sparse_ms[2],
+                 NULL, 0, residual[k]);
+        /* the table's peer: cuSPARSE's faster routine for the kind; it has none for periodic
+         * systems */
+        const int fast =
+            k < 2 && sparse_ms[1] > 0 && (sparse_ms[0] <= 0 || sparse_ms[1] < sparse_ms[0]);
+        const char *peer = k % 2   ? NULL
+                           : k < 2 ? (fast ? "cuSPARSE gtsvInterleaved" : "cuSPARSE gtsv2Strided")
+                                   : "cuSPARSE gpsvInterleaved";
+        char workload[96];
+        snprintf(workload, sizeof workload, "banded solve, %s, N = %lld, M = %lld", names[k] + 5,
+                 (long long)b->n, (long long)b->m);
+        bench_table_row("bench-banded", workload, ours_ms[k], copy_ms, "device copy of the batch",
+                        peer, k < 2 ? sparse_ms[fast] : sparse_ms[2]);
+    }
+}
+
+/* The straightforward kernel (one thread per system in device memory) and the tiled
+ * (partitioned) solve, each kind against AUTO's time (ours_ms). */
+static void portable_tiled_rows(bench_case *b, banded_factor *const *f, banded_solver *const *s,
+                                const char *const *names, double copy_ms, const double *ours_ms)
+{
+    for (int k = 0; k < 4; ++k) {
+        b->view = banded_solver_view(s[k]);
+        b->path = COHORT_CUDA_BANDED_PORTABLE;
+        const double ms = time_median(b->c, restore_u, run_ours, b);
+        char name[64];
+        snprintf(name, sizeof name, "%s [portable]", names[k]);
+        emit(b->c, b->n, b->m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
+             sampled_backward_error(b, f[k], b->u, b->rhs, 1));
+    }
+    /* the tiled (partitioned) solve at its default budget, with the factor in device memory and in
+     * shared memory: what AUTO takes for a solver that prefers the partitioned form
+     * (banded_solver_prefer_partitioned: few long systems) */
+    for (int shared = 0; shared < 2; ++shared)
+        for (int k = 0; k < 4; ++k) {
+            b->view = banded_solver_view(s[k]);
+            if ((shared ? cohort_cuda_banded_tile_groups(b->view, 0)
+                        : cohort_cuda_banded_tile_width(b->view, 0)) == 0)
+                continue;
+            b->path = shared ? COHORT_CUDA_BANDED_TILED_SHARED : COHORT_CUDA_BANDED_TILED;
+            b->tile_bytes = 0;
+            const double ms = time_median(b->c, restore_u, run_ours, b);
+            char name[64];
+            snprintf(name, sizeof name, "%s [%s %d/SM]", names[k],
+                     shared ? "tiled shared" : "tiled",
+                     cohort_cuda_banded_resident_members(b->view, 0, shared));
+            emit(b->c, b->n, b->m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
+                 sampled_backward_error(b, f[k], b->u, b->rhs, 1));
+        }
+}
+
+/* The chunked solve, and the tiled one at the budgets of --tile-bytes, each kind against AUTO's
+ * time (ours_ms). */
+static void chunked_tile_rows(bench_case *b, banded_factor *const *f, banded_solver *const *s,
+                              const char *const *names, double copy_ms, const double *ours_ms)
+{
+    /* the chunked solve (a thread a chunk of a system, in registers) */
+    for (int k = 0; k < 4; ++k) {
+        b->view = banded_solver_view(s[k]);
+        if (banded_chunk_width(b->view) == 0) continue;
+        b->path = COHORT_CUDA_BANDED_CHUNKED;
+        b->tile_bytes = 0;
+        const double ms = time_median(b->c, restore_u, run_ours, b);
+        char name[64];
+        snprintf(name, sizeof name, "%s [chunked w%d]", names[k], banded_chunk_width(b->view));
+        emit(b->c, b->n, b->m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
+             sampled_backward_error(b, f[k], b->u, b->rhs, 1));
+    }
+    for (int t = 0; t < b->c->opt.n_tile_bytes; ++t)
+        for (int k = 0; k < 4; ++k) {
+            b->view = banded_solver_view(s[k]);
+            b->path = COHORT_CUDA_BANDED_TILED;
+            b->tile_bytes = b->c->opt.tile_bytes[t];
+            const int width = cohort_cuda_banded_tile_width(b->view, b->tile_bytes);
+            if (width == 0) continue;
+            const double ms = time_median(b->c, restore_u, run_ours, b);
+            char name[64];
+            snprintf(name, sizeof name, "%s [tile %zuK w%d]", names[k] + 5, b->tile_bytes / 1024,
+                     width);
+            emit(b->c, b->n, b->m, name, ms, copy_ms, "auto", ours_ms[k], NULL, 0,
+                 sampled_backward_error(b, f[k], b->u, b->rhs, 1));
+        }
+}
+
 static void bench_one(context *c, int64_t n, int64_t m)
 {
     bench_case b;
@@ -477,92 +584,10 @@ static void bench_one(context *c, int64_t n, int64_t m)
         CHECK_COHORT(banded_solver_alloc(&cohort_backend_cpu, f[k], &s_cpu[k]));
     }
 
-    double ours_ms[4], sparse_ms[3] = {0, 0, 0};
-    double residual[4];
-    for (int k = 0; k < 4; ++k) {
-        b.view = banded_solver_view(s[k]);
-        b.path = COHORT_CUDA_BANDED_AUTO;
-        b.tile_bytes = 0;
-        ours_ms[k] = time_median(c, restore_u, run_ours, &b);
-        residual[k] = sampled_backward_error(&b, f[k], b.u, b.rhs, 1);
-    }
-    bench_cusparse(&b, tri, penta, f[0], f[2], copy_ms, sparse_ms);
-    bench_cusolverdx(&b, tri, f[0], copy_ms, ours_ms[0]);
-    for (int k = 0; k < 4; ++k) {
-        if (k < 2)
-            emit(c, n, m, names[k], ours_ms[k], copy_ms, "gtsv2Strided", sparse_ms[0],
-                 "gtsvInterleaved", sparse_ms[1], residual[k]);
-        else
-            emit(c, n, m, names[k], ours_ms[k], copy_ms, "gpsvInterleaved", sparse_ms[2], NULL, 0,
-                 residual[k]);
-        /* the table's peer: cuSPARSE's faster routine for the kind; it has none for periodic
-         * systems */
-        const int fast =
-            k < 2 && sparse_ms[1] > 0 && (sparse_ms[0] <= 0 || sparse_ms[1] < sparse_ms[0]);
-        const char *peer = k % 2   ? NULL
-                           : k < 2 ? (fast ? "cuSPARSE gtsvInterleaved" : "cuSPARSE gtsv2Strided")
-                                   : "cuSPARSE gpsvInterleaved";
-        char workload[96];
-        snprintf(workload, sizeof workload, "banded solve, %s, N = %lld, M = %lld", names[k] + 5,
-                 (long long)n, (long long)m);
-        bench_table_row("bench-banded", workload, ours_ms[k], copy_ms, "device copy of the batch",
-                        peer, k < 2 ? sparse_ms[fast] : sparse_ms[2]);
-    }
-    /* the straightforward kernel (one thread per system in device memory), and tile sizes */
-    for (int k = 0; k < 4; ++k) {
-        b.view = banded_solver_view(s[k]);
-        b.path = COHORT_CUDA_BANDED_PORTABLE;
-        const double ms = time_median(c, restore_u, run_ours, &b);
-        char name[64];
-        snprintf(name, sizeof name, "%s [portable]", names[k]);
-        emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
-             sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
-    }
-    /* the tiled (partitioned) solve at its default budget, with the factor in device memory and in
-     * shared memory: what AUTO takes for a solver that prefers the partitioned form
-     * (banded_solver_prefer_partitioned: few long systems) */
-    for (int shared = 0; shared < 2; ++shared)
-        for (int k = 0; k < 4; ++k) {
-            b.view = banded_solver_view(s[k]);
-            if ((shared ? cohort_cuda_banded_tile_groups(b.view, 0)
-                        : cohort_cuda_banded_tile_width(b.view, 0)) == 0)
-                continue;
-            b.path = shared ? COHORT_CUDA_BANDED_TILED_SHARED : COHORT_CUDA_BANDED_TILED;
-            b.tile_bytes = 0;
-            const double ms = time_median(c, restore_u, run_ours, &b);
-            char name[64];
-            snprintf(name, sizeof name, "%s [%s %d/SM]", names[k],
-                     shared ? "tiled shared" : "tiled",
-                     cohort_cuda_banded_resident_members(b.view, 0, shared));
-            emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
-                 sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
-        }
-    /* the chunked solve (a thread a chunk of a system, in registers) */
-    for (int k = 0; k < 4; ++k) {
-        b.view = banded_solver_view(s[k]);
-        if (banded_chunk_width(b.view) == 0) continue;
-        b.path = COHORT_CUDA_BANDED_CHUNKED;
-        b.tile_bytes = 0;
-        const double ms = time_median(c, restore_u, run_ours, &b);
-        char name[64];
-        snprintf(name, sizeof name, "%s [chunked w%d]", names[k], banded_chunk_width(b.view));
-        emit(c, n, m, name, ms, copy_ms, "ours", ours_ms[k], NULL, 0,
-             sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
-    }
-    for (int t = 0; t < c->opt.n_tile_bytes; ++t)
-        for (int k = 0; k < 4; ++k) {
-            b.view = banded_solver_view(s[k]);
-            b.path = COHORT_CUDA_BANDED_TILED;
-            b.tile_bytes = c->opt.tile_bytes[t];
-            const int width = cohort_cuda_banded_tile_width(b.view, b.tile_bytes);
-            if (width == 0) continue;
-            const double ms = time_median(c, restore_u, run_ours, &b);
-            char name[64];
-            snprintf(name, sizeof name, "%s [tile %zuK w%d]", names[k] + 5, b.tile_bytes / 1024,
-                     width);
-            emit(c, n, m, name, ms, copy_ms, "auto", ours_ms[k], NULL, 0,
-                 sampled_backward_error(&b, f[k], b.u, b.rhs, 1));
-        }
+    double ours_ms[4];
+    auto_rows(&b, f, s, names, tri, penta, copy_ms, ours_ms);
+    portable_tiled_rows(&b, f, s, names, copy_ms, ours_ms);
+    chunked_tile_rows(&b, f, s, names, copy_ms, ours_ms);
     if (m == bench_m[0] && n * m <= c->opt.cpu_max_values) bench_cpu(&b, f, s_cpu, names, ours_ms);
     for (int k = 0; k < 4; ++k) {
         banded_solver_free(s[k]);

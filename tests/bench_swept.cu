@@ -114,70 +114,56 @@ static void fma_run(void *arg)
     fma_chains<<<f->blocks, 256>>>(f->out, f->iterations);
 }
 
-int main(int argc, char **argv)
+/* A member of model mi (0 heat1d, 1 ks1d) of n points from `start`, one launch a step: each
+ * stepper's best width (a whole member for the swept one, too), in the table and the csv. */
+static void one_member_row(FILE *csv, int mi, int64_t n, uint64_t seed, double *start)
 {
-    const char *csv_path = "bench-swept.csv";
-    int quick = 0;
-    for (int a = 1; a < argc; ++a) {
-        if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else
-            csv_path = argv[a];
-    }
-    FILE *csv = fopen(csv_path, "w");
-    if (!csv) {
-        perror(csv_path);
-        return 1;
-    }
-    cudaDeviceProp prop;
-    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    printf("bench-swept on %s (%d SMs), double precision\n", prop.name, prop.multiProcessorCount);
-    fprintf(csv, "model,n,members,stepper,width,ms_per_step\n");
-    const int64_t sizes[] = {2048,   4096,   8192,    16384, 32768,  65536, 131072,
-                             262144, 524288, 1048576, 3000,  100000, 777777};
-    const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 0 /* a whole member */};
-    const char *models[] = {"heat1d", "ks1d"};
-    const size_t n_sizes = quick ? 3 : sizeof sizes / sizeof sizes[0];
-    printf("%-7s %8s | %-8s %6s %12s | %-8s %6s %12s | %7s\n", "model", "N", "classic", "width",
-           "us/step", "swept", "width", "us/step", "speedup");
-    double *start = NULL;
-    CHECK_CUDA(cudaMalloc((void **)&start, (size_t)65536 * 256 * sizeof(double)));
-    for (int mi = 0; mi < 2; ++mi)
-        for (size_t si = 0; si < n_sizes; ++si) {
-            const int64_t n = sizes[si];
-            random_state<<<1024, 256>>>(start, n, mi ? 1.0 : 0.5, 1234567 + si);
-            CHECK_CUDA(cudaGetLastError());
-            double best[2] = {INFINITY, INFINITY};
-            int64_t best_width[2] = {0, 0};
-            for (int kind = 0; kind < 2; ++kind)
-                for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; ++wi) {
-                    const int64_t width = widths[wi] ? widths[wi] : n;
-                    if (width > 4096 || (widths[wi] == 0 && kind == COHORT_STEPPER_CLASSIC))
-                        continue;
-                    /* enough tiers for several phases of the widest tile */
-                    const int64_t steps = mi ? 2048 : 4096;
-                    const double ms = time_per_step(models[mi], n, 1, (cohort_stepper_kind)kind,
-                                                    width, steps, start);
-                    fprintf(csv, "%s,%lld,1,%s,%lld,%.9g\n", models[mi], (long long)n,
-                            kind == COHORT_STEPPER_SWEPT ? "swept" : "classic", (long long)width,
-                            ms);
-                    if (ms < best[kind]) best[kind] = ms, best_width[kind] = width;
-                }
-            printf("%-7s %8lld | %-8s %6lld %12.3f | %-8s %6lld %12.3f | %6.2fx\n", models[mi],
-                   (long long)n, "classic", (long long)best_width[COHORT_STEPPER_CLASSIC],
-                   1e3 * best[COHORT_STEPPER_CLASSIC], "swept",
-                   (long long)best_width[COHORT_STEPPER_SWEPT], 1e3 * best[COHORT_STEPPER_SWEPT],
-                   best[COHORT_STEPPER_CLASSIC] / best[COHORT_STEPPER_SWEPT]);
-            char workload[96];
-            snprintf(workload, sizeof workload,
-                     "%s one member, N = %lld, a step (swept, width %lld)", models[mi],
-                     (long long)n, (long long)best_width[COHORT_STEPPER_SWEPT]);
-            bench_table_row("bench-swept", workload, best[COHORT_STEPPER_SWEPT], 0.0, NULL,
-                            "cohort's classic stepper", best[COHORT_STEPPER_CLASSIC]);
-            fflush(stdout);
+    static const int64_t widths[] = {32, 64, 128, 256, 512, 1024, 0 /* a whole member */};
+    static const char *models[] = {"heat1d", "ks1d"};
+    random_state<<<1024, 256>>>(start, n, mi ? 1.0 : 0.5, seed);
+    CHECK_CUDA(cudaGetLastError());
+    double best[2] = {INFINITY, INFINITY};
+    int64_t best_width[2] = {0, 0};
+    for (int kind = 0; kind < 2; ++kind)
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; ++wi) {
+            const int64_t width = widths[wi] ? widths[wi] : n;
+            if (width > 4096 || (widths[wi] == 0 && kind == COHORT_STEPPER_CLASSIC)) continue;
+            /* enough tiers for several phases of the widest tile */
+            const int64_t steps = mi ? 2048 : 4096;
+            const double ms =
+                time_per_step(models[mi], n, 1, (cohort_stepper_kind)kind, width, steps, start);
+            fprintf(csv, "%s,%lld,1,%s,%lld,%.9g\n", models[mi], (long long)n,
+                    kind == COHORT_STEPPER_SWEPT ? "swept" : "classic", (long long)width, ms);
+            if (ms < best[kind]) best[kind] = ms, best_width[kind] = width;
         }
+    printf("%-7s %8lld | %-8s %6lld %12.3f | %-8s %6lld %12.3f | %6.2fx\n", models[mi],
+           (long long)n, "classic", (long long)best_width[COHORT_STEPPER_CLASSIC],
+           1e3 * best[COHORT_STEPPER_CLASSIC], "swept", (long long)best_width[COHORT_STEPPER_SWEPT],
+           1e3 * best[COHORT_STEPPER_SWEPT],
+           best[COHORT_STEPPER_CLASSIC] / best[COHORT_STEPPER_SWEPT]);
+    char workload[96];
+    snprintf(workload, sizeof workload, "%s one member, N = %lld, a step (swept, width %lld)",
+             models[mi], (long long)n, (long long)best_width[COHORT_STEPPER_SWEPT]);
+    bench_table_row("bench-swept", workload, best[COHORT_STEPPER_SWEPT], 0.0, NULL,
+                    "cohort's classic stepper", best[COHORT_STEPPER_CLASSIC]);
+    fflush(stdout);
+}
 
-    /* the batched regime: 65,536 KS members of 256 points */
+/* The FP64 FMA rate of this device (flop/s): chains of FMAs on sms x 16 blocks. */
+static double fma_peak(int sms)
+{
+    float times[9];
+    fma_job f = {NULL, sms * 16, 1 << 14};
+    CHECK_CUDA(cudaMalloc((void **)&f.out, (size_t)f.blocks * 256 * sizeof(double)));
+    const double fma_ms = bench_median_ms(NULL, fma_run, &f, 2, 9, times);
+    CHECK_CUDA(cudaFree(f.out));
+    return 2.0 * 4.0 * (double)f.iterations * f.blocks * 256 / (fma_ms * 1e-3);
+}
+
+/* The batched regime: 65,536 KS members of 256 points (4,096 with quick), on chip against the
+ * classic stepper, a copy of the state and the FP64 rate. */
+static void batched_rows(FILE *csv, int quick, double *start, int sms)
+{
     const int64_t members = quick ? 4096 : 65536, n = 256, steps = 200;
     random_state<<<1024, 256>>>(start, n * members, 1.0, 99);
     CHECK_CUDA(cudaGetLastError());
@@ -189,11 +175,7 @@ int main(int argc, char **argv)
     float times[9];
     const double copy_ms = bench_median_ms(NULL, copy_run, &c, 2, 9, times);
     CHECK_CUDA(cudaFree(c.dst));
-    fma_job f = {NULL, prop.multiProcessorCount * 16, 1 << 14};
-    CHECK_CUDA(cudaMalloc((void **)&f.out, (size_t)f.blocks * 256 * sizeof(double)));
-    const double fma_ms = bench_median_ms(NULL, fma_run, &f, 2, 9, times);
-    CHECK_CUDA(cudaFree(f.out));
-    const double peak = 2.0 * 4.0 * (double)f.iterations * f.blocks * 256 / (fma_ms * 1e-3);
+    const double peak = fma_peak(sms);
     /* flops per point-step: each of the two tiers takes 3 adds, 1 multiply and 4 FMAs
      * (swept1d_ks_minus_f and the update) = 12 */
     const double flops = 24.0 * (double)(n * members) / (on_chip * 1e-3);
@@ -219,6 +201,38 @@ int main(int argc, char **argv)
             classic_batch);
     fprintf(csv, "copy,%lld,%lld,copy,0,%.9g\n", (long long)n, (long long)members, copy_ms);
     fprintf(csv, "fp64_peak_tflops,0,0,fma,0,%.9g\n", peak / 1e12);
+}
+
+int main(int argc, char **argv)
+{
+    const char *csv_path = "bench-swept.csv";
+    int quick = 0;
+    for (int a = 1; a < argc; ++a) {
+        if (!strcmp(argv[a], "--quick"))
+            quick = 1;
+        else
+            csv_path = argv[a];
+    }
+    FILE *csv = fopen(csv_path, "w");
+    if (!csv) {
+        perror(csv_path);
+        return 1;
+    }
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    printf("bench-swept on %s (%d SMs), double precision\n", prop.name, prop.multiProcessorCount);
+    fprintf(csv, "model,n,members,stepper,width,ms_per_step\n");
+    const int64_t sizes[] = {2048,   4096,   8192,    16384, 32768,  65536, 131072,
+                             262144, 524288, 1048576, 3000,  100000, 777777};
+    const size_t n_sizes = quick ? 3 : sizeof sizes / sizeof sizes[0];
+    printf("%-7s %8s | %-8s %6s %12s | %-8s %6s %12s | %7s\n", "model", "N", "classic", "width",
+           "us/step", "swept", "width", "us/step", "speedup");
+    double *start = NULL;
+    CHECK_CUDA(cudaMalloc((void **)&start, (size_t)65536 * 256 * sizeof(double)));
+    for (int mi = 0; mi < 2; ++mi)
+        for (size_t si = 0; si < n_sizes; ++si)
+            one_member_row(csv, mi, sizes[si], 1234567 + si, start);
+    batched_rows(csv, quick, start, prop.multiProcessorCount);
     fclose(csv);
     CHECK_CUDA(cudaFree(start));
     return 0;

@@ -49,13 +49,11 @@ static void expect_error(const char *text, const char *set, const char *needle1,
         EXPECT(strstr(err, needle2) != NULL, "message '%s' should contain '%s'", err, needle2);
 }
 
-int main(void)
+/* The defaults: each key holds its schema's value, with origin "default". */
+static void defaults_case(void)
 {
-    snprintf(path, sizeof path, "/tmp/cohort-test-config-%d.ini", (int)getpid());
     cohort_config c;
     char err[1024];
-
-    /* defaults */
     EXPECT(load(NULL, NULL, 0, &c, err) == COHORT_OK, "defaults: %s", err);
     EXPECT(!strcmp(config_get(&c, "model", "name")->text, "ch1d"), "default model");
     EXPECT(fabs(config_get(&c, "grid", "length")->number - 2.0 * 3.14159265358979323846) < 1e-15,
@@ -63,8 +61,35 @@ int main(void)
     EXPECT(config_get(&c, "time", "dt")->is_auto, "dt = auto by default");
     EXPECT(!strcmp(config_get(&c, "grid", "n")->origin, "default"), "origin default");
     config_free(&c);
+}
 
-    /* a file, with comments, pi expressions, a sweep, and --set on top */
+/* The resolved text of c (config_render) names every value and loads back to the same ones. */
+static void render_reload_check(const cohort_config *c)
+{
+    char err[1024];
+    char *text = config_render(c);
+    EXPECT(text && strstr(text, "[model]\nname = ch1d\n") && strstr(text, "gamma = 0.03") &&
+               strstr(text, "initial.mean = 0:1.5:4") && strstr(text, "design = zip") &&
+               strstr(text, "[analysis]\nfit_from = 1"),
+           "resolved text:\n%s", text ? text : "(null)");
+    /* the resolved text loads back to the same values */
+    cohort_config again;
+    if (text) {
+        EXPECT(load(text, NULL, 0, &again, err) == COHORT_OK, "reload: %s", err);
+        if (again.values) {
+            EXPECT(config_get(&again, "model", "gamma")->number == 0.03, "reload gamma");
+            EXPECT(again.n_sweeps == 2 && again.design == DESIGN_ZIP, "reload sweeps");
+            config_free(&again);
+        }
+    }
+    free(text);
+}
+
+/* A file, with comments, pi expressions, a sweep, and --set on top. */
+static void good_file_case(void)
+{
+    cohort_config c;
+    char err[1024];
     const char *good = "; a coarsening study\n"
                        "[model]\nname = ch1d\ngamma = 0.02\n\n"
                        "[grid]\nn = 512\nlength = 4*pi\n"
@@ -92,26 +117,14 @@ int main(void)
                    c.sweeps[1].values[1] == 0.02,
                "sweeps parsed");
         EXPECT(c.replicates == 3 && c.design == DESIGN_ZIP, "replicates and --set design");
-        char *text = config_render(&c);
-        EXPECT(text && strstr(text, "[model]\nname = ch1d\n") && strstr(text, "gamma = 0.03") &&
-                   strstr(text, "initial.mean = 0:1.5:4") && strstr(text, "design = zip") &&
-                   strstr(text, "[analysis]\nfit_from = 1"),
-               "resolved text:\n%s", text ? text : "(null)");
-        /* the resolved text loads back to the same values */
-        cohort_config again;
-        if (text) {
-            EXPECT(load(text, NULL, 0, &again, err) == COHORT_OK, "reload: %s", err);
-            if (again.values) {
-                EXPECT(config_get(&again, "model", "gamma")->number == 0.03, "reload gamma");
-                EXPECT(again.n_sweeps == 2 && again.design == DESIGN_ZIP, "reload sweeps");
-                config_free(&again);
-            }
-        }
-        free(text);
+        render_reload_check(&c);
         config_free(&c);
     }
+}
 
-    /* bad input: each names where, what and what is allowed */
+/* Bad input: each names where, what and what is allowed. */
+static void bad_input_cases(void)
+{
     expect_error("[modle]\nname = ch1d\n", NULL, "unknown section [modle]", "did you mean [model]");
     expect_error("[model]\ngama = 0.01\n", NULL, ":2: unknown key model.gama",
                  "did you mean 'model.gamma'");
@@ -155,12 +168,18 @@ int main(void)
     expect_error(NULL, "sweep.model.f0=0:2:x", "--set sweep.model.f0=0:2:x", NULL);
     {
         const char *missing[] = {NULL};
+        cohort_config c;
+        char err[1024];
         EXPECT(config_load(&c, "/nonexistent/cohort.ini", missing, 0, err, sizeof err) ==
                        COHORT_ERR_CONFIG &&
                    strstr(err, "cannot read"),
                "missing file: %s", err);
     }
-    /* cohort models: each model lists exactly the parameters it reads */
+}
+
+/* cohort models: each model lists exactly the parameters it reads. */
+static void models_listing_case(void)
+{
     char *listing = NULL;
     size_t listing_len = 0;
     FILE *mem = open_memstream(&listing, &listing_len);
@@ -184,8 +203,12 @@ int main(void)
     EXPECT(strstr(listing, "grid.length = 2*pi  (a number > 0)") != NULL,
            "keys every model reads listed with their ranges");
     free(listing);
-    /* the schema keeps one entry per [model] key: models that share a key must agree on its
-     * default, range and units (each keeps its own meaning) */
+}
+
+/* The schema keeps one entry per [model] key: models that share a key must agree on its
+ * default, range and units (each keeps its own meaning). */
+static void shared_params_case(void)
+{
     size_t n_models = 0;
     const cohort_model *const *models = cohort_models(&n_models);
     for (size_t a = 0; a < n_models; ++a)
@@ -201,6 +224,16 @@ int main(void)
                        "model.%s: %s and %s declare it alike", p->key, models[a]->name,
                        models[b]->name);
             }
+}
+
+int main(void)
+{
+    snprintf(path, sizeof path, "/tmp/cohort-test-config-%d.ini", (int)getpid());
+    defaults_case();
+    good_file_case();
+    bad_input_cases();
+    models_listing_case();
+    shared_params_case();
     remove(path);
     return test_summary();
 }
