@@ -192,20 +192,9 @@ COHORT_HD double model1d_rhs_point_finish(const model1d_rhs *r, double acc, doub
     return acc;
 }
 
-/* f_i from the window, the cubic's values and the derivative given: the form a sweep along a member
- * evaluates (model1d_sweep), carrying each row's cubic and each difference's WENO parts instead of
- * computing them again at every point */
-COHORT_HD double model1d_rhs_point_given(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
-                                         const double cubic[MODEL1D_WINDOW], double derivative,
-                                         double drift, double forcing_i, double f0)
-{
-    return model1d_rhs_point_finish(r, model1d_rhs_point_local(r, c, cubic, drift), derivative,
-                                    forcing_i, f0);
-}
-
-/* model1d_rhs_point_given with the window's WENO derivative formed here, after the other terms, so
- * that the window and the cubic's values are dead while it is formed (formed first, they stayed
- * live across it, and the cpu backend spilled them: docs/performance.md) */
+/* f_i from the window and the cubic's values, the window's WENO derivative formed after the other
+ * terms, so that the window and the cubic's values are dead while it is formed (formed first,
+ * they stayed live across it, and the cpu backend spilled them: docs/performance.md) */
 COHORT_HD double model1d_rhs_point_cubic(const model1d_rhs *r, const double c[MODEL1D_WINDOW],
                                          const double cubic[MODEL1D_WINDOW], double drift,
                                          double forcing_i, double f0)
@@ -233,13 +222,16 @@ COHORT_HD void model1d_sweep_start(const model1d_rhs *r, model1d_sweep *s, doubl
     model1d_upwind_parts((r->terms & MODEL1D_TERM_ADVECTION) ? s->c : flat, right, &s->weno);
 }
 
-/* f_i at the sweep's point */
+/* f_i at the sweep's point: the point form's terms (model1d_rhs_point_local, _finish) with the
+ * cubic's values and the WENO parts the sweep carries instead of computing them again at every
+ * point */
 COHORT_HD double model1d_sweep_point(const model1d_rhs *r, const model1d_sweep *s, double drift,
                                      double forcing_i, double f0)
 {
     const double derivative =
         (r->terms & MODEL1D_TERM_ADVECTION) ? model1d_weno5_of_parts(&s->weno) : 0.0;
-    return model1d_rhs_point_given(r, s->c, s->cubic, derivative, drift, forcing_i, f0);
+    return model1d_rhs_point_finish(r, model1d_rhs_point_local(r, s->c, s->cubic, drift),
+                                    derivative, forcing_i, f0);
 }
 
 /* The sweep moved on one point, `next` the row that enters the window */
